@@ -1,0 +1,104 @@
+/// How one record is laid out in a segment file.
+///
+///     offset  size  field
+///     0       4     header magic  FF 53 51 52  ("\xFFSQR")
+///     4       4     payload length L, unsigned little-endian
+///     8       4     CRC-32C of the length field and the payload, little-endian
+///     12      L     payload: the record as one compact UTF-8 JSON object
+///     12+L    4     payload length L again
+///     16+L    4     trailer magic FF 45 4E 44  ("\xFFEND")
+///
+/// 0xFF never occurs in UTF-8, so neither magic can appear inside a payload:
+/// a reader that meets damage finds the next record by searching for the
+/// header magic. The trailer lets a writer check in two small reads that the
+/// file ends on a whole record.
+enum Frame {
+    static let headerMagic: [UInt8] = [0xFF, 0x53, 0x51, 0x52]
+    static let trailerMagic: [UInt8] = [0xFF, 0x45, 0x4E, 0x44]
+    static let headerSize = 12
+    static let trailerSize = 8
+    static let overhead = headerSize + trailerSize
+    /// No reader allocates a payload above this, whatever a header declares.
+    static let maximumPayloadSize = 16 << 20
+
+    /// Appends the frame of `payload` to `buffer`.
+    static func append(payload: [UInt8], to buffer: inout [UInt8]) {
+        let length = UInt32(payload.count)
+        let lengthBytes = littleEndianBytes(length)
+        var crc = lengthBytes.withUnsafeBytes { CRC32C.checksum($0) }
+        crc = payload.withUnsafeBytes { CRC32C.checksum($0, continuing: crc) }
+        buffer.append(contentsOf: headerMagic)
+        buffer.append(contentsOf: lengthBytes)
+        buffer.append(contentsOf: littleEndianBytes(crc))
+        buffer.append(contentsOf: payload)
+        buffer.append(contentsOf: lengthBytes)
+        buffer.append(contentsOf: trailerMagic)
+    }
+
+    /// What the bytes at the start of a frame say about it.
+    enum Inspection: Equatable {
+        /// A whole, undamaged frame of `size` bytes.
+        case complete(size: Int)
+        /// Consistent so far, but more bytes are needed to judge it.
+        case incomplete
+        case damaged(reason: String)
+    }
+
+    /// Judges the frame that starts at `bytes[0]`; `bytes` holds whatever is available after it.
+    static func inspect(_ bytes: UnsafeRawBufferPointer) -> Inspection {
+        let magicBytes = min(bytes.count, 4)
+        for i in 0..<magicBytes where bytes[i] != headerMagic[i] {
+            return .damaged(reason: "no record header")
+        }
+        if bytes.count < headerSize { return .incomplete }
+        let length = Int(readLittleEndian(bytes, at: 4))
+        if length > maximumPayloadSize {
+            return .damaged(reason: "declared length \(length) is above the maximum of \(maximumPayloadSize)")
+        }
+        let size = overhead + length
+        if bytes.count < size { return .incomplete }
+        let trailer = headerSize + length
+        if Int(readLittleEndian(bytes, at: trailer)) != length
+            || !trailerMagic.indices.allSatisfy({ bytes[trailer + 4 + $0] == trailerMagic[$0] }) {
+            return .damaged(reason: "record trailer does not match its header")
+        }
+        var crc = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[4..<8]))
+        crc = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[headerSize..<trailer]), continuing: crc)
+        if crc != readLittleEndian(bytes, at: 8) { return .damaged(reason: "checksum mismatch") }
+        return .complete(size: size)
+    }
+
+    /// Whether the last `trailerSize` bytes of a file, and the header they
+    /// point back to, look like the end of a whole frame. Cheap enough to run
+    /// before every append; it does not verify the checksum.
+    static func trailerLength(_ trailer: [UInt8]) -> Int? {
+        guard trailer.count == trailerSize,
+              trailer[4...].elementsEqual(trailerMagic) else { return nil }
+        let length = trailer.withUnsafeBytes { Int(readLittleEndian($0, at: 0)) }
+        return length <= maximumPayloadSize ? length : nil
+    }
+
+    /// Whether `header` starts a frame whose payload is `length` bytes.
+    static func headerMatches(_ header: [UInt8], length: Int) -> Bool {
+        header.count >= 8 && header[0..<4].elementsEqual(headerMagic)
+            && header.withUnsafeBytes { Int(readLittleEndian($0, at: 4)) } == length
+    }
+
+    /// The offset of the next header magic in `bytes` at or after `start`, if any.
+    static func nextHeader(in bytes: UnsafeRawBufferPointer, from start: Int) -> Int? {
+        var i = start
+        while i + 4 <= bytes.count {
+            if bytes[i] == 0xFF && bytes[i + 1] == 0x53 && bytes[i + 2] == 0x51 && bytes[i + 3] == 0x52 { return i }
+            i += 1
+        }
+        return nil
+    }
+
+    private static func littleEndianBytes(_ value: UInt32) -> [UInt8] {
+        [UInt8(value & 0xFF), UInt8((value >> 8) & 0xFF), UInt8((value >> 16) & 0xFF), UInt8(value >> 24)]
+    }
+
+    private static func readLittleEndian(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> UInt32 {
+        UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8 | UInt32(bytes[offset + 2]) << 16 | UInt32(bytes[offset + 3]) << 24
+    }
+}

@@ -1,0 +1,17 @@
+/// A validated JSON document in compact form: the producer's own tokens, in
+/// its own order, with insignificant whitespace removed.
+public struct JSONText: Sendable, Hashable {
+    public let bytes: [UInt8]
+
+    /// Validates `bytes` as one JSON value (RFC 8259, strict UTF-8) and compacts it.
+    /// - Throws: `ShareQueueError` of kind `.badData`, saying where the JSON breaks.
+    public init(validating bytes: [UInt8]) throws(ShareQueueError) {
+        _ = try JSONParser.parse(bytes)
+        self.bytes = JSONParser.compact(bytes)
+    }
+
+    public var value: JSONValue {
+        // Validated at creation, so parsing again cannot fail.
+        (try? JSONParser.parse(bytes)) ?? .null
+    }
+}

@@ -1,0 +1,424 @@
+// The only file that imports the C library. Everything else talks to the
+// system through the thin, typed wrappers below, so the platform differences
+// (Glibc, Musl, Darwin) stay in one place.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#else
+#error("ShareQueue needs a POSIX C library")
+#endif
+
+/// A failed system call: its name and `errno`.
+package struct SystemError: Error, CustomStringConvertible {
+    package let call: String
+    package let errno: Int32
+
+    package var description: String { String(cString: strerror(errno)) }
+
+    package var isNotFound: Bool { errno == ENOENT }
+    package var isPermission: Bool { errno == EACCES || errno == EPERM || errno == EROFS }
+    package var isNoSpace: Bool { errno == ENOSPC || errno == EDQUOT }
+    package var isBrokenPipe: Bool { errno == EPIPE }
+    /// A symlink, or anything else that is not what was asked for, stood at the path.
+    package var isUnexpectedFileType: Bool { errno == ELOOP || errno == ENOTDIR || errno == EISDIR || errno == ENXIO }
+    package var isAlreadyExists: Bool { errno == EEXIST }
+
+    package static func last(_ call: String) -> SystemError { SystemError(call: call, errno: currentErrno()) }
+}
+
+private func currentErrno() -> Int32 {
+    #if canImport(Glibc) || canImport(Musl)
+    return Glibc.errno
+    #else
+    return Darwin.errno
+    #endif
+}
+
+/// What `fstat` or `lstat` says of a file.
+package struct FileStatus {
+    package let device: UInt64
+    package let inode: UInt64
+    package let size: Int64
+    package let linkCount: UInt64
+    package let isRegularFile: Bool
+    package let isDirectory: Bool
+    package let isSymbolicLink: Bool
+    package let modificationSeconds: Int64
+
+    fileprivate init(_ s: stat) {
+        device = UInt64(s.st_dev)
+        inode = UInt64(s.st_ino)
+        size = Int64(s.st_size)
+        linkCount = UInt64(s.st_nlink)
+        let type = s.st_mode & S_IFMT
+        isRegularFile = type == S_IFREG
+        isDirectory = type == S_IFDIR
+        isSymbolicLink = type == S_IFLNK
+        #if canImport(Darwin)
+        modificationSeconds = Int64(s.st_mtimespec.tv_sec)
+        #else
+        modificationSeconds = Int64(s.st_mtim.tv_sec)
+        #endif
+    }
+
+    package func isSameFile(as other: FileStatus) -> Bool { device == other.device && inode == other.inode }
+}
+
+/// How a file is opened. Every mode refuses to follow a symlink at the last
+/// path component and closes on exec, because the shared directory is written
+/// by other, possibly hostile, programs.
+package enum OpenMode {
+    case readOnly
+    case readWrite
+    case appendCreate
+    case lockFile
+    case writeCreateExclusive
+    case directory
+
+    fileprivate var flags: Int32 {
+        let common = O_NOFOLLOW | O_CLOEXEC
+        switch self {
+        case .readOnly: return O_RDONLY | common | O_NONBLOCK
+        case .readWrite: return O_RDWR | common | O_NONBLOCK
+        case .appendCreate: return O_RDWR | O_APPEND | O_CREAT | common | O_NONBLOCK
+        case .lockFile: return O_RDWR | O_CREAT | common | O_NONBLOCK
+        case .writeCreateExclusive: return O_WRONLY | O_CREAT | O_EXCL | common
+        case .directory: return O_RDONLY | O_DIRECTORY | O_CLOEXEC
+        }
+    }
+}
+
+/// An open file descriptor. Blocking calls retry on EINTR; `close` does not.
+package struct FileDescriptor {
+    package let rawValue: Int32
+
+    package static let standardInput = FileDescriptor(rawValue: 0)
+    package static let standardOutput = FileDescriptor(rawValue: 1)
+    package static let standardError = FileDescriptor(rawValue: 2)
+
+    /// Opens a file. The corresponding C function is `open`.
+    package static func open(_ path: String, _ mode: OpenMode, permissions: UInt16 = 0o600) throws(SystemError) -> FileDescriptor {
+        while true {
+            let fd = Glibc_open(path, mode.flags, mode_t(permissions))
+            if fd >= 0 {
+                // O_NONBLOCK only keeps a FIFO planted at the path from blocking the open.
+                if mode.flags & O_NONBLOCK != 0 { _ = fcntl(fd, F_SETFL, mode.flags & O_APPEND) }
+                return FileDescriptor(rawValue: fd)
+            }
+            let error = SystemError.last("open")
+            if error.errno != EINTR { throw error }
+        }
+    }
+
+    package func close() { _ = Glibc_close(rawValue) }
+
+    /// Runs `body` and closes the descriptor on every path.
+    package func closeAfter<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
+        defer { close() }
+        return try body()
+    }
+
+    /// Writes all of `bytes`, continuing after short writes. The corresponding C function is `write`.
+    package func writeAll(_ bytes: UnsafeRawBufferPointer) throws(SystemError) {
+        var done = 0
+        while done < bytes.count {
+            let n = Glibc_write(rawValue, bytes.baseAddress! + done, bytes.count - done)
+            if n > 0 { done += n; continue }
+            let error = n == 0 ? SystemError(call: "write", errno: EIO) : SystemError.last("write")
+            if error.errno == EINTR { continue }
+            throw error
+        }
+    }
+
+    /// Writes all of `bytes`.
+    package func writeAll(_ bytes: [UInt8]) throws(SystemError) {
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeBytes { raw in Glibc_write(rawValue, raw.baseAddress! + done, raw.count - done) }
+            if n > 0 { done += n; continue }
+            let error = n == 0 ? SystemError(call: "write", errno: EIO) : SystemError.last("write")
+            if error.errno == EINTR { continue }
+            throw error
+        }
+    }
+
+    /// Reads up to `buffer.count` bytes. The corresponding C function is `read`.
+    package func read(into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> Int {
+        while true {
+            let n = Glibc_read(rawValue, buffer.baseAddress, buffer.count)
+            if n >= 0 { return n }
+            let error = SystemError.last("read")
+            if error.errno != EINTR { throw error }
+        }
+    }
+
+    /// Reads up to `buffer.count` bytes at `offset`. The corresponding C function is `pread`.
+    package func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(SystemError) -> Int {
+        while true {
+            let n = pread(rawValue, buffer.baseAddress, buffer.count, off_t(offset))
+            if n >= 0 { return n }
+            let error = SystemError.last("pread")
+            if error.errno != EINTR { throw error }
+        }
+    }
+
+    /// Reads into `array` from index `start` to its end, at file offset `offset`.
+    package func read(into array: inout [UInt8], from start: Int, at offset: Int64) throws(SystemError) -> Int {
+        while true {
+            let n = array.withUnsafeMutableBytes { raw in
+                pread(rawValue, raw.baseAddress! + start, raw.count - start, off_t(offset))
+            }
+            if n >= 0 { return n }
+            let error = SystemError.last("pread")
+            if error.errno != EINTR { throw error }
+        }
+    }
+
+    /// Reads exactly `count` bytes at `offset`, or fewer only at the end of the file.
+    package func readFully(count: Int, at offset: Int64) throws(SystemError) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        var done = 0
+        while done < count {
+            let n = try read(into: &bytes, from: done, at: offset + Int64(done))
+            if n == 0 { break }
+            done += n
+        }
+        bytes.removeLast(count - done)
+        return bytes
+    }
+
+    /// The corresponding C function is `fstat`.
+    package func status() throws(SystemError) -> FileStatus {
+        var s = stat()
+        guard fstat(rawValue, &s) == 0 else { throw SystemError.last("fstat") }
+        return FileStatus(s)
+    }
+
+    /// Takes an exclusive `flock`. With `wait: false` it returns false at once if another holds it.
+    package func lockExclusive(wait: Bool = true) throws(SystemError) -> Bool {
+        while true {
+            if flock(rawValue, LOCK_EX | (wait ? 0 : LOCK_NB)) == 0 { return true }
+            let error = SystemError.last("flock")
+            if error.errno == EINTR { continue }
+            if error.errno == EWOULDBLOCK { return false }
+            throw error
+        }
+    }
+
+    package func unlock() { _ = flock(rawValue, LOCK_UN) }
+
+    /// Runs `body` under an exclusive lock and unlocks on every path.
+    package func withExclusiveLock<R>(_ body: () throws -> R) throws -> R {
+        _ = try lockExclusive()
+        defer { unlock() }
+        return try body()
+    }
+
+    /// Makes written data durable. `fdatasync` on Linux, which also flushes a
+    /// changed file size; `fsync` elsewhere. A failure is final: the caller
+    /// must not retry and claim durability (see PostgreSQL's fsync incident).
+    package func synchronize() throws(SystemError) {
+        #if canImport(Darwin)
+        let result = fsync(rawValue)
+        #else
+        let result = fdatasync(rawValue)
+        #endif
+        if result != 0 {
+            let error = SystemError.last("fsync")
+            // Pipes and terminals have nothing to flush.
+            if error.errno == EINVAL || error.errno == ENOTSUP || error.errno == EROFS { return }
+            throw error
+        }
+    }
+
+    /// The corresponding C function is `ftruncate`.
+    package func truncate(to size: Int64) throws(SystemError) {
+        while ftruncate(rawValue, off_t(size)) != 0 {
+            let error = SystemError.last("ftruncate")
+            if error.errno != EINTR { throw error }
+        }
+    }
+}
+
+// Names for the C calls that the wrappers shadow.
+private func Glibc_open(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 { open(path, flags, mode) }
+private func Glibc_close(_ fd: Int32) -> Int32 { close(fd) }
+private func Glibc_write(_ fd: Int32, _ p: UnsafeRawPointer, _ n: Int) -> Int { write(fd, p, n) }
+private func Glibc_read(_ fd: Int32, _ p: UnsafeMutableRawPointer?, _ n: Int) -> Int { read(fd, p, n) }
+private func Glibc_rename(_ from: String, _ to: String) -> Int32 { rename(from, to) }
+
+/// Path operations that do not need an open descriptor.
+package enum FileSystem {
+    /// The status of the entry at `path` itself (a symlink is not followed), or nil if there is none.
+    package static func linkStatus(_ path: String) throws(SystemError) -> FileStatus? {
+        var s = stat()
+        if lstat(path, &s) == 0 { return FileStatus(s) }
+        let error = SystemError.last("lstat")
+        if error.isNotFound { return nil }
+        throw error
+    }
+
+    /// The status of what `path` leads to, following symlinks, or nil if nothing is there.
+    package static func status(_ path: String) throws(SystemError) -> FileStatus? {
+        var s = stat()
+        if stat(path, &s) == 0 { return FileStatus(s) }
+        let error = SystemError.last("stat")
+        if error.isNotFound { return nil }
+        throw error
+    }
+
+    package static func rename(_ from: String, to: String) throws(SystemError) {
+        if Glibc_rename(from, to) != 0 { throw SystemError.last("rename") }
+    }
+
+    /// Removes a file; a file that is already gone is not an error.
+    package static func removeFile(_ path: String) throws(SystemError) {
+        if unlink(path) != 0 {
+            let error = SystemError.last("unlink")
+            if !error.isNotFound { throw error }
+        }
+    }
+
+    /// Creates one directory; returns false if something already stands there.
+    package static func makeDirectory(_ path: String, permissions: UInt16 = 0o700) throws(SystemError) -> Bool {
+        if mkdir(path, mode_t(permissions)) == 0 { return true }
+        let error = SystemError.last("mkdir")
+        if error.isAlreadyExists { return false }
+        throw error
+    }
+
+    /// Makes the entries of a directory (creations, renames, removals) durable.
+    package static func synchronizeDirectory(_ path: String) throws(SystemError) {
+        let fd = try FileDescriptor.open(path, .directory)
+        defer { fd.close() }
+        if fsync(fd.rawValue) != 0 {
+            let error = SystemError.last("fsync")
+            if error.errno != EINVAL { throw error }
+        }
+    }
+
+    /// The names in a directory, without "." and "..".
+    package static func entries(of path: String) throws(SystemError) -> [String] {
+        guard let dir = opendir(path) else { throw SystemError.last("opendir") }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) { pointer in
+                pointer.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// Whether the calling process may write into `path`.
+    package static func isWritable(_ path: String) -> Bool { access(path, W_OK) == 0 }
+}
+
+/// Process-wide facilities: environment, time, signals, child processes.
+package enum Host {
+    package static func environment(_ name: String) -> String? {
+        guard let value = getenv(name) else { return nil }
+        return String(cString: value)
+    }
+
+    /// Wall-clock time as milliseconds since 1970.
+    package static func millisecondsSince1970() -> Int64 {
+        var t = timespec()
+        clock_gettime(CLOCK_REALTIME, &t)
+        return Int64(t.tv_sec) * 1000 + Int64(t.tv_nsec) / 1_000_000
+    }
+
+    /// Monotonic seconds, for timeouts.
+    package static func monotonicSeconds() -> Double {
+        var t = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &t)
+        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+    }
+
+    package static func sleep(milliseconds: Int) {
+        var request = timespec(tv_sec: milliseconds / 1000, tv_nsec: (milliseconds % 1000) * 1_000_000)
+        var remaining = timespec()
+        while nanosleep(&request, &remaining) != 0 && currentErrno() == EINTR { request = remaining }
+    }
+
+    /// A write to a closed pipe then fails with EPIPE instead of killing the process.
+    package static func ignoreBrokenPipes() { signal(SIGPIPE, SIG_IGN) }
+
+    package static func exit(_ code: Int32) -> Never {
+        #if canImport(Glibc)
+        Glibc.exit(code)
+        #elseif canImport(Musl)
+        Musl.exit(code)
+        #else
+        Darwin.exit(code)
+        #endif
+    }
+
+    package static var processID: Int32 { getpid() }
+
+    package static var isSuperuser: Bool { geteuid() == 0 }
+
+    /// Kills the calling process with SIGKILL, as a crash would.
+    package static func killSelf() -> Never {
+        kill(getpid(), SIGKILL)
+        Host.exit(137)
+    }
+
+    /// Starts `/bin/sh -c command` with a new pipe as its standard input and
+    /// this process's standard output and error.
+    /// - Returns: the child's pid and the write end of its standard input.
+    package static func spawnShell(_ command: String) throws(SystemError) -> (pid: Int32, input: FileDescriptor) {
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { throw SystemError.last("pipe") }
+        let (readEnd, writeEnd) = (fds[0], fds[1])
+        _ = fcntl(writeEnd, F_SETFD, FD_CLOEXEC)
+        _ = fcntl(readEnd, F_SETFD, FD_CLOEXEC)
+
+        #if canImport(Darwin)
+        var actions: posix_spawn_file_actions_t? = nil
+        #else
+        var actions = posix_spawn_file_actions_t()
+        #endif
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, readEnd, 0)
+
+        let arguments = ["/bin/sh", "-c", command]
+        let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, "/bin/sh", &actions, nil, argv, environ)
+        _ = Glibc_close(readEnd)
+        guard result == 0 else {
+            _ = Glibc_close(writeEnd)
+            throw SystemError(call: "posix_spawn", errno: result)
+        }
+        return (pid, FileDescriptor(rawValue: writeEnd))
+    }
+
+    /// Waits for a child and returns its exit status, or 128 + the signal that ended it.
+    package static func waitForExit(_ pid: Int32) throws(SystemError) -> Int32 {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 {
+            let error = SystemError.last("waitpid")
+            if error.errno != EINTR { throw error }
+        }
+        let low = status & 0x7f
+        if low == 0 { return (status >> 8) & 0xff }
+        return 128 + low
+    }
+}
+
+extension FileSystem {
+    /// Gives `from` the second name `to`; fails with EEXIST if `to` exists. The corresponding C function is `link`.
+    package static func link(_ from: String, to: String) throws(SystemError) {
+        if Glibc_link(from, to) != 0 { throw SystemError.last("link") }
+    }
+}
+
+private func Glibc_link(_ from: String, _ to: String) -> Int32 { link(from, to) }

@@ -1,0 +1,165 @@
+/// Limits and durability for appends.
+public struct AppendOptions: Sendable {
+    /// fsync (fdatasync on Linux) before an append returns. Off, a power cut can lose acknowledged records.
+    public var synchronize = true
+    /// The largest stored record, in bytes of its JSON. At most 16 MiB.
+    public var maxRecordBytes = 1 << 20
+    /// An append is refused (`.tryAgain`) while the pending file would grow past this.
+    public var maxPendingBytes: Int64 = 256 << 20
+
+    public init() {}
+}
+
+/// Appends records to a queue: the extension's side.
+///
+/// Each append encodes its records first, then takes the producers' lock for
+/// one `write` of all their frames, and syncs after releasing it, so producers
+/// that append at once share the cost of a flush. The cost does not depend on
+/// how much is pending: no directory scan, no read of earlier records.
+/// Not thread-safe: use one appender per thread.
+public final class QueueAppender {
+    public let directory: QueueDirectory
+    public let options: AppendOptions
+
+    private let lock: FileDescriptor
+    /// The pending file as last opened, to reuse while a drainer has not sealed it.
+    private var pending: (file: FileDescriptor, status: FileStatus)?
+    /// Where this appender's own last write ended in `pending`: if the file
+    /// still ends there, its tail is known to be whole.
+    private var ownEnd: Int64?
+
+    public init(directory: QueueDirectory, options: AppendOptions = AppendOptions()) throws(ShareQueueError) {
+        self.directory = directory
+        self.options = options
+        do {
+            lock = try FileDescriptor.open(directory.appendLockPath, .lockFile)
+        } catch {
+            throw ShareQueueError("cannot open the queue's lock file", path: directory.appendLockPath, error, creating: true)
+        }
+    }
+
+    deinit {
+        pending?.file.close()
+        lock.close()
+    }
+
+    /// Appends one record and returns its id.
+    @discardableResult
+    public func append(_ draft: RecordDraft) throws(ShareQueueError) -> String {
+        try append([draft])[0]
+    }
+
+    /// Appends records as one atomic batch: after a crash either all of them
+    /// are in the queue or none is.
+    /// - Returns: the ids, in order. Once this returns they will be delivered.
+    /// - Throws: `.badData` for a record over the size limit, `.tryAgain` when
+    ///   the queue is full, `.ioError` when the disk fails; the queue is then unchanged.
+    public func append(_ drafts: [RecordDraft]) throws(ShareQueueError) -> [String] {
+        guard !drafts.isEmpty else { throw ShareQueueError(.emptyInput, "nothing to append") }
+        let limit = min(options.maxRecordBytes, Frame.maximumPayloadSize)
+        let date = Timestamp.now()
+        var frames: [UInt8] = []
+        var ids: [String] = []
+        for draft in drafts {
+            try draft.validate()
+            let id = draft.id ?? RecordID.random()
+            let payload = draft.payload(id: id, date: date)
+            guard payload.count <= limit else {
+                throw ShareQueueError(.badData, "the record is \(payload.count) bytes, above the limit of \(limit) bytes")
+            }
+            Frame.append(payload: payload, to: &frames)
+            ids.append(id)
+        }
+
+        let (file, created) = try writeLocked(frames)
+        if options.synchronize {
+            do {
+                try file.synchronize()
+                if created { try FileSystem.synchronizeDirectory(directory.path) }
+            } catch {
+                throw ShareQueueError("the record was written but could not be made durable", path: directory.pendingPath, error)
+            }
+        }
+        return ids
+    }
+
+    /// Writes `frames` at the end of the pending file under the producers' lock.
+    private func writeLocked(_ frames: [UInt8]) throws(ShareQueueError) -> (FileDescriptor, created: Bool) {
+        do {
+            _ = try lock.lockExclusive()
+        } catch {
+            throw ShareQueueError("cannot lock the queue", path: directory.appendLockPath, error)
+        }
+        defer { lock.unlock() }
+        let (file, created) = try openPending()
+        let path = directory.pendingPath
+        do {
+            var size = try file.status().size
+            guard size + Int64(frames.count) <= options.maxPendingBytes else {
+                throw ShareQueueError(.tryAgain, "the queue is full: \(size) bytes pending, the cap is \(options.maxPendingBytes) bytes; run a drain", path: path)
+            }
+            if size > 0 && size != ownEnd { size = try repairTail(of: file, size: size) }
+            do {
+                try file.writeAll(frames)
+            } catch {
+                // Leave no partial record behind; if even this fails, the next append repairs it.
+                try? file.truncate(to: size)
+                throw error
+            }
+            ownEnd = size + Int64(frames.count)
+            return (file, created)
+        } catch let error as SystemError {
+            throw ShareQueueError(error.isNoSpace ? "no space left for the record" : "cannot write the record", path: path, error)
+        } catch {
+            throw error as! ShareQueueError
+        }
+    }
+
+    /// The pending file, reopened if a drainer has sealed the one held.
+    private func openPending() throws(ShareQueueError) -> (FileDescriptor, created: Bool) {
+        let path = directory.pendingPath
+        do {
+            let onDisk = try FileSystem.linkStatus(path)
+            if let held = pending, let onDisk, onDisk.isSameFile(as: held.status) { return (held.file, false) }
+            pending?.file.close()
+            pending = nil
+            ownEnd = nil
+            if let onDisk, !onDisk.isRegularFile {
+                throw ShareQueueError(.configuration, "refusing to append: the pending file is not a regular file", path: path)
+            }
+            let file = try FileDescriptor.open(path, .appendCreate)
+            let status = try file.status()
+            guard status.isRegularFile, status.linkCount == 1 else {
+                file.close()
+                throw ShareQueueError(.configuration, "refusing to append: the pending file has other names or is not a regular file", path: path)
+            }
+            pending = (file, status)
+            return (file, onDisk == nil)
+        } catch let error as SystemError {
+            throw ShareQueueError("cannot open the pending file", path: path, error, creating: true)
+        } catch {
+            throw error as! ShareQueueError
+        }
+    }
+
+    /// Checks that the file ends on a whole record; if a writer died mid-write,
+    /// sets its partial record aside and cuts it off.
+    /// - Returns: the size of the file afterwards.
+    private func repairTail(of file: FileDescriptor, size: Int64) throws -> Int64 {
+        if size >= Int64(Frame.overhead),
+           let length = Frame.trailerLength(try file.readFully(count: Frame.trailerSize, at: size - Int64(Frame.trailerSize))),
+           size >= Int64(Frame.overhead + length),
+           Frame.headerMatches(try file.readFully(count: 8, at: size - Int64(Frame.overhead + length)), length: length) {
+            return size
+        }
+        var reader = SegmentReader(file: file, from: 0)
+        var torn: DamagedRegion? = nil
+        while let event = try reader.next() {
+            if case .damaged(let region) = event, region.isTornTail { torn = region }
+        }
+        guard let torn else { return size }
+        try Quarantine(directory: directory).add(torn, segment: "pending.log")
+        try file.truncate(to: torn.offset)
+        return torn.offset
+    }
+}

@@ -1,0 +1,163 @@
+/// The shared directory that holds one queue, and the names of its files.
+///
+///     format              "ShareQueue queue format 1": refuse anything newer
+///     append.lock         producers' lock; never renamed or removed
+///     pending.log         the segment producers append to
+///     sealed-<N>.log      segments a drainer has taken, delivered in order of N
+///     drain.lock          one drainer at a time
+///     checkpoint          how far delivery has got: "segment <N> offset <bytes>"
+///     quarantine.log      damaged records set aside, one JSON object a line
+public struct QueueDirectory: Sendable {
+    /// The on-disk format this version reads and writes.
+    public static let formatVersion = 1
+    static let formatPrefix = "ShareQueue queue format "
+
+    public let path: String
+
+    /// Opens the queue at `path`, creating the directory (mode 0700, parents
+    /// included) and its format marker if they are missing.
+    /// - Throws: `.configuration` if the queue has a newer or unknown format
+    ///   (it is then left untouched), `.permissionDenied` or `.cannotCreate`
+    ///   for a directory that cannot be used, naming the path.
+    public init(path: String) throws(ShareQueueError) {
+        self.path = path
+        try Self.makeDirectories(path)
+        try checkFormat()
+    }
+
+    var formatPath: String { path + "/format" }
+    var appendLockPath: String { path + "/append.lock" }
+    var pendingPath: String { path + "/pending.log" }
+    var drainLockPath: String { path + "/drain.lock" }
+    var checkpointPath: String { path + "/checkpoint" }
+    var quarantinePath: String { path + "/quarantine.log" }
+
+    func sealedName(_ sequence: UInt64) -> String {
+        let digits = String(sequence)
+        return "sealed-" + String(repeating: "0", count: max(0, 12 - digits.count)) + digits + ".log"
+    }
+
+    func sealedPath(_ sequence: UInt64) -> String { path + "/" + sealedName(sequence) }
+
+    /// The sealed segments waiting for delivery, oldest first.
+    func sealedSegments() throws(ShareQueueError) -> [UInt64] {
+        let names: [String]
+        do { names = try FileSystem.entries(of: path) } catch { throw ShareQueueError("cannot list the queue directory", path: path, error) }
+        return names.compactMap(Self.sealedSequence(of:)).sorted()
+    }
+
+    static func sealedSequence(of name: String) -> UInt64? {
+        guard name.hasPrefix("sealed-"), name.hasSuffix(".log") else { return nil }
+        let digits = name.dropFirst(7).dropLast(4)
+        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        return UInt64(digits)
+    }
+
+    /// `mkdir -p` with mode 0700, failing with the path that could not be made.
+    private static func makeDirectories(_ path: String) throws(ShareQueueError) {
+        if let status = try? FileSystem.status(path) {
+            guard status.isDirectory else { throw ShareQueueError(.cannotCreate, "cannot use the queue directory", path: path, cause: "not a directory") }
+            return
+        }
+        var prefix = path.hasPrefix("/") ? "" : "."
+        for component in path.split(separator: "/") {
+            prefix += "/" + component
+            do {
+                if try !FileSystem.makeDirectory(prefix), let status = try FileSystem.status(prefix), !status.isDirectory {
+                    throw ShareQueueError(.cannotCreate, "cannot create the queue directory", path: path, cause: "\(prefix) is not a directory")
+                }
+            } catch let error as SystemError {
+                throw ShareQueueError("cannot create the queue directory", path: path, error, creating: true)
+            } catch {
+                throw error as! ShareQueueError
+            }
+        }
+    }
+
+    /// Reads the format marker, writing it first if the queue is new. A marker
+    /// is created by linking a finished temporary file into place, so two
+    /// processes starting a queue at once cannot leave a half-written one.
+    private func checkFormat() throws(ShareQueueError) {
+        for _ in 0..<2 {
+            if let marker = try readFormatMarker() {
+                let text = String(decoding: marker, as: UTF8.self).trimmingSuffix("\n")
+                guard text.hasPrefix(Self.formatPrefix), let version = Int(text.dropFirst(Self.formatPrefix.count)) else {
+                    throw ShareQueueError(.configuration, "the queue's format marker is not one ShareQueue wrote; refusing to touch the queue", path: formatPath)
+                }
+                guard version <= Self.formatVersion else {
+                    throw ShareQueueError(.configuration, "the queue has format \(version), newer than the \(Self.formatVersion) this version understands; refusing to touch it", path: path)
+                }
+                return
+            }
+            try writeFormatMarker()
+        }
+        throw ShareQueueError(.ioError, "the format marker vanished while the queue was opened", path: formatPath)
+    }
+
+    private func readFormatMarker() throws(ShareQueueError) -> [UInt8]? {
+        do {
+            let fd = try FileDescriptor.open(formatPath, .readOnly)
+            defer { fd.close() }
+            guard try fd.status().isRegularFile else {
+                throw ShareQueueError(.configuration, "the format marker is not a regular file", path: formatPath)
+            }
+            return try fd.readFully(count: 256, at: 0)
+        } catch let error as SystemError {
+            if error.isNotFound { return nil }
+            throw ShareQueueError("cannot read the queue's format marker", path: formatPath, error)
+        } catch {
+            throw error as! ShareQueueError
+        }
+    }
+
+    private func writeFormatMarker() throws(ShareQueueError) {
+        let temporary = path + "/format.tmp-\(Host.processID)"
+        do throws(SystemError) {
+            let fd = try FileDescriptor.open(temporary, .writeCreateExclusive, permissions: 0o644)
+            try fd.closeAfter { () throws(SystemError) in
+                try fd.writeAll(Array((Self.formatPrefix + "\(Self.formatVersion)\n").utf8))
+                try fd.synchronize()
+            }
+            try FileSystem.link(temporary, to: formatPath)
+            try FileSystem.removeFile(temporary)
+            try FileSystem.synchronizeDirectory(path)
+        } catch {
+            try? FileSystem.removeFile(temporary)
+            if error.isAlreadyExists { return }
+            throw ShareQueueError("cannot write the queue's format marker", path: path, error, creating: true)
+        }
+    }
+}
+
+extension QueueDirectory {
+    /// The documented per-user default: `$XDG_DATA_HOME/ShareQueue/<group>` (or
+    /// `~/.local/share/ShareQueue/<group>`) on Linux, `~/Library/Application
+    /// Support/ShareQueue/<group>` on macOS; the group is `default` unless given.
+    public static func defaultPath(group: String?) throws(ShareQueueError) -> String {
+        let name = group ?? "default"
+        guard !name.isEmpty, name != ".", name != "..", name.utf8.count <= 255,
+              name.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0)) }) else {
+            throw ShareQueueError(.usage, "a group must be letters, digits, '.', '_' or '-', like an App Group identifier: '\(name)'")
+        }
+        #if os(macOS)
+        guard let home = Host.environment("HOME"), !home.isEmpty else {
+            throw ShareQueueError(.configuration, "HOME is not set, so there is no default queue directory; pass --dir or set SHARE_QUEUE_DIR")
+        }
+        return home + "/Library/Application Support/ShareQueue/" + name
+        #else
+        if let data = Host.environment("XDG_DATA_HOME"), data.hasPrefix("/") {
+            return data + "/ShareQueue/" + name
+        }
+        guard let home = Host.environment("HOME"), home.hasPrefix("/") else {
+            throw ShareQueueError(.configuration, "neither XDG_DATA_HOME nor HOME is set, so there is no default queue directory; pass --dir or set SHARE_QUEUE_DIR")
+        }
+        return home + "/.local/share/ShareQueue/" + name
+        #endif
+    }
+}
+
+extension String {
+    func trimmingSuffix(_ suffix: String) -> String {
+        hasSuffix(suffix) ? String(dropLast(suffix.count)) : self
+    }
+}

@@ -1,0 +1,70 @@
+/// What is waiting in a queue, read without draining or locking it.
+public struct QueueStatus: Sendable, Equatable {
+    /// Records not yet delivered.
+    public var pending = 0
+    /// Bytes of segment files not yet delivered, frames included.
+    public var pendingBytes: Int64 = 0
+    /// The date of the oldest pending record.
+    public var oldest: String? = nil
+    /// Entries in the quarantine file.
+    public var quarantined = 0
+    /// Sealed segments waiting, left by a drain that stopped early or failed.
+    public var sealedSegments = 0
+}
+
+/// Reads pending records without changing anything: for `--status` and `--peek`.
+public struct QueueInspector {
+    public let directory: QueueDirectory
+
+    public init(directory: QueueDirectory) { self.directory = directory }
+
+    /// Visits every pending record in delivery order: sealed segments from the
+    /// checkpoint on, then the pending file. A record still being written at
+    /// the end of the pending file is not visited.
+    public func forEachPending(_ visit: (DrainedRecord) throws -> Void) throws(ShareQueueError) {
+        _ = try walk(visit)
+    }
+
+    public func status() throws(ShareQueueError) -> QueueStatus {
+        var status = try walk { _ in }
+        status.quarantined = try Quarantine(directory: directory).count()
+        return status
+    }
+
+    private func walk(_ visit: (DrainedRecord) throws -> Void) throws(ShareQueueError) -> QueueStatus {
+        var status = QueueStatus()
+        do {
+            let position = try Checkpoint(directory: directory).read(warn: { _ in })
+            let sealed = try directory.sealedSegments().filter { $0 >= position.segment }
+            status.sealedSegments = sealed.count
+            var segments = sealed.map { (directory.sealedPath($0), $0 == position.segment ? position.offset : 0) }
+            segments.append((directory.pendingPath, 0))
+            for (path, offset) in segments {
+                let file: FileDescriptor
+                do { file = try FileDescriptor.open(path, .readOnly) } catch {
+                    if error.isNotFound { continue }  // delivered meanwhile
+                    throw error
+                }
+                defer { file.close() }
+                let fileStatus = try file.status()
+                guard fileStatus.isRegularFile else { continue }
+                let start = offset <= fileStatus.size ? offset : 0
+                status.pendingBytes += fileStatus.size - start
+                var reader = SegmentReader(file: file, from: start)
+                while let event = try reader.next() {
+                    guard case .record(_, let payload) = event, let record = try? Record(jsonBytes: payload) else { continue }
+                    status.pending += 1
+                    if status.oldest == nil { status.oldest = record.date }
+                    try visit(DrainedRecord(record: record, storedJSON: payload))
+                }
+            }
+        } catch let error as SystemError {
+            throw ShareQueueError("cannot read the queue", path: directory.path, error)
+        } catch let error as ShareQueueError {
+            throw error
+        } catch {
+            throw ShareQueueError(.ioError, "cannot show the pending records", path: directory.path, cause: "\(error)")
+        }
+        return status
+    }
+}

@@ -1,0 +1,144 @@
+// Records to and from their stored bytes, and through Codable.
+
+extension Record {
+    /// The compact JSON object stored for a record. `jsonBytes` is the `json`
+    /// field already as compact JSON, so a producer's own tokens are kept.
+    static func encode(version: Int = Record.currentVersion, id: String, date: String, source: String, kind: Kind,
+                       text: String?, jsonBytes: [UInt8]?, key: String?, meta: [String: String]?,
+                       unknownFields: [String: JSONValue] = [:]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(96 + (text?.utf8.count ?? 0) + (jsonBytes?.count ?? 0))
+        out.append(contentsOf: "{\"v\":\(version),\"id\":".utf8)
+        JSONWriter.appendString(id, to: &out)
+        out.append(contentsOf: ",\"date\":".utf8)
+        JSONWriter.appendString(date, to: &out)
+        out.append(contentsOf: ",\"source\":".utf8)
+        JSONWriter.appendString(source, to: &out)
+        out.append(contentsOf: ",\"kind\":".utf8)
+        JSONWriter.appendString(kind.rawValue, to: &out)
+        if let text {
+            out.append(contentsOf: ",\"text\":".utf8)
+            JSONWriter.appendString(text, to: &out)
+        }
+        if let jsonBytes {
+            out.append(contentsOf: ",\"json\":".utf8)
+            out.append(contentsOf: jsonBytes)
+        }
+        if let key {
+            out.append(contentsOf: ",\"key\":".utf8)
+            JSONWriter.appendString(key, to: &out)
+        }
+        if let meta {
+            out.append(contentsOf: ",\"meta\":".utf8)
+            JSONWriter.append(.object(meta.mapValues { .string($0) }), to: &out)
+        }
+        for name in unknownFields.keys.sorted() {
+            out.append(UInt8(ascii: ","))
+            JSONWriter.appendString(name, to: &out)
+            out.append(UInt8(ascii: ":"))
+            JSONWriter.append(unknownFields[name]!, to: &out)
+        }
+        out.append(UInt8(ascii: "}"))
+        return out
+    }
+
+    /// This record as one line of compact JSON, without the newline.
+    public var jsonLine: [UInt8] {
+        var jsonBytes: [UInt8]? = nil
+        if let json {
+            var bytes: [UInt8] = []
+            JSONWriter.append(json, to: &bytes)
+            jsonBytes = bytes
+        }
+        return Record.encode(version: version, id: id, date: date, source: source, kind: kind, text: text,
+                             jsonBytes: jsonBytes, key: key, meta: meta, unknownFields: unknownFields)
+    }
+
+    /// Decodes and checks a stored record; every field is distrusted.
+    /// - Throws: `ShareQueueError` of kind `.badData` naming what is wrong.
+    public init(jsonBytes: [UInt8]) throws(ShareQueueError) {
+        guard case .object(var fields) = try JSONParser.parse(jsonBytes) else {
+            throw ShareQueueError(.badData, "not a record: the payload is not a JSON object")
+        }
+        func string(_ name: String) throws(ShareQueueError) -> String? {
+            switch fields.removeValue(forKey: name) {
+            case nil, .null?: return nil
+            case .string(let value)?: return value
+            default: throw ShareQueueError(.badData, "not a record: '\(name)' is not a string")
+            }
+        }
+        func required(_ name: String) throws(ShareQueueError) -> String {
+            guard let value = try string(name) else { throw ShareQueueError(.badData, "not a record: '\(name)' is missing") }
+            return value
+        }
+        guard case .number(let literal)? = fields.removeValue(forKey: "v"), let version = Int(literal), version >= 1 else {
+            throw ShareQueueError(.badData, "not a record: 'v' is missing or not a positive integer")
+        }
+        let id = try required("id")
+        guard !id.isEmpty, id.utf8.count <= 128 else { throw ShareQueueError(.badData, "not a record: 'id' is empty or too long") }
+        let date = try required("date")
+        let source = try required("source")
+        let kind = Kind(rawValue: try required("kind"))
+        let text = try string("text")
+        let json = fields.removeValue(forKey: "json")
+        if (kind == .text || kind == .url) && text == nil { throw ShareQueueError(.badData, "not a record: a \(kind) record has no 'text'") }
+        if kind == .json && json == nil { throw ShareQueueError(.badData, "not a record: a json record has no 'json'") }
+        let key = try string("key")
+        var meta: [String: String]? = nil
+        switch fields.removeValue(forKey: "meta") {
+        case nil, .null?: break
+        case .object(let members)?:
+            meta = [:]
+            for (name, value) in members {
+                guard case .string(let text) = value else { throw ShareQueueError(.badData, "not a record: 'meta.\(name)' is not a string") }
+                meta?[name] = text
+            }
+        default: throw ShareQueueError(.badData, "not a record: 'meta' is not an object")
+        }
+        self.init(id: id, date: date, source: source, kind: kind, text: text, json: json, key: key, meta: meta,
+                  unknownFields: fields, version: version)
+    }
+}
+
+extension Record: Codable {
+    private struct FieldName: CodingKey {
+        let stringValue: String
+        init(_ name: String) { stringValue = name }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        var intValue: Int? { nil }
+        init?(intValue: Int) { nil }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: FieldName.self)
+        var unknown: [String: JSONValue] = [:]
+        for field in container.allKeys where !Record.knownFields.contains(field.stringValue) {
+            unknown[field.stringValue] = try container.decode(JSONValue.self, forKey: field)
+        }
+        self.init(
+            id: try container.decode(String.self, forKey: FieldName("id")),
+            date: try container.decode(String.self, forKey: FieldName("date")),
+            source: try container.decode(String.self, forKey: FieldName("source")),
+            kind: try container.decode(Kind.self, forKey: FieldName("kind")),
+            text: try container.decodeIfPresent(String.self, forKey: FieldName("text")),
+            json: try container.decodeIfPresent(JSONValue.self, forKey: FieldName("json")),
+            key: try container.decodeIfPresent(String.self, forKey: FieldName("key")),
+            meta: try container.decodeIfPresent([String: String].self, forKey: FieldName("meta")),
+            unknownFields: unknown,
+            version: try container.decode(Int.self, forKey: FieldName("v")))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: FieldName.self)
+        try container.encode(version, forKey: FieldName("v"))
+        try container.encode(id, forKey: FieldName("id"))
+        try container.encode(date, forKey: FieldName("date"))
+        try container.encode(source, forKey: FieldName("source"))
+        try container.encode(kind, forKey: FieldName("kind"))
+        try container.encodeIfPresent(text, forKey: FieldName("text"))
+        try container.encodeIfPresent(json, forKey: FieldName("json"))
+        try container.encodeIfPresent(key, forKey: FieldName("key"))
+        try container.encodeIfPresent(meta, forKey: FieldName("meta"))
+        for (name, value) in unknownFields { try container.encode(value, forKey: FieldName(name)) }
+    }
+}

@@ -1,0 +1,56 @@
+/// One piece of shared content, as it travels from a producer to the host.
+///
+/// Stored as one compact JSON object: `v`, `id`, `date`, `source`, `kind`,
+/// then `text` (for text and URLs) or `json`, then the optional `key` and
+/// `meta`. Fields this version does not know (a newer producer's) are kept in
+/// `unknownFields` and written back out, never dropped.
+public struct Record: Sendable, Hashable {
+    /// The record format this version writes.
+    public static let currentVersion = 1
+
+    /// What the payload is. Kinds a newer producer invents pass through unchanged.
+    public struct Kind: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public static let text = Kind(rawValue: "text")
+        public static let url = Kind(rawValue: "url")
+        public static let json = Kind(rawValue: "json")
+        public var description: String { rawValue }
+    }
+
+    /// The record format version (`v`).
+    public var version: Int
+    /// A UUID string, stable across retries, for consumers to deduplicate on.
+    public var id: String
+    /// Creation time, ISO-8601 UTC with milliseconds: `2026-11-29T14:52:20.123Z`.
+    public var date: String
+    /// Who produced it, such as the extension's name.
+    public var source: String
+    public var kind: Kind
+    /// The text, or the URL, for `text` and `url` records.
+    public var text: String?
+    /// The value of a `json` record.
+    public var json: JSONValue?
+    /// Records with the same key supersede each other, newest first.
+    public var key: String?
+    public var meta: [String: String]?
+    /// Fields written by a newer producer, passed through as they are.
+    public var unknownFields: [String: JSONValue]
+
+    public init(id: String, date: String, source: String, kind: Kind, text: String? = nil, json: JSONValue? = nil,
+                key: String? = nil, meta: [String: String]? = nil, unknownFields: [String: JSONValue] = [:],
+                version: Int = Record.currentVersion) {
+        self.version = version
+        self.id = id
+        self.date = date
+        self.source = source
+        self.kind = kind
+        self.text = text
+        self.json = json
+        self.key = key
+        self.meta = meta
+        self.unknownFields = unknownFields
+    }
+
+    static let knownFields: Set<String> = ["v", "id", "date", "source", "kind", "text", "json", "key", "meta"]
+}

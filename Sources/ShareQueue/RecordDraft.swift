@@ -1,0 +1,54 @@
+/// What a producer hands to `QueueAppender`: the content and its labels. The
+/// appender adds the id (unless given), the date and the format version.
+public struct RecordDraft: Sendable {
+    public enum Content: Sendable, Hashable {
+        case text(String)
+        case url(String)
+        case json(JSONText)
+    }
+
+    public var content: Content
+    public var source: String
+    public var key: String?
+    public var meta: [String: String]?
+    /// A caller's own UUID string, for a producer that retries; nil makes a new one.
+    public var id: String?
+
+    public init(_ content: Content, source: String, key: String? = nil, meta: [String: String]? = nil, id: String? = nil) {
+        self.content = content
+        self.source = source
+        self.key = key
+        self.meta = meta
+        self.id = id
+    }
+
+    /// The stored JSON of this draft as a record with `id` made at `date`.
+    func payload(id: String, date: String) -> [UInt8] {
+        switch content {
+        case .text(let text):
+            return Record.encode(id: id, date: date, source: source, kind: .text, text: text, jsonBytes: nil, key: key, meta: meta)
+        case .url(let url):
+            return Record.encode(id: id, date: date, source: source, kind: .url, text: url, jsonBytes: nil, key: key, meta: meta)
+        case .json(let json):
+            return Record.encode(id: id, date: date, source: source, kind: .json, text: nil, jsonBytes: json.bytes, key: key, meta: meta)
+        }
+    }
+
+    func validate() throws(ShareQueueError) {
+        if let id, !RecordID.isValid(id) { throw ShareQueueError(.usage, "an id must be a UUID string like 3B1A7A47-62E9-44DE-8AFC-C39F9309E7F9: '\(id)'") }
+        if source.isEmpty || source.utf8.count > 256 { throw ShareQueueError(.usage, "a source must be 1 to 256 bytes long") }
+        if let key, key.isEmpty || key.utf8.count > 1024 { throw ShareQueueError(.usage, "a key must be 1 to 1024 bytes long") }
+        if case .url(let url) = content, !Self.looksLikeURL(url) {
+            throw ShareQueueError(.badData, "not a URL (a scheme such as https: and no spaces or control characters): '\(url.prefix(200))'")
+        }
+    }
+
+    /// A scheme followed by ':' and no whitespace or control characters.
+    static func looksLikeURL(_ text: String) -> Bool {
+        guard let colon = text.firstIndex(of: ":"), colon != text.startIndex, text.index(after: colon) != text.endIndex else { return false }
+        let scheme = text[..<colon].unicodeScalars
+        guard let first = scheme.first, first.isASCII, first.properties.isAlphabetic,
+              scheme.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "+.-".unicodeScalars.contains($0)) }) else { return false }
+        return !text.unicodeScalars.contains { $0.value <= 0x20 || $0.value == 0x7F || $0.properties.isWhitespace }
+    }
+}

@@ -1,0 +1,61 @@
+/// Why a queue operation failed: what, where, and the underlying cause.
+///
+/// Every failure leaves the queue as it was; `kind` tells a caller whether to
+/// fix its input, its setup, or simply try again later.
+public struct ShareQueueError: Error, CustomStringConvertible, Sendable {
+    public enum Kind: Sendable, Equatable {
+        /// The command line was wrong.
+        case usage
+        /// The input cannot be a record: invalid UTF-8 or JSON, or too large.
+        case badData
+        /// There was nothing to append.
+        case emptyInput
+        /// A directory or file could not be created.
+        case cannotCreate
+        /// Reading or writing failed, a full disk included.
+        case ioError
+        /// Busy, full, or a sink refused: nothing was lost, run again later.
+        case tryAgain
+        /// The operating system refused access.
+        case permissionDenied
+        /// The queue's format or the setup is not one this version can use.
+        case configuration
+    }
+
+    public let kind: Kind
+    public let message: String
+    public let path: String?
+    public let cause: String?
+
+    public init(_ kind: Kind, _ message: String, path: String? = nil, cause: String? = nil) {
+        self.kind = kind
+        self.message = message
+        self.path = path
+        self.cause = cause
+    }
+
+    /// `what (path): cause`, the form the tools print after `error:`.
+    public var description: String {
+        var text = message
+        if let path { text += " (\(path))" }
+        if let cause { text += ": \(cause)" }
+        return text
+    }
+}
+
+extension ShareQueueError {
+    /// Wraps a failed system call, choosing the kind from its errno.
+    package init(_ message: String, path: String, _ error: SystemError, creating: Bool = false) {
+        let kind: Kind
+        if error.errno == 13 || error.errno == 1 {  // EACCES, EPERM
+            kind = .permissionDenied
+        } else if creating {
+            kind = .cannotCreate
+        } else if error.isUnexpectedFileType {
+            kind = .configuration
+        } else {
+            kind = .ioError
+        }
+        self.init(kind, message, path: path, cause: error.description)
+    }
+}

@@ -1,0 +1,25 @@
+/// ISO-8601 UTC timestamps with milliseconds, `2026-11-29T14:52:20.123Z`,
+/// formatted by arithmetic so that an append needs no calendar or locale.
+enum Timestamp {
+    static func now() -> String { format(millisecondsSince1970: Host.millisecondsSince1970()) }
+
+    static func format(millisecondsSince1970 ms: Int64) -> String {
+        let (seconds, millis) = ms.quotientAndRemainder(dividingBy: 1000)
+        let (days, secondOfDay) = seconds.quotientAndRemainder(dividingBy: 86_400)
+        // Days to civil date (Howard Hinnant's algorithm), valid for years 0 to 9999.
+        let z = days + 719_468
+        let era = z / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        func pad(_ value: Int64, _ width: Int) -> String {
+            let digits = String(value)
+            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        }
+        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(secondOfDay / 3600, 2)):\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2)).\(pad(millis, 3))Z"
+    }
+}

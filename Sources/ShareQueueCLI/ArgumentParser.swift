@@ -1,0 +1,93 @@
+import ShareQueue
+
+/// One option a tool accepts, for parsing and for `--help`.
+struct OptionSpec {
+    /// The names, long one first: `["--quiet", "-q"]`.
+    let names: [String]
+    /// The placeholder of the option's value, or nil for a flag.
+    let value: String?
+    let help: String
+    var repeatable = false
+
+    var key: String { names[0] }
+}
+
+/// The parsed command line: option values by long name, then the arguments.
+struct ParsedArguments {
+    private(set) var values: [String: [String]] = [:]
+    private(set) var arguments: [String] = []
+
+    func has(_ name: String) -> Bool { values[name] != nil }
+    func value(_ name: String) -> String? { values[name]?.last }
+    func all(_ name: String) -> [String] { values[name] ?? [] }
+
+    /// A whole number option, within `range`.
+    func integer<T: FixedWidthInteger>(_ name: String, in range: ClosedRange<T>) throws(ShareQueueError) -> T? {
+        guard let text = value(name) else { return nil }
+        guard let number = T(text), range.contains(number) else {
+            throw ShareQueueError(.usage, "\(name) needs a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
+        }
+        return number
+    }
+
+    /// Parses `arguments`, the command line without the tool's name.
+    /// `--name value`, `--name=value`, and `--` to end the options are understood.
+    init(_ commandLine: [String], options: [OptionSpec]) throws(ShareQueueError) {
+        var index = 0
+        var optionsEnded = false
+        while index < commandLine.count {
+            let word = commandLine[index]
+            index += 1
+            if optionsEnded || !word.hasPrefix("-") || word == "-" {
+                arguments.append(word)
+                continue
+            }
+            if word == "--" { optionsEnded = true; continue }
+            var name = word
+            var inlineValue: String? = nil
+            if word.hasPrefix("--"), let equals = word.firstIndex(of: "=") {
+                name = String(word[..<equals])
+                inlineValue = String(word[word.index(after: equals)...])
+            }
+            guard let spec = options.first(where: { $0.names.contains(name) }) else {
+                throw ShareQueueError(.usage, "unknown option '\(name)'")
+            }
+            if spec.value == nil {
+                if inlineValue != nil { throw ShareQueueError(.usage, "\(spec.key) takes no value") }
+                values[spec.key, default: []].append("")
+                continue
+            }
+            let value: String
+            if let inlineValue {
+                value = inlineValue
+            } else {
+                guard index < commandLine.count else { throw ShareQueueError(.usage, "\(spec.key) needs a value (\(spec.value!))") }
+                value = commandLine[index]
+                index += 1
+            }
+            if !spec.repeatable, values[spec.key] != nil { throw ShareQueueError(.usage, "\(spec.key) is given more than once") }
+            values[spec.key, default: []].append(value)
+        }
+    }
+}
+
+/// The command line's words as given, refusing any that is not valid UTF-8
+/// rather than letting it be silently replaced.
+func commandLineWords() throws(ShareQueueError) -> [String] {
+    var words: [String] = []
+    for index in 1..<Int(CommandLine.argc) {
+        guard let pointer = CommandLine.unsafeArgv[index] else { continue }
+        let bytes = UnsafeBufferPointer(start: pointer, count: strlen(pointer)).map { UInt8(bitPattern: $0) }
+        guard let word = String(validating: bytes, as: UTF8.self) else {
+            throw ShareQueueError(.badData, "argument \(index) is not valid UTF-8")
+        }
+        words.append(word)
+    }
+    return words
+}
+
+private func strlen(_ pointer: UnsafePointer<CChar>) -> Int {
+    var count = 0
+    while pointer[count] != 0 { count += 1 }
+    return count
+}

@@ -1,0 +1,33 @@
+import ShareQueue
+
+/// How records are printed: JSON Lines for programs, or text for people.
+enum RecordFormat: String {
+    case json
+    case text
+
+    /// Appends `record` to `out` in this format, ending with a newline.
+    func append(_ drained: DrainedRecord, to out: inout [UInt8]) {
+        switch self {
+        case .json:
+            out += drained.jsonLine
+            out.append(0x0A)
+        case .text:
+            let record = drained.record
+            var heading = "\(record.date)  \(record.source)  \(record.kind)  \(record.id)"
+            if let key = record.key { heading += "  key=\(key)" }
+            if let meta = record.meta { heading += meta.keys.sorted().map { "  \($0)=\(meta[$0]!)" }.joined() }
+            out += Array((heading + "\n").utf8)
+            let body: String
+            if let text = record.text {
+                body = text
+            } else if let json = record.json {
+                body = String(decoding: json.compactJSON, as: UTF8.self)
+            } else {
+                body = ""
+            }
+            for line in body.split(separator: "\n", omittingEmptySubsequences: false) {
+                out += Array(("    " + line + "\n").utf8)
+            }
+        }
+    }
+}

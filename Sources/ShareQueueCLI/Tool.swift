@@ -1,0 +1,101 @@
+import ShareQueue
+
+/// What both tools share: help, version, the queue directory, errors and exit codes.
+struct Tool {
+    static let version = "0.1.0"
+
+    let name: String
+    let overview: String
+    let usage: String
+    let argumentsHelp: [(String, String)]
+    let options: [OptionSpec]
+
+    static let directoryOptions = [
+        OptionSpec(names: ["--dir"], value: "DIR",
+                   help: "The queue directory. Defaults to $SHARE_QUEUE_DIR, else the per-user default (see --group)."),
+        OptionSpec(names: ["--group"], value: "ID",
+                   help: "Use the container ID under the per-user default base, like an App Group identifier."),
+    ]
+    static let commonOptions = [
+        OptionSpec(names: ["--help", "-h"], value: nil, help: "Show this help and exit."),
+        OptionSpec(names: ["--version"], value: nil, help: "Show the version and the queue format, and exit."),
+    ]
+
+    var help: String {
+        var text = "OVERVIEW: \(overview)\n\nUSAGE: \(usage)\n"
+        if !argumentsHelp.isEmpty {
+            text += "\nARGUMENTS:\n"
+            for (name, help) in argumentsHelp { text += "  \(name.padding(to: 26))\(help)\n" }
+        }
+        text += "\nOPTIONS:\n"
+        for option in options {
+            var label = option.names.reversed().joined(separator: ", ")
+            if let value = option.value { label += " <\(value)>" }
+            if label.count >= 25 {
+                text += "  \(label)\n  \(String().padding(to: 26))\(option.help)\n"
+            } else {
+                text += "  \(label.padding(to: 26))\(option.help)\n"
+            }
+        }
+        return text
+    }
+
+    /// Parses the command line, answering `--help` and `--version` itself.
+    func parse() -> ParsedArguments {
+        do {
+            let parsed = try ParsedArguments(try commandLineWords(), options: options)
+            if parsed.has("--help") { print(help); Host.exit(0) }
+            if parsed.has("--version") { print("\(name) \(Tool.version) (queue format \(QueueDirectory.formatVersion))"); Host.exit(0) }
+            return parsed
+        } catch {
+            fail(error)
+        }
+    }
+
+    /// The queue directory from `--dir`, `SHARE_QUEUE_DIR` or the default; never a silent fallback.
+    func directoryPath(_ arguments: ParsedArguments) throws(ShareQueueError) -> String {
+        if let dir = arguments.value("--dir") {
+            if arguments.has("--group") { throw ShareQueueError(.usage, "give --dir or --group, not both") }
+            guard !dir.isEmpty else { throw ShareQueueError(.usage, "--dir needs a path") }
+            return dir
+        }
+        if let group = arguments.value("--group") { return try QueueDirectory.defaultPath(group: group) }
+        if let dir = Host.environment("SHARE_QUEUE_DIR") {
+            guard !dir.isEmpty else { throw ShareQueueError(.configuration, "SHARE_QUEUE_DIR is set but empty") }
+            return dir
+        }
+        return try QueueDirectory.defaultPath(group: nil)
+    }
+
+    /// Prints `<tool>: error: ...` (and the usage line for a usage error) and exits with its sysexits code.
+    func fail(_ error: ShareQueueError) -> Never {
+        var text = "\(name): error: \(error)\n"
+        if error.kind == .usage { text += "USAGE: \(usage)\n  See '\(name) --help'.\n" }
+        printError(text)
+        Host.exit(Self.exitCode(error.kind))
+    }
+
+    func warn(_ message: String) { printError("\(name): warning: \(message)\n") }
+
+    func printError(_ text: String) { try? FileDescriptor.standardError.writeAll(Array(text.utf8)) }
+
+    /// The sysexits code for each kind of failure.
+    static func exitCode(_ kind: ShareQueueError.Kind) -> Int32 {
+        switch kind {
+        case .usage: return 64
+        case .badData: return 65
+        case .emptyInput: return 66
+        case .cannotCreate: return 73
+        case .ioError: return 74
+        case .tryAgain: return 75
+        case .permissionDenied: return 77
+        case .configuration: return 78
+        }
+    }
+}
+
+extension String {
+    func padding(to width: Int) -> String {
+        count >= width ? self + " " : self + String(repeating: " ", count: width - count)
+    }
+}

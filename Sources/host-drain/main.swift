@@ -1,0 +1,3 @@
+import ShareQueueCLI
+
+HostDrainTool.main()

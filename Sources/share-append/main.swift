@@ -1,0 +1,3 @@
+import ShareQueueCLI
+
+ShareAppendTool.main()
