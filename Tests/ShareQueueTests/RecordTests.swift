@@ -1,0 +1,85 @@
+import Foundation
+import Testing
+@testable import ShareQueue
+
+@Suite("Records and JSON")
+struct RecordTests {
+    @Test("Strict JSON: valid documents pass, broken ones fail", arguments: [
+        ("{\"a\": [1, -2.5e10, true, false, null, \"\\u00e9\\ud83d\\ude00\"]}", true),
+        ("12345678901234567890", true),
+        ("\"text\"", true),
+        ("{", false), ("[1,]", false), ("{\"a\":1,}", false), ("01", false), ("1.", false),
+        ("\"\\ud800\"", false), ("nul", false), ("{\"a\" 1}", false), ("[1] [2]", false), ("", false),
+        ("\"tab\there\"", false),
+    ])
+    func validation(text: String, valid: Bool) {
+        #expect(((try? JSONText(validating: Array(text.utf8))) != nil) == valid)
+    }
+
+    @Test("Deep nesting is refused instead of exhausting the stack")
+    func nesting() {
+        let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
+        #expect(throws: ShareQueueError.self) { try JSONText(validating: Array(deep.utf8)) }
+    }
+
+    @Test("Compaction keeps the producer's tokens and order")
+    func compaction() throws {
+        let text = try JSONText(validating: Array(" { \"z\" : 1.50 , \"a\" : [ 12345678901234567890 , \"a b\" ] } ".utf8))
+        #expect(String(decoding: text.bytes, as: UTF8.self) == "{\"z\":1.50,\"a\":[12345678901234567890,\"a b\"]}")
+    }
+
+    @Test("Invalid UTF-8 is rejected, not replaced")
+    func invalidUTF8() {
+        #expect(throws: ShareQueueError.self) { try JSONText(validating: [0x22, 0xC3, 0x28, 0x22]) }
+    }
+
+    @Test("A record round-trips through its stored bytes")
+    func roundTrip() throws {
+        let draft = RecordDraft(.text("line one\nline \"two\"\u{1}"), source: "ext", key: "wallpaper", meta: ["a": "b"])
+        let payload = draft.payload(id: "3B1A7A47-62E9-44DE-8AFC-C39F9309E7F9", date: "2026-11-29T14:52:20.123Z")
+        #expect(!payload.contains(0x0A))
+        let record = try Record(jsonBytes: payload)
+        #expect(record.text == "line one\nline \"two\"\u{1}")
+        #expect(record.key == "wallpaper")
+        #expect(record.meta == ["a": "b"])
+        #expect(record.kind == .text)
+        #expect(record.jsonLine == payload)
+    }
+
+    @Test("Fields from a newer producer pass through")
+    func unknownFields() throws {
+        let stored = Array(#"{"v":2,"id":"x","date":"d","source":"s","kind":"sticker","future":{"b":[1,2]},"text":"t"}"#.utf8)
+        let record = try Record(jsonBytes: stored)
+        #expect(record.version == 2)
+        #expect(record.kind.rawValue == "sticker")
+        #expect(record.unknownFields["future"] == .object(["b": .array([.number("1"), .number("2")])]))
+        let again = try Record(jsonBytes: record.jsonLine)
+        #expect(again == record)
+        let viaCodable = try JSONDecoder().decode(Record.self, from: JSONEncoder().encode(record))
+        #expect(viaCodable == record)
+    }
+
+    @Test("A payload that is not a record is refused", arguments: [
+        "[]", #"{"id":"x"}"#, #"{"v":1,"id":"x","date":"d","source":"s","kind":"text"}"#,
+        #"{"v":"1","id":"x","date":"d","source":"s","kind":"text","text":"t"}"#,
+        #"{"v":1,"id":"x","date":"d","source":"s","kind":"text","text":"t","meta":{"a":1}}"#,
+    ])
+    func notARecord(text: String) {
+        #expect(throws: ShareQueueError.self) { try Record(jsonBytes: Array(text.utf8)) }
+    }
+
+    @Test("Timestamps are ISO-8601 UTC with milliseconds")
+    func timestamps() {
+        #expect(Timestamp.format(millisecondsSince1970: 0) == "1970-01-01T00:00:00.000Z")
+        #expect(Timestamp.format(millisecondsSince1970: 1_795_963_940_123) == "2026-11-29T14:52:20.123Z")
+        #expect(Timestamp.format(millisecondsSince1970: 951_782_400_001) == "2000-02-29T00:00:00.001Z")
+    }
+
+    @Test("Ids are UUID strings")
+    func recordIDs() {
+        let id = RecordID.random()
+        #expect(RecordID.isValid(id))
+        #expect(UUID(uuidString: id) != nil)
+        #expect(!RecordID.isValid("not-a-uuid"))
+    }
+}

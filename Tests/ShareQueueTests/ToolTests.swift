@@ -1,0 +1,212 @@
+import Foundation
+import Testing
+
+/// `share-append` and `host-drain` as separate processes, as a user runs them.
+@Suite("Tools")
+struct ToolTests {
+    @Test("Text, lines, JSON and URLs come out as appended, in order, with their ids")
+    func roundTrip() throws {
+        let scratch = TemporaryDirectory()
+        let q = scratch.queue
+        var expected: [String] = []
+        let one = try run("share-append", ["--dir", q, "hello", "world"], in: scratch)
+        #expect(one.status == 0)
+        expected += one.lines
+        let lines = try run("share-append", ["--dir", q, "--lines", "--source", "notes", "--meta", "app=mail", "--meta", "n=2"],
+                            stdin: "first\r\nsecond\n\n  third  \n", in: scratch)
+        #expect(lines.status == 0)
+        #expect(lines.lines.count == 3)
+        expected += lines.lines
+        let json = try run("share-append", ["--dir", q, "--json", "--key", "wallpaper"], stdin: "{ \"big\": 12345678901234567890, \"x\": [1.50] }\n", in: scratch)
+        #expect(json.status == 0)
+        expected += json.lines
+        let url = try run("share-append", ["--dir", q, "--url", "--id", "3B1A7A47-62E9-44DE-8AFC-C39F9309E7F9"], stdin: "https://example.com/a?b=c\n", in: scratch)
+        #expect(url.lines == ["3B1A7A47-62E9-44DE-8AFC-C39F9309E7F9"])
+        expected += url.lines
+        let stdinText = try run("share-append", ["--dir", q], stdin: "multi\nline\n", in: scratch)
+        expected += stdinText.lines
+
+        let drain = try run("host-drain", ["--dir", q], in: scratch)
+        #expect(drain.status == 0)
+        let records = try jsonObjects(drain.stdout)
+        #expect(records.map { $0["id"] as! String } == expected)
+        #expect(records.map { $0["text"] as? String } == ["hello world", "first", "second", "  third  ", nil, "https://example.com/a?b=c", "multi\nline"])
+        #expect(records[1]["source"] as? String == "notes")
+        #expect(records[1]["meta"] as? [String: String] == ["app": "mail", "n": "2"])
+        #expect(records[4]["key"] as? String == "wallpaper")
+        #expect(drain.output.contains("{\"big\":12345678901234567890,\"x\":[1.50]}"))
+        for record in records {
+            #expect(record["v"] as? Int == 1)
+            let date = record["date"] as! String
+            #expect(date.count == 24 && date.hasSuffix("Z"), "date \(date)")
+        }
+        #expect(drain.stderr.contains("delivered 7 records"))
+
+        let again = try run("host-drain", ["--dir", q], in: scratch)
+        #expect(again.status == 0)
+        #expect(again.stdout.isEmpty)
+    }
+
+    @Test("--lines keeps order within one atomic batch")
+    func linesOrder() throws {
+        let scratch = TemporaryDirectory()
+        let input = (1...500).map { "line \($0)" }.joined(separator: "\n")
+        let append = try run("share-append", ["--dir", scratch.queue, "--lines"], stdin: input, in: scratch)
+        #expect(append.status == 0)
+        let drain = try run("host-drain", ["--dir", scratch.queue, "--batch", "7"], in: scratch)
+        let records = try jsonObjects(drain.stdout)
+        #expect(records.map { $0["text"] as! String } == (1...500).map { "line \($0)" })
+        #expect(records.map { $0["id"] as! String } == append.lines)
+        #expect(Set(records.map { $0["date"] as! String }).count == 1)
+    }
+
+    @Test("Status and peek show what waits without draining it")
+    func statusAndPeek() throws {
+        let scratch = TemporaryDirectory()
+        let q = scratch.queue
+        try run("share-append", ["--dir", q, "--lines"], stdin: "a\nb\nc\n", in: scratch)
+        let status = try run("host-drain", ["--dir", q, "--status", "--json"], in: scratch)
+        #expect(status.status == 0)
+        let object = try JSONSerialization.jsonObject(with: status.stdout) as! [String: Any]
+        #expect(object["pending"] as? Int == 3)
+        #expect((object["pendingBytes"] as? Int ?? 0) > 60)
+        #expect(object["quarantined"] as? Int == 0)
+        #expect((object["oldest"] as? String)?.hasSuffix("Z") == true)
+        let text = try run("host-drain", ["--dir", q, "--status"], in: scratch)
+        #expect(text.output.contains("pending: 3 records"))
+        let peek = try run("host-drain", ["--dir", q, "--peek", "--format", "text"], in: scratch)
+        #expect(peek.status == 0)
+        #expect(peek.output.contains("    b\n"))
+        let drain = try run("host-drain", ["--dir", q, "-q"], in: scratch)
+        #expect(try jsonObjects(drain.stdout).count == 3)
+        #expect(drain.stderr.isEmpty)
+        let after = try run("host-drain", ["--dir", q, "--status", "--json"], in: scratch)
+        #expect((try JSONSerialization.jsonObject(with: after.stdout) as! [String: Any])["pending"] as? Int == 0)
+    }
+
+    @Test("--max stops after N records and the next run goes on from there")
+    func maxRecords() throws {
+        let scratch = TemporaryDirectory()
+        let q = scratch.queue
+        let appended = try run("share-append", ["--dir", q, "--lines"], stdin: (1...10).map(String.init).joined(separator: "\n"), in: scratch).lines
+        let first = try run("host-drain", ["--dir", q, "--max", "4", "--batch", "3"], in: scratch)
+        #expect(try ids(in: first.stdout) == Array(appended[0..<4]))
+        try run("share-append", ["--dir", q, "eleven"], in: scratch)
+        let second = try run("host-drain", ["--dir", q], in: scratch)
+        let rest = try ids(in: second.stdout)
+        #expect(rest.count == 7)
+        #expect(Array(rest[0..<6]) == Array(appended[4...]))
+    }
+
+    @Test("--exec delivers each batch as JSON Lines on the command's input")
+    func execSink() throws {
+        let scratch = TemporaryDirectory()
+        let q = scratch.queue
+        let out = scratch.file("delivered")
+        let appended = try run("share-append", ["--dir", q, "--lines"], stdin: (1...25).map { "r\($0)" }.joined(separator: "\n"), in: scratch).lines
+        let drain = try run("host-drain", ["--dir", q, "--exec", "cat >> '\(out)'; echo batch >> '\(out).batches'", "--batch", "10"], in: scratch)
+        #expect(drain.status == 0)
+        #expect(try ids(in: Data(contentsOf: URL(fileURLWithPath: out))) == appended)
+        #expect(try String(contentsOfFile: out + ".batches", encoding: .utf8) == "batch\nbatch\nbatch\n")
+    }
+
+    @Test("A failing --exec command leaves everything it did not take, and exits 75")
+    func failingSink() throws {
+        let scratch = TemporaryDirectory()
+        let q = scratch.queue
+        let out = scratch.file("delivered")
+        let appended = try run("share-append", ["--dir", q, "--lines"], stdin: (1...30).map { "r\($0)" }.joined(separator: "\n"), in: scratch).lines
+        // Takes the first batch, refuses the second.
+        let command = "if [ -e '\(out)' ]; then exit 3; fi; cat > '\(out)'"
+        let failed = try run("host-drain", ["--dir", q, "--exec", command, "--batch", "10"], in: scratch)
+        #expect(failed.status == 75)
+        #expect(failed.stderr.contains("host-drain: error:"))
+        #expect(failed.stderr.contains("status 3"))
+        #expect(try ids(in: Data(contentsOf: URL(fileURLWithPath: out))) == Array(appended[0..<10]))
+        let rest = try run("host-drain", ["--dir", q], in: scratch)
+        #expect(try ids(in: rest.stdout) == Array(appended[10...]))
+    }
+
+    @Test("A closed pipe on standard output leaves the records queued, exit 75")
+    func closedPipe() throws {
+        let scratch = TemporaryDirectory()
+        let q = scratch.queue
+        let appended = try run("share-append", ["--dir", q, "--lines"], stdin: (1...5).map { "r\($0)" }.joined(separator: "\n"), in: scratch).lines
+        let pipe = Pipe()
+        try pipe.fileHandleForReading.close()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Executables.path("host-drain"))
+        process.arguments = ["--dir", q, "-q"]
+        process.standardOutput = pipe.fileHandleForWriting
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 75)
+        let drain = try run("host-drain", ["--dir", q], in: scratch)
+        #expect(try ids(in: drain.stdout) == appended)
+    }
+
+    @Test("One drainer at a time: a second exits 75, or waits with --wait")
+    func oneDrainer() throws {
+        let scratch = TemporaryDirectory()
+        let q = scratch.queue
+        try run("share-append", ["--dir", q, "one"], in: scratch)
+        let started = scratch.file("started")
+        let release = scratch.file("release")
+        let slow = try RunningTool("host-drain", ["--dir", q, "--exec", "touch '\(started)'; cat > /dev/null; while [ ! -e '\(release)' ]; do sleep 0.02; done"], in: scratch)
+        defer { slow.kill() }
+        try waitUntil("the slow sink to start") { FileManager.default.fileExists(atPath: started) }
+        let busy = try run("host-drain", ["--dir", q], in: scratch)
+        #expect(busy.status == 75)
+        #expect(busy.stderr.contains("another drain is running"))
+        let waited = try run("host-drain", ["--dir", q, "--wait", "0.2"], in: scratch)
+        #expect(waited.status == 75)
+        let waiter = try RunningTool("host-drain", ["--dir", q, "--wait", "30"], in: scratch)
+        _ = FileManager.default.createFile(atPath: release, contents: nil)
+        #expect(slow.wait().status == 0)
+        let result = waiter.wait()
+        #expect(result.status == 0)
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test("Help and version go to standard output with exit 0")
+    func helpAndVersion() throws {
+        let scratch = TemporaryDirectory()
+        for tool in ["share-append", "host-drain"] {
+            let help = try run(tool, ["--help"], in: scratch)
+            #expect(help.status == 0)
+            #expect(help.output.hasPrefix("OVERVIEW:"))
+            #expect(help.output.contains("USAGE: \(tool)"))
+            #expect(help.output.contains("--dir <DIR>"))
+            #expect(try run(tool, ["-h"], in: scratch).status == 0)
+            let version = try run(tool, ["--version"], in: scratch)
+            #expect(version.status == 0)
+            #expect(version.output.hasPrefix("\(tool) "))
+        }
+    }
+
+    @Test("The directory comes from --dir, else SHARE_QUEUE_DIR, else the per-user default with --group")
+    func directoryChoice() throws {
+        let scratch = TemporaryDirectory()
+        let fromEnvironment = scratch.file("env-queue")
+        try run("share-append", ["from env"], environment: ["SHARE_QUEUE_DIR": fromEnvironment], in: scratch)
+        #expect(FileManager.default.fileExists(atPath: fromEnvironment + "/pending.log"))
+        let data = scratch.file("xdg")
+        try run("share-append", ["--group", "group.com.example.app", "grouped"], environment: ["XDG_DATA_HOME": data], in: scratch)
+        let groupDir = data + "/ShareQueue/group.com.example.app"
+        #expect(FileManager.default.fileExists(atPath: groupDir + "/pending.log"))
+        let attributes = try FileManager.default.attributesOfItem(atPath: groupDir)
+        #expect((attributes[.posixPermissions] as? Int) == 0o700)
+        try run("share-append", ["plain"], environment: ["XDG_DATA_HOME": data], in: scratch)
+        #expect(FileManager.default.fileExists(atPath: data + "/ShareQueue/default/pending.log"))
+        let drained = try run("host-drain", ["--group", "group.com.example.app"], environment: ["XDG_DATA_HOME": data], in: scratch)
+        #expect(try jsonObjects(drained.stdout).map { $0["text"] as! String } == ["grouped"])
+        let both = try run("share-append", ["--dir", scratch.queue, "--group", "g", "x"], in: scratch)
+        #expect(both.status == 64)
+        let empty = try run("share-append", ["x"], environment: ["SHARE_QUEUE_DIR": ""], in: scratch)
+        #expect(empty.status == 78)
+        let noHome = try run("share-append", ["x"], environment: ["HOME": "", "XDG_DATA_HOME": ""], in: scratch)
+        #expect(noHome.status == 78)
+        #expect(noHome.stderr.contains("--dir"))
+    }
+}
