@@ -19,7 +19,7 @@ package struct SystemError: Error, CustomStringConvertible {
     package var description: String { String(cString: strerror(errno)) }
 
     package var isNotFound: Bool { errno == ENOENT }
-    package var isPermission: Bool { errno == EACCES || errno == EPERM || errno == EROFS }
+    package var isAccessDenied: Bool { errno == EACCES || errno == EPERM }
     package var isNoSpace: Bool { errno == ENOSPC || errno == EDQUOT }
     package var isBrokenPipe: Bool { errno == EPIPE }
     /// A symlink, or anything else that is not what was asked for, stood at the path.
@@ -30,8 +30,10 @@ package struct SystemError: Error, CustomStringConvertible {
 }
 
 private func currentErrno() -> Int32 {
-    #if canImport(Glibc) || canImport(Musl)
+    #if canImport(Glibc)
     return Glibc.errno
+    #elseif canImport(Musl)
+    return Musl.errno
     #else
     return Darwin.errno
     #endif
@@ -314,8 +316,6 @@ package enum FileSystem {
         return names
     }
 
-    /// Whether the calling process may write into `path`.
-    package static func isWritable(_ path: String) -> Bool { access(path, W_OK) == 0 }
 }
 
 /// Process-wide facilities: environment, time, signals, child processes.
@@ -392,7 +392,12 @@ package enum Host {
         defer { argv.forEach { free($0) } }
 
         var pid: pid_t = 0
-        let result = posix_spawn(&pid, "/bin/sh", &actions, nil, argv, environ)
+        #if canImport(Darwin)
+        let environment = _NSGetEnviron().pointee
+        #else
+        let environment = environ
+        #endif
+        let result = posix_spawn(&pid, "/bin/sh", &actions, nil, argv, environment)
         _ = Glibc_close(readEnd)
         guard result == 0 else {
             _ = Glibc_close(writeEnd)

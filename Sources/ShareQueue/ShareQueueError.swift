@@ -47,7 +47,7 @@ extension ShareQueueError {
     /// Wraps a failed system call, choosing the kind from its errno.
     package init(_ message: String, path: String, _ error: SystemError, creating: Bool = false) {
         let kind: Kind
-        if error.errno == 13 || error.errno == 1 {  // EACCES, EPERM
+        if error.isAccessDenied {
             kind = .permissionDenied
         } else if creating {
             kind = .cannotCreate

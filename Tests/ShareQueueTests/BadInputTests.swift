@@ -119,13 +119,17 @@ struct BadInputTests {
         try FileManager.default.setAttributes([.posixPermissions: 0o500], ofItemAtPath: q)
         defer { try? FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: q) }
         try FileManager.default.setAttributes([.posixPermissions: 0o400], ofItemAtPath: q + "/append.lock")
-        // Root ignores permissions, so run the tool as nobody when the tests run as root.
+        // Root ignores permissions, so run the tool as nobody when the tests run as root,
+        // from a copy that nobody can reach whatever the checkout's permissions are.
         var command = [Executables.path("share-append"), "--dir", q, "x"]
         if getuid() == 0 {
+            let copy = scratch.file("share-append")
+            try FileManager.default.copyItem(atPath: command[0], toPath: copy)
+            command[0] = copy
             try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: scratch.path)
             try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: q)
             guard FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else {
-                Issue.record("setpriv is needed to drop root privileges for this test")
+                Issue.record("setpriv (util-linux) is needed to drop root privileges for this test")
                 return
             }
             command = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] + command

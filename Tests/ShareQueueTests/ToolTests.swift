@@ -146,6 +146,26 @@ struct ToolTests {
         #expect(try ids(in: drain.stdout) == appended)
     }
 
+    @Test("A full disk under the sink's output leaves the records queued, exit 75")
+    func fullSinkDisk() throws {
+        let scratch = TemporaryDirectory()
+        let q = scratch.queue
+        let appended = try run("share-append", ["--dir", q, "--lines"], stdin: "a\nb\nc\n", in: scratch).lines
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Executables.path("host-drain"))
+        process.arguments = ["--dir", q]
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: "/dev/full"))
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 75)
+        #expect(message.contains("No space left on device"), "\(message)")
+        let drain = try run("host-drain", ["--dir", q], in: scratch)
+        #expect(try ids(in: drain.stdout) == appended)
+    }
+
     @Test("One drainer at a time: a second exits 75, or waits with --wait")
     func oneDrainer() throws {
         let scratch = TemporaryDirectory()

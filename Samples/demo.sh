@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Builds the tools, then plays the hand-off: four "extensions" append at the
+# same time into a fresh queue, then the "host" drains it once and prints what
+# was delivered. Usage: bash Samples/demo.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="/opt/swift/usr/bin:$PATH"
+
+swift build -c release --product share-append >&2
+swift build -c release --product host-drain >&2
+bin="$(swift build -c release --show-bin-path)"
+queue="$(mktemp -d)/queue"
+trap 'rm -rf "$(dirname "$queue")"' EXIT
+
+echo "== four producers append at once into $queue"
+"$bin/share-append" --dir "$queue" --source notes-extension --lines < Samples/shared-notes.txt > /dev/null &
+"$bin/share-append" --dir "$queue" --source settings-widget --json --key wallpaper < Samples/settings.json > /dev/null &
+echo "https://example.com/article?id=42" | "$bin/share-append" --dir "$queue" --source safari-extension --url --meta title="An article" > /dev/null &
+for i in 1 2 3 4 5; do "$bin/share-append" --dir "$queue" --source keyboard "typed snippet $i" > /dev/null; done &
+wait
+
+echo "== waiting:"
+"$bin/host-drain" --dir "$queue" --status
+echo "== the host drains once and delivers:"
+"$bin/host-drain" --dir "$queue" --format text
+echo "== after the drain:"
+"$bin/host-drain" --dir "$queue" --status
