@@ -192,6 +192,18 @@ package struct FileDescriptor {
         return bytes
     }
 
+    /// Writes all of `bytes` at `offset`. The corresponding C function is `pwrite`.
+    package func write(_ bytes: [UInt8], at offset: Int64) throws(SystemError) {
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeBytes { raw in pwrite(rawValue, raw.baseAddress! + done, raw.count - done, off_t(offset + Int64(done))) }
+            if n > 0 { done += n; continue }
+            let error = n == 0 ? SystemError(call: "pwrite", errno: EIO) : SystemError.last("pwrite")
+            if error.errno == EINTR { continue }
+            throw error
+        }
+    }
+
     /// The corresponding C function is `fstat`.
     package func status() throws(SystemError) -> FileStatus {
         var s = stat()

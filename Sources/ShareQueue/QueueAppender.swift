@@ -72,6 +72,7 @@ public final class QueueAppender {
         }
 
         let (file, created) = try writeLocked(frames)
+        CrashPoint.reached(.appendUnlocked)
         if options.synchronize {
             do {
                 try file.synchronize()
@@ -80,6 +81,7 @@ public final class QueueAppender {
                 throw ShareQueueError("the record was written but could not be made durable", path: directory.pendingPath, error)
             }
         }
+        CrashPoint.reached(.appendSynced)
         return ids
     }
 
@@ -91,6 +93,7 @@ public final class QueueAppender {
             throw ShareQueueError("cannot lock the queue", path: directory.appendLockPath, error)
         }
         defer { lock.unlock() }
+        CrashPoint.reached(.appendLocked)
         let (file, created) = try openPending()
         let path = directory.pendingPath
         do {
@@ -99,6 +102,10 @@ public final class QueueAppender {
                 throw ShareQueueError(.tryAgain, "the queue is full: \(size) bytes pending, the cap is \(options.maxPendingBytes) bytes; run a drain", path: path)
             }
             if size > 0 && size != ownEnd { size = try repairTail(of: file, size: size) }
+            if CrashPoint.isDue(.appendHalfWritten) {
+                try? file.writeAll(Array(frames.prefix(frames.count / 2)))
+                Host.killSelf()
+            }
             do {
                 try file.writeAll(frames)
             } catch {
@@ -107,6 +114,7 @@ public final class QueueAppender {
                 throw error
             }
             ownEnd = size + Int64(frames.count)
+            CrashPoint.reached(.appendWritten)
             return (file, created)
         } catch let error as SystemError {
             throw ShareQueueError(error.isNoSpace ? "no space left for the record" : "cannot write the record", path: path, error)
@@ -159,6 +167,7 @@ public final class QueueAppender {
         }
         guard let torn else { return size }
         try Quarantine(directory: directory).add(torn, segment: "pending.log")
+        CrashPoint.reached(.appendRepairQuarantined)
         try file.truncate(to: torn.offset)
         return torn.offset
     }

@@ -38,7 +38,8 @@ public final class QueueDrainer {
     public func drain<Sink: DrainSink>(into sink: inout Sink) throws(ShareQueueError) -> DrainSummary {
         let drainLock = try takeDrainLock()
         defer { drainLock.close() }
-        var run = DrainRun(drainer: self, summary: DrainSummary())
+        CrashPoint.reached(.drainLocked)
+        var run = DrainRun(drainer: self, checkpoint: try Checkpoint(directory: directory, warn: warn), summary: DrainSummary())
         do {
             try run.deliverAll(into: &sink)
         } catch let error as ShareQueueError {
@@ -73,6 +74,7 @@ public final class QueueDrainer {
 /// The state of one drain while it runs.
 private struct DrainRun {
     let drainer: QueueDrainer
+    let checkpoint: Checkpoint
     var summary: DrainSummary
     var directory: QueueDirectory { drainer.directory }
     var options: DrainOptions { drainer.options }
@@ -80,8 +82,7 @@ private struct DrainRun {
     var budgetLeft: Int { options.maxRecords.map { $0 - summary.delivered } ?? Int.max }
 
     mutating func deliverAll<Sink: DrainSink>(into sink: inout Sink) throws {
-        let checkpoint = Checkpoint(directory: directory)
-        var position = try checkpoint.read(warn: drainer.warn)
+        var position = checkpoint.position
         if let stored = try sink.deliveredPosition(), stored > position { position = stored }
         let sealed = try directory.sealedSegments()
         var lastSequence = max(position.segment, sealed.last ?? 0)
@@ -119,6 +120,7 @@ private struct DrainRun {
             }
             do throws(SystemError) {
                 try FileSystem.rename(pending, to: directory.sealedPath(sequence))
+                CrashPoint.reached(.drainSealed)
                 try FileSystem.synchronizeDirectory(directory.path)
             } catch {
                 throw ShareQueueError("cannot seal the pending file", path: pending, error)
@@ -180,6 +182,7 @@ private struct DrainRun {
                 return false
             }
         }
+        CrashPoint.reached(.drainBeforeRemove)
         try removeSegment(sequence)
         return true
     }
@@ -191,13 +194,18 @@ private struct DrainRun {
             try sink.deliver(DrainBatch(records: records, end: end))
             summary.delivered += records.count
             summary.batches += 1
+            CrashPoint.reached(.drainDelivered)
         }
         for region in damaged {
             try Quarantine(directory: directory).add(region, segment: segment)
             drainer.warn("set aside \(region.length) bytes at offset \(region.offset) of \(segment): \(region.reason)")
         }
         summary.quarantined += damaged.count
-        if !records.isEmpty || !damaged.isEmpty { try Checkpoint(directory: directory).write(end) }
+        if !damaged.isEmpty { CrashPoint.reached(.drainQuarantined) }
+        if !records.isEmpty || !damaged.isEmpty {
+            try checkpoint.write(end)
+            CrashPoint.reached(.drainCheckpointed)
+        }
         records.removeAll(keepingCapacity: true)
         damaged.removeAll()
     }

@@ -34,7 +34,7 @@ public struct QueueInspector {
     private func walk(_ visit: (DrainedRecord) throws -> Void) throws(ShareQueueError) -> QueueStatus {
         var status = QueueStatus()
         do {
-            let position = try Checkpoint(directory: directory).read(warn: { _ in })
+            let position = try Checkpoint.read(directory: directory, warn: { _ in })
             let sealed = try directory.sealedSegments().filter { $0 >= position.segment }
             status.sealedSegments = sealed.count
             var segments = sealed.map { (directory.sealedPath($0), $0 == position.segment ? position.offset : 0) }

@@ -1,0 +1,62 @@
+/// The steps where a crash matters. Setting `SHARE_QUEUE_CRASH_AT=<point>[:<n>]`
+/// makes the process kill itself with SIGKILL the n-th time (default: the
+/// first) it reaches that point, so tests can crash at every step in turn, the
+/// way SQLite and LevelDB are tested. Unset, each point costs one comparison.
+public enum CrashPoint: String, CaseIterable, Sendable {
+    /// A producer holds the lock and has written nothing.
+    case appendLocked = "append-locked"
+    /// A producer found a torn tail and set it aside, but has not cut it off yet.
+    case appendRepairQuarantined = "append-repair-quarantined"
+    /// A producer has written the first half of its frames.
+    case appendHalfWritten = "append-half-written"
+    /// A producer has written its frames and still holds the lock; nothing is synced.
+    case appendWritten = "append-written"
+    /// A producer has released the lock but not synced.
+    case appendUnlocked = "append-unlocked"
+    /// A producer has synced but not reported its ids.
+    case appendSynced = "append-synced"
+    /// A drainer holds the drain lock and has done nothing else.
+    case drainLocked = "drain-locked"
+    /// A drainer has renamed the pending file, before syncing the directory and unlocking.
+    case drainSealed = "drain-sealed"
+    /// A sink has taken a batch; the checkpoint does not show it yet.
+    case drainDelivered = "drain-delivered"
+    /// Damaged data of a batch is in the quarantine file; the checkpoint does not show it yet.
+    case drainQuarantined = "drain-quarantined"
+    /// The checkpoint shows a batch; the next batch has not started.
+    case drainCheckpointed = "drain-checkpointed"
+    /// A sealed segment is fully delivered and about to be removed.
+    case drainBeforeRemove = "drain-before-remove"
+
+    /// Whether this process should crash now; counts the visit.
+    static func isDue(_ point: CrashPoint) -> Bool {
+        guard let plan = CrashPlan.current, plan.point == point else { return false }
+        plan.visits += 1
+        return plan.visits == plan.visit
+    }
+
+    /// Kills the process with SIGKILL if this is the visit `SHARE_QUEUE_CRASH_AT` names.
+    static func reached(_ point: CrashPoint) {
+        if isDue(point) { Host.killSelf() }
+    }
+}
+
+/// The parsed `SHARE_QUEUE_CRASH_AT`, read once per process.
+private final class CrashPlan: @unchecked Sendable {
+    let point: CrashPoint
+    let visit: Int
+    var visits = 0
+
+    init(point: CrashPoint, visit: Int) {
+        self.point = point
+        self.visit = visit
+    }
+
+    static let current: CrashPlan? = {
+        guard let text = Host.environment("SHARE_QUEUE_CRASH_AT"), !text.isEmpty else { return nil }
+        let parts = text.split(separator: ":", maxSplits: 1)
+        guard let point = CrashPoint(rawValue: String(parts[0])) else { return nil }
+        let visit = parts.count == 2 ? Int(parts[1]) ?? 1 : 1
+        return CrashPlan(point: point, visit: max(1, visit))
+    }()
+}
