@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "ShareQueue", targets: ["ShareQueue"]),
         .executable(name: "share-append", targets: ["share-append"]),
         .executable(name: "host-drain", targets: ["host-drain"]),
+        .executable(name: "share-stress", targets: ["share-stress"]),
     ],
     targets: [
         // The queue itself: what an app, an extension and both tools link.
@@ -16,9 +17,12 @@ let package = Package(
         .target(name: "ShareQueueCLI", dependencies: ["ShareQueue"]),
         .executableTarget(name: "share-append", dependencies: ["ShareQueueCLI"]),
         .executableTarget(name: "host-drain", dependencies: ["ShareQueueCLI"]),
+        // The stress and crash-point runs: a test tool, so it may use Foundation.
+        .target(name: "ShareQueueStress", dependencies: ["ShareQueue", "ShareQueueCLI"]),
+        .executableTarget(name: "share-stress", dependencies: ["ShareQueueStress"]),
         .testTarget(
             name: "ShareQueueTests",
-            dependencies: ["ShareQueue", "share-append", "host-drain"]
+            dependencies: ["ShareQueue", "share-append", "host-drain", "share-stress"]
         ),
     ]
 )

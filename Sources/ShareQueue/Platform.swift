@@ -167,6 +167,16 @@ package struct FileDescriptor {
         }
     }
 
+    /// Reads into `array` from index `start` to its end, at the current position (a pipe's).
+    package func read(into array: inout [UInt8], from start: Int) throws(SystemError) -> Int {
+        while true {
+            let n = array.withUnsafeMutableBytes { raw in Glibc_read(rawValue, raw.baseAddress! + start, raw.count - start) }
+            if n >= 0 { return n }
+            let error = SystemError.last("read")
+            if error.errno != EINTR { throw error }
+        }
+    }
+
     /// Reads into `array` from index `start` to its end, at file offset `offset`.
     package func read(into array: inout [UInt8], from start: Int, at offset: Int64) throws(SystemError) -> Int {
         while true {
@@ -262,6 +272,7 @@ private func Glibc_open(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32
 private func Glibc_close(_ fd: Int32) -> Int32 { close(fd) }
 private func Glibc_write(_ fd: Int32, _ p: UnsafeRawPointer, _ n: Int) -> Int { write(fd, p, n) }
 private func Glibc_read(_ fd: Int32, _ p: UnsafeMutableRawPointer?, _ n: Int) -> Int { read(fd, p, n) }
+private func Glibc_kill(_ pid: Int32, _ signal: Int32) -> Int32 { kill(pid, signal) }
 private func Glibc_rename(_ from: String, _ to: String) -> Int32 { rename(from, to) }
 
 /// Path operations that do not need an open descriptor.
@@ -376,19 +387,37 @@ package enum Host {
 
     /// Kills the calling process with SIGKILL, as a crash would.
     package static func killSelf() -> Never {
-        kill(getpid(), SIGKILL)
+        _ = Glibc_kill(getpid(), SIGKILL)
         Host.exit(137)
     }
 
-    /// Starts `/bin/sh -c command` with a new pipe as its standard input and
-    /// this process's standard output and error.
-    /// - Returns: the child's pid and the write end of its standard input.
-    package static func spawnShell(_ command: String) throws(SystemError) -> (pid: Int32, input: FileDescriptor) {
-        var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else { throw SystemError.last("pipe") }
-        let (readEnd, writeEnd) = (fds[0], fds[1])
-        _ = fcntl(writeEnd, F_SETFD, FD_CLOEXEC)
-        _ = fcntl(readEnd, F_SETFD, FD_CLOEXEC)
+    /// A started child process and the pipe ends this process holds.
+    package struct Child {
+        package let pid: Int32
+        /// The write end of the child's standard input, if it was piped.
+        package let input: FileDescriptor?
+        /// The read end of the child's standard output, if it was piped.
+        package let output: FileDescriptor?
+    }
+
+    /// Starts a program. Standard input is a new pipe or /dev/null, standard
+    /// output a new pipe or this process's, standard error this process's or /dev/null.
+    /// - Parameter environment: variables to set on top of this process's own.
+    package static func spawn(_ path: String, _ arguments: [String], environment: [String: String] = [:],
+                              pipeInput: Bool = false, pipeOutput: Bool = false, silenceErrors: Bool = false) throws(SystemError) -> Child {
+        func makePipe() throws(SystemError) -> (read: Int32, write: Int32) {
+            var fds: [Int32] = [0, 0]
+            guard pipe(&fds) == 0 else { throw SystemError.last("pipe") }
+            _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
+            _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
+            return (fds[0], fds[1])
+        }
+        let inputPipe = pipeInput ? try makePipe() : nil
+        let outputPipe: (read: Int32, write: Int32)?
+        do { outputPipe = pipeOutput ? try makePipe() : nil } catch {
+            if let inputPipe { _ = Glibc_close(inputPipe.read); _ = Glibc_close(inputPipe.write) }
+            throw error
+        }
 
         #if canImport(Darwin)
         var actions: posix_spawn_file_actions_t? = nil
@@ -397,26 +426,53 @@ package enum Host {
         #endif
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, readEnd, 0)
+        if let inputPipe {
+            posix_spawn_file_actions_adddup2(&actions, inputPipe.read, 0)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        }
+        if let outputPipe { posix_spawn_file_actions_adddup2(&actions, outputPipe.write, 1) }
+        if silenceErrors { posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0) }
 
-        let arguments = ["/bin/sh", "-c", command]
-        let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
+        var variables: [String] = []
+        #if canImport(Darwin)
+        let current: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = _NSGetEnviron().pointee
+        #else
+        let current: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = environ
+        #endif
+        var index = 0
+        while let pointer = current?[index] {
+            let variable = String(cString: pointer)
+            let name = variable.split(separator: "=", maxSplits: 1).first.map(String.init) ?? variable
+            if environment[name] == nil { variables.append(variable) }
+            index += 1
+        }
+        variables += environment.map { "\($0.key)=\($0.value)" }
+        let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
+        let envp: [UnsafeMutablePointer<CChar>?] = variables.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) }; envp.forEach { free($0) } }
 
         var pid: pid_t = 0
-        #if canImport(Darwin)
-        let environment = _NSGetEnviron().pointee
-        #else
-        let environment = environ
-        #endif
-        let result = posix_spawn(&pid, "/bin/sh", &actions, nil, argv, environment)
-        _ = Glibc_close(readEnd)
+        let result = posix_spawn(&pid, path, &actions, nil, argv, envp)
+        if let inputPipe { _ = Glibc_close(inputPipe.read) }
+        if let outputPipe { _ = Glibc_close(outputPipe.write) }
         guard result == 0 else {
-            _ = Glibc_close(writeEnd)
+            if let inputPipe { _ = Glibc_close(inputPipe.write) }
+            if let outputPipe { _ = Glibc_close(outputPipe.read) }
             throw SystemError(call: "posix_spawn", errno: result)
         }
-        return (pid, FileDescriptor(rawValue: writeEnd))
+        return Child(pid: pid, input: inputPipe.map { FileDescriptor(rawValue: $0.write) },
+                     output: outputPipe.map { FileDescriptor(rawValue: $0.read) })
     }
+
+    /// Starts `/bin/sh -c command` with a new pipe as its standard input.
+    package static func spawnShell(_ command: String) throws(SystemError) -> (pid: Int32, input: FileDescriptor) {
+        let child = try spawn("/bin/sh", ["-c", command], pipeInput: true)
+        return (child.pid, child.input!)
+    }
+
+    /// Sends SIGKILL to a process.
+    package static func kill(_ pid: Int32) { _ = Glibc_kill(pid, SIGKILL) }
 
     /// Waits for a child and returns its exit status, or 128 + the signal that ended it.
     package static func waitForExit(_ pid: Int32) throws(SystemError) -> Int32 {

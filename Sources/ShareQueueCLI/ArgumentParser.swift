@@ -1,28 +1,35 @@
 import ShareQueue
 
 /// One option a tool accepts, for parsing and for `--help`.
-struct OptionSpec {
+package struct OptionSpec {
     /// The names, long one first: `["--quiet", "-q"]`.
-    let names: [String]
+    package let names: [String]
     /// The placeholder of the option's value, or nil for a flag.
-    let value: String?
-    let help: String
-    var repeatable = false
+    package let value: String?
+    package let help: String
+    package let repeatable: Bool
 
-    var key: String { names[0] }
+    package var key: String { names[0] }
+
+    package init(names: [String], value: String?, help: String, repeatable: Bool = false) {
+        self.names = names
+        self.value = value
+        self.help = help
+        self.repeatable = repeatable
+    }
 }
 
 /// The parsed command line: option values by long name, then the arguments.
-struct ParsedArguments {
-    private(set) var values: [String: [String]] = [:]
-    private(set) var arguments: [String] = []
+package struct ParsedArguments {
+    package private(set) var values: [String: [String]] = [:]
+    package private(set) var arguments: [String] = []
 
-    func has(_ name: String) -> Bool { values[name] != nil }
-    func value(_ name: String) -> String? { values[name]?.last }
-    func all(_ name: String) -> [String] { values[name] ?? [] }
+    package func has(_ name: String) -> Bool { values[name] != nil }
+    package func value(_ name: String) -> String? { values[name]?.last }
+    package func all(_ name: String) -> [String] { values[name] ?? [] }
 
     /// A whole number option, within `range`.
-    func integer<T: FixedWidthInteger>(_ name: String, in range: ClosedRange<T>) throws(ShareQueueError) -> T? {
+    package func integer<T: FixedWidthInteger>(_ name: String, in range: ClosedRange<T>) throws(ShareQueueError) -> T? {
         guard let text = value(name) else { return nil }
         guard let number = T(text), range.contains(number) else {
             throw ShareQueueError(.usage, "\(name) needs a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
@@ -32,7 +39,7 @@ struct ParsedArguments {
 
     /// Parses `arguments`, the command line without the tool's name.
     /// `--name value`, `--name=value`, and `--` to end the options are understood.
-    init(_ commandLine: [String], options: [OptionSpec]) throws(ShareQueueError) {
+    package init(_ commandLine: [String], options: [OptionSpec]) throws(ShareQueueError) {
         var index = 0
         var optionsEnded = false
         while index < commandLine.count {
@@ -73,7 +80,7 @@ struct ParsedArguments {
 
 /// The command line's words as given, refusing any that is not valid UTF-8
 /// rather than letting it be silently replaced.
-func commandLineWords() throws(ShareQueueError) -> [String] {
+package func commandLineWords() throws(ShareQueueError) -> [String] {
     var words: [String] = []
     for index in 1..<Int(CommandLine.argc) {
         guard let pointer = CommandLine.unsafeArgv[index] else { continue }

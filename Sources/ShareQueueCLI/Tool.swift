@@ -1,27 +1,35 @@
 import ShareQueue
 
 /// What both tools share: help, version, the queue directory, errors and exit codes.
-struct Tool {
-    static let version = "0.1.0"
+package struct Tool {
+    package static let version = "0.1.0"
 
-    let name: String
-    let overview: String
-    let usage: String
-    let argumentsHelp: [(String, String)]
-    let options: [OptionSpec]
+    package let name: String
+    package let overview: String
+    package let usage: String
+    package let argumentsHelp: [(String, String)]
+    package let options: [OptionSpec]
 
-    static let directoryOptions = [
+    package init(name: String, overview: String, usage: String, argumentsHelp: [(String, String)], options: [OptionSpec]) {
+        self.name = name
+        self.overview = overview
+        self.usage = usage
+        self.argumentsHelp = argumentsHelp
+        self.options = options
+    }
+
+    package static let directoryOptions = [
         OptionSpec(names: ["--dir"], value: "DIR",
                    help: "The queue directory. Defaults to $SHARE_QUEUE_DIR, else the per-user default (see --group)."),
         OptionSpec(names: ["--group"], value: "ID",
                    help: "Use the container ID under the per-user default base, like an App Group identifier."),
     ]
-    static let commonOptions = [
+    package static let commonOptions = [
         OptionSpec(names: ["--help", "-h"], value: nil, help: "Show this help and exit."),
         OptionSpec(names: ["--version"], value: nil, help: "Show the version and the queue format, and exit."),
     ]
 
-    var help: String {
+    package var help: String {
         var text = "OVERVIEW: \(overview)\n\nUSAGE: \(usage)\n"
         if !argumentsHelp.isEmpty {
             text += "\nARGUMENTS:\n"
@@ -41,7 +49,7 @@ struct Tool {
     }
 
     /// Parses the command line, answering `--help` and `--version` itself.
-    func parse() -> ParsedArguments {
+    package func parse() -> ParsedArguments {
         do {
             let parsed = try ParsedArguments(try commandLineWords(), options: options)
             if parsed.has("--help") { print(help); Host.exit(0) }
@@ -53,7 +61,7 @@ struct Tool {
     }
 
     /// The queue directory from `--dir`, `SHARE_QUEUE_DIR` or the default; never a silent fallback.
-    func directoryPath(_ arguments: ParsedArguments) throws(ShareQueueError) -> String {
+    package func directoryPath(_ arguments: ParsedArguments) throws(ShareQueueError) -> String {
         if let dir = arguments.value("--dir") {
             if arguments.has("--group") { throw ShareQueueError(.usage, "give --dir or --group, not both") }
             guard !dir.isEmpty else { throw ShareQueueError(.usage, "--dir needs a path") }
@@ -68,19 +76,19 @@ struct Tool {
     }
 
     /// Prints `<tool>: error: ...` (and the usage line for a usage error) and exits with its sysexits code.
-    func fail(_ error: ShareQueueError) -> Never {
+    package func fail(_ error: ShareQueueError) -> Never {
         var text = "\(name): error: \(error)\n"
         if error.kind == .usage { text += "USAGE: \(usage)\n  See '\(name) --help'.\n" }
         printError(text)
         Host.exit(Self.exitCode(error.kind))
     }
 
-    func warn(_ message: String) { printError("\(name): warning: \(message)\n") }
+    package func warn(_ message: String) { printError("\(name): warning: \(message)\n") }
 
-    func printError(_ text: String) { try? FileDescriptor.standardError.writeAll(Array(text.utf8)) }
+    package func printError(_ text: String) { try? FileDescriptor.standardError.writeAll(Array(text.utf8)) }
 
     /// The sysexits code for each kind of failure.
-    static func exitCode(_ kind: ShareQueueError.Kind) -> Int32 {
+    package static func exitCode(_ kind: ShareQueueError.Kind) -> Int32 {
         switch kind {
         case .usage: return 64
         case .badData: return 65
@@ -95,7 +103,7 @@ struct Tool {
 }
 
 extension String {
-    func padding(to width: Int) -> String {
+    package func padding(to width: Int) -> String {
         count >= width ? self + " " : self + String(repeating: " ", count: width - count)
     }
 }

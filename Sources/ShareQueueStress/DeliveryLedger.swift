@@ -1,0 +1,61 @@
+import ShareQueue
+
+/// What producers were promised and what drains delivered, and the verdict.
+struct DeliveryLedger {
+    struct Verdict {
+        var acknowledged = 0
+        var delivered = 0
+        var lost = 0
+        var duplicates = 0
+        var corrupt = 0
+        var outOfOrder = 0
+        var unacknowledgedDelivered = 0
+
+        var passed: Bool { lost == 0 && corrupt == 0 && outOfOrder == 0 }
+    }
+
+    private var acknowledged: [String: (producer: Int, sequence: Int)] = [:]
+    private var deliveries: [String: Int] = [:]
+    private var corrupt = 0
+    private var outOfOrder = 0
+
+    mutating func acknowledge(id: String, producer: Int, sequence: Int) {
+        acknowledged[id] = (producer, sequence)
+    }
+
+    /// Takes the JSON Lines one drain printed. A last line without its newline
+    /// is a write the drain's death cut short; it was not checkpointed, so it
+    /// is ignored here and delivered again by a later drain.
+    mutating func addDrainOutput(_ output: [UInt8]) {
+        var lines = output.split(separator: 0x0A, omittingEmptySubsequences: false)
+        lines.removeLast()  // empty after a final newline, else the cut-short line
+        var lastSequence: [Int: Int] = [:]
+        for line in lines {
+            guard let record = try? Record(jsonBytes: Array(line)), let text = record.text,
+                  let (producer, sequence) = StressText.parse(text), record.source == "stress-p\(producer)" else {
+                corrupt += 1
+                continue
+            }
+            if let expected = acknowledged[record.id], expected != (producer, sequence) {
+                corrupt += 1
+                continue
+            }
+            deliveries[record.id, default: 0] += 1
+            // One drain delivers in queue order, so each producer's numbers rise.
+            if let last = lastSequence[producer], sequence <= last, deliveries[record.id] == 1 { outOfOrder += 1 }
+            lastSequence[producer] = max(sequence, lastSequence[producer] ?? 0)
+        }
+    }
+
+    var verdict: Verdict {
+        var verdict = Verdict()
+        verdict.acknowledged = acknowledged.count
+        verdict.delivered = deliveries.count
+        verdict.lost = acknowledged.keys.filter { deliveries[$0] == nil }.count
+        verdict.duplicates = deliveries.values.reduce(0) { $0 + $1 - 1 }
+        verdict.corrupt = corrupt
+        verdict.outOfOrder = outOfOrder
+        verdict.unacknowledgedDelivered = deliveries.keys.filter { acknowledged[$0] == nil }.count
+        return verdict
+    }
+}

@@ -1,0 +1,147 @@
+import Foundation
+import ShareQueue
+import ShareQueueCLI
+
+/// `share-stress`: proves that nothing acknowledged is lost, by running the
+/// real tools concurrently, killing them, and counting what comes out.
+public enum StressTool {
+    static let tool = Tool(
+        name: "share-stress",
+        overview: "Hammer a ShareQueue queue with concurrent producers and drainers, kill them, and check that nothing acknowledged is lost.",
+        usage: "share-stress [--dir DIR] --producers P --records M [--drainers D] [--kill] [--duration S] [--library] [--json]\n       share-stress --crash-points [--dir DIR] [--json]",
+        argumentsHelp: [],
+        options: [
+            OptionSpec(names: ["--dir"], value: "DIR", help: "Work in DIR (created if missing, left in place); by default a new temporary directory, removed when the run passes."),
+            OptionSpec(names: ["--producers"], value: "P", help: "Producer processes appending at once (default 4)."),
+            OptionSpec(names: ["--records"], value: "M", help: "Records each producer appends (default 100)."),
+            OptionSpec(names: ["--drainers"], value: "D", help: "Drainers running host-drain again and again at once (default 1)."),
+            OptionSpec(names: ["--kill"], value: nil, help: "Send SIGKILL to random producers and drainers at random moments, and have some crash at random steps."),
+            OptionSpec(names: ["--duration"], value: "S", help: "Stop producing after S seconds, even if fewer than M records were appended."),
+            OptionSpec(names: ["--library"], value: nil, help: "Producers append through the library in a loop instead of running share-append per record."),
+            OptionSpec(names: ["--crash-points"], value: nil, help: "Crash producers and drainers at every crash point in turn, recover, and check; prints a table."),
+            OptionSpec(names: ["--json"], value: nil, help: "Print one JSON object instead of the summary line or table."),
+            OptionSpec(names: ["--bin"], value: "DIR", help: "Where share-append and host-drain are (default: beside share-stress)."),
+        ] + Tool.commonOptions)
+
+    static let produceOptions = [
+        OptionSpec(names: ["--dir"], value: "DIR", help: ""),
+        OptionSpec(names: ["--producer"], value: "N", help: ""),
+        OptionSpec(names: ["--first"], value: "N", help: ""),
+        OptionSpec(names: ["--count"], value: "N", help: ""),
+    ]
+
+    public static func main() -> Never {
+        Host.ignoreBrokenPipes()
+        if CommandLine.arguments.dropFirst().first == "produce" { produce() }
+        let arguments = tool.parse()
+        do {
+            Host.exit(try run(arguments) ? 0 : 1)
+        } catch let error as ShareQueueError {
+            tool.fail(error)
+        } catch {
+            tool.fail(ShareQueueError(.ioError, "the stress run failed", cause: "\(error)"))
+        }
+    }
+
+    /// `share-stress produce`, the library producer that stress runs start.
+    static func produce() -> Never {
+        do throws(ShareQueueError) {
+            let arguments = try ParsedArguments(Array(CommandLine.arguments.dropFirst(2)), options: produceOptions)
+            guard let directory = arguments.value("--dir"), let producer = try arguments.integer("--producer", in: 1...1_000_000),
+                  let first = try arguments.integer("--first", in: 1...Int.max / 2), let count = try arguments.integer("--count", in: 0...Int.max / 2) else {
+                throw ShareQueueError(.usage, "produce needs --dir, --producer, --first and --count")
+            }
+            try LibraryProducer.run(directory: directory, producer: producer, first: first, count: count)
+            Host.exit(0)
+        } catch {
+            tool.fail(error)
+        }
+    }
+
+    static func run(_ arguments: ParsedArguments) throws -> Bool {
+        guard arguments.arguments.isEmpty else { throw ShareQueueError(.usage, "unexpected argument '\(arguments.arguments[0])'") }
+        let tools = ToolRunner(binDirectory: arguments.value("--bin") ?? ownDirectory())
+        for name in ["share-append", "host-drain", "share-stress"] where access(tools.path(name), X_OK) != 0 {
+            throw ShareQueueError(.configuration, "cannot find \(name); build the package or pass --bin", path: tools.path(name))
+        }
+        let keep = arguments.value("--dir")
+        let directory = try keep ?? makeTemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let passed = arguments.has("--crash-points")
+            ? try runCrashPoints(tools, directory: directory, json: arguments.has("--json"))
+            : try runStress(arguments, tools, directory: directory)
+        if passed && keep == nil { try? FileManager.default.removeItem(atPath: directory) }
+        if !passed { tool.printError("share-stress: the queues are kept for inspection in \(directory)\n") }
+        return passed
+    }
+
+    static func runStress(_ arguments: ParsedArguments, _ tools: ToolRunner, directory: String) throws -> Bool {
+        var options = StressOptions()
+        options.directory = directory + "/queue"
+        options.producers = try arguments.integer("--producers", in: 1...256) ?? 4
+        options.records = try arguments.integer("--records", in: 1...10_000_000) ?? 100
+        options.drainers = try arguments.integer("--drainers", in: 0...64) ?? 1
+        options.kill = arguments.has("--kill")
+        options.library = arguments.has("--library")
+        if let text = arguments.value("--duration") {
+            guard let seconds = Double(text), seconds > 0 else { throw ShareQueueError(.usage, "--duration needs a number of seconds, not '\(text)'") }
+            options.duration = seconds
+        }
+        let report = try StressRun(options: options, tools: tools).run()
+        let v = report.verdict
+        if arguments.has("--json") {
+            let object: [String: JSONValue] = [
+                "producers": .number(String(options.producers)), "records": .number(String(options.records)),
+                "drainers": .number(String(options.drainers)), "library": .bool(options.library),
+                "acknowledged": .number(String(v.acknowledged)), "delivered": .number(String(v.delivered)),
+                "lost": .number(String(v.lost)), "duplicates": .number(String(v.duplicates)),
+                "corrupt": .number(String(v.corrupt)), "outOfOrder": .number(String(v.outOfOrder)),
+                "unacknowledgedDelivered": .number(String(v.unacknowledgedDelivered)),
+                "kills": .number(String(report.kills)), "quarantined": .number(String(report.quarantined)),
+                "failures": .array(report.failures.map { .string($0) }),
+                "seconds": .number(String(format: "%.2f", report.seconds)), "passed": .bool(report.passed),
+            ]
+            print(String(decoding: JSONValue.object(object).compactJSON, as: UTF8.self))
+        } else {
+            print("share-stress: \(report.passed ? "PASS" : "FAIL"): \(v.acknowledged) acknowledged, \(v.delivered) delivered, "
+                  + "\(v.lost) lost, \(v.duplicates) duplicates, \(v.corrupt) corrupt, \(v.outOfOrder) out of order, "
+                  + "\(v.unacknowledgedDelivered) unacknowledged delivered, \(report.kills) kills, \(report.quarantined) quarantined, "
+                  + String(format: "%.1f s", report.seconds))
+            for failure in report.failures.prefix(20) { print("  failure: \(failure)") }
+        }
+        return report.passed
+    }
+
+    static func runCrashPoints(_ tools: ToolRunner, directory: String, json: Bool) throws -> Bool {
+        let outcomes = try CrashPointRun(tools: tools, baseDirectory: directory).run()
+        let passed = outcomes.allSatisfy(\.ok)
+        if json {
+            let points: [JSONValue] = outcomes.map { outcome in
+                .object(["name": .string(outcome.point.rawValue), "runs": .number(String(outcome.runs)), "ok": .bool(outcome.ok),
+                         "failures": .array(outcome.failures.map { .string($0) })])
+            }
+            print(String(decoding: JSONValue.object(["points": .array(points), "passed": .bool(passed)]).compactJSON, as: UTF8.self))
+        } else {
+            print("point".padding(to: 28) + "runs  ok")
+            for outcome in outcomes {
+                print(outcome.point.rawValue.padding(to: 28) + String(outcome.runs).padding(to: 6) + (outcome.ok ? "yes" : "NO"))
+                for failure in outcome.failures { print("    \(failure)") }
+            }
+            print("share-stress: \(passed ? "PASS" : "FAIL"): \(outcomes.filter(\.ok).count) of \(outcomes.count) crash points recovered with nothing lost")
+        }
+        return passed
+    }
+
+    static func ownDirectory() -> String {
+        let executable = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
+        return executable.resolvingSymlinksInPath().deletingLastPathComponent().path
+    }
+
+    static func makeTemporaryDirectory() throws -> String {
+        var template = Array((NSTemporaryDirectory() + "/share-stress-XXXXXX").utf8CString)
+        guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
+            throw ShareQueueError(.cannotCreate, "cannot make a temporary directory", path: NSTemporaryDirectory())
+        }
+        return String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}

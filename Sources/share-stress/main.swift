@@ -1,0 +1,3 @@
+import ShareQueueStress
+
+StressTool.main()
