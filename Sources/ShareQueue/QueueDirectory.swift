@@ -89,7 +89,7 @@ public struct QueueDirectory: Sendable {
                 }
                 return
             }
-            try writeFormatMarker()
+            try initialize()
         }
         throw ShareQueueError(.ioError, "the format marker vanished while the queue was opened", path: formatPath)
     }
@@ -108,6 +108,19 @@ public struct QueueDirectory: Sendable {
         } catch {
             throw error as! ShareQueueError
         }
+    }
+
+    /// Creates the files every queue has, the format marker last. The lock
+    /// files and the checkpoint are made now, while there is room, so that a
+    /// drain needs no new space even when the file system is full.
+    private func initialize() throws(ShareQueueError) {
+        for lockPath in [appendLockPath, drainLockPath] {
+            do { try FileDescriptor.open(lockPath, .lockFile).close() } catch {
+                throw ShareQueueError("cannot create a lock file", path: lockPath, error, creating: true)
+            }
+        }
+        _ = try Checkpoint(directory: self, warn: { _ in })
+        try writeFormatMarker()
     }
 
     private func writeFormatMarker() throws(ShareQueueError) {

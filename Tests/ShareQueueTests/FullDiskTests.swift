@@ -1,0 +1,103 @@
+import Foundation
+import Testing
+
+/// Whether this process may mount a small tmpfs (root on Linux).
+let canMountTmpfs: Bool = {
+    #if os(Linux)
+    guard getuid() == 0 else { return false }
+    let probe = NSTemporaryDirectory() + "/sharequeue-mount-probe-\(getpid())"
+    try? FileManager.default.createDirectory(atPath: probe, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: probe) }
+    guard mount("tmpfs", probe, "tmpfs", 0, "size=64k") == 0 else { return false }
+    umount(probe)
+    return true
+    #else
+    return false
+    #endif
+}()
+
+/// A file system that fills up: a 1 MiB tmpfs.
+@Suite("Full disk", .serialized, .enabled(if: canMountTmpfs, "needs root to mount a small tmpfs"))
+struct FullDiskTests {
+    final class SmallFileSystem {
+        let path: String
+        init(in scratch: TemporaryDirectory) throws {
+            path = scratch.file("small-fs")
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            guard mount("tmpfs", path, "tmpfs", 0, "size=1m,mode=0700") == 0 else { throw WaitTimeout(what: "mounting a tmpfs") }
+        }
+        deinit { umount2(path, Int32(MNT_DETACH)) }
+
+        /// Fills what is left with a file, so that nothing more fits.
+        func fill() {
+            let filler = path + "/filler"
+            let fd = open(filler, O_WRONLY | O_CREAT | O_APPEND, 0o600)
+            let block = [UInt8](repeating: 0x5A, count: 4096)
+            while write(fd, block, block.count) > 0 {}
+            let byte: [UInt8] = [0x5A]
+            while write(fd, byte, 1) > 0 {}
+            close(fd)
+        }
+
+        func empty() { try? FileManager.default.removeItem(atPath: path + "/filler") }
+    }
+
+    @Test("Appends fail with 74 when the disk is full; the full queue still drains; nothing half-written comes out")
+    func fullQueueDisk() throws {
+        let scratch = TemporaryDirectory()
+        let disk = try SmallFileSystem(in: scratch)
+        let q = disk.path + "/queue"
+        var acknowledged: [String] = []
+        var texts: [String: String] = [:]
+        let first = try run("share-append", ["--dir", q, "--lines"], stdin: (1...20).map { "early \($0)" }.joined(separator: "\n"), in: scratch)
+        #expect(first.status == 0)
+        acknowledged += first.lines
+        disk.fill()
+        // Keep appending records of 2 KiB until one is refused.
+        var refused: ProcessResult? = nil
+        for i in 1...600 {
+            let text = "late \(i) " + String(repeating: "x", count: 2000)
+            let result = try run("share-append", ["--dir", q, text], in: scratch)
+            if result.status != 0 { refused = result; break }
+            acknowledged += result.lines
+            texts[result.lines[0]] = text
+        }
+        let failure = try #require(refused, "the disk never filled")
+        #expect(failure.status == 74, "\(failure.stderr)")
+        #expect(failure.stderr.contains("no space left"), "\(failure.stderr)")
+        #expect(failure.stdout.isEmpty)
+
+        // The disk is still full: the drain must work all the same.
+        let drain = try run("host-drain", ["--dir", q], in: scratch)
+        #expect(drain.status == 0, "\(drain.stderr)")
+        let records = try jsonObjects(drain.stdout)
+        #expect(records.map { $0["id"] as! String } == acknowledged)
+        for record in records where texts[record["id"] as! String] != nil {
+            #expect(record["text"] as? String == texts[record["id"] as! String])
+        }
+        let status = try run("host-drain", ["--dir", q, "--status", "--json"], in: scratch)
+        #expect((try JSONSerialization.jsonObject(with: status.stdout) as! [String: Any])["pending"] as? Int == 0)
+        // The drain gave the space back.
+        let after = try run("share-append", ["--dir", q, "after the drain"], in: scratch)
+        #expect(after.status == 0)
+    }
+
+    @Test("A sink whose disk is full keeps the undelivered records")
+    func fullSinkDisk() throws {
+        let scratch = TemporaryDirectory()
+        let disk = try SmallFileSystem(in: scratch)
+        let q = scratch.queue
+        let appended = try run("share-append", ["--dir", q, "--lines"], stdin: (1...50).map { "record \($0)" }.joined(separator: "\n"), in: scratch).lines
+        disk.fill()
+        let out = disk.path + "/inbox.jsonl"
+        let failed = try run("host-drain", ["--dir", q, "--exec", "cat >> '\(out)'"], in: scratch)
+        #expect(failed.status == 75, "\(failed.stderr)")
+        disk.empty()
+        let retry = try run("host-drain", ["--dir", q, "--exec", "cat >> '\(out)'"], in: scratch)
+        #expect(retry.status == 0)
+        let delivered = try ids(in: Data(contentsOf: URL(fileURLWithPath: out)))
+        // Lines a failed batch managed to write before the disk filled come again; nothing is missing.
+        #expect(Set(delivered) == Set(appended))
+        #expect(Array(delivered.suffix(appended.count)) == appended)
+    }
+}
