@@ -1,13 +1,17 @@
 /// A record taken out of the queue, with the exact bytes that were stored.
 public struct DrainedRecord: Sendable {
+    /// The record; its attachments carry the `path` where a drain put them.
     public let record: Record
     /// The stored JSON object, byte for byte as the producer wrote it.
     public let storedJSON: [UInt8]
+    /// The queue position just after this record.
+    public let end: DrainPosition
 
     /// One line of JSON for this record: the stored bytes when they are
-    /// already a single line, so a drain passes them through unchanged.
+    /// already a single line and nothing was added, so a drain passes them
+    /// through unchanged.
     public var jsonLine: [UInt8] {
-        storedJSON.contains(where: { $0 == 0x0A || $0 == 0x0D }) ? record.jsonLine : storedJSON
+        record.attachments != nil || storedJSON.contains(where: { $0 == 0x0A || $0 == 0x0D }) ? record.jsonLine : storedJSON
     }
 }
 
@@ -26,10 +30,16 @@ public protocol DrainSink {
     /// The position this sink has itself recorded, for a sink that stores it
     /// atomically with the records. The default, nil, trusts the checkpoint file.
     func deliveredPosition() throws -> DrainPosition?
+
+    /// Whether a failure means the sink refused these records (so the drain
+    /// bisects the batch to find which, and counts attempts per record), rather
+    /// than that the sink is unavailable. The default is false.
+    var failuresAreRefusals: Bool { get }
 }
 
 extension DrainSink {
     public func deliveredPosition() throws -> DrainPosition? { nil }
+    public var failuresAreRefusals: Bool { false }
 }
 
 /// What one drain did.
@@ -37,8 +47,14 @@ public struct DrainSummary: Sendable, Equatable {
     public var delivered = 0
     public var batches = 0
     public var quarantined = 0
+    /// Keyed records skipped because a newer one with the same key followed (`coalesceKeys`).
+    public var superseded = 0
+    /// Records moved to the dead-letter file after too many refusals.
+    public var deadLettered = 0
     /// True when `maxRecords` stopped the drain before the queue was empty.
     public var stoppedAtLimit = false
+    /// True when `shouldStop` ended the drain after a batch.
+    public var stoppedOnRequest = false
 
     public init() {}
 }

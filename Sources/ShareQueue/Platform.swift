@@ -25,6 +25,7 @@ package struct SystemError: Error, CustomStringConvertible {
     /// A symlink, or anything else that is not what was asked for, stood at the path.
     package var isUnexpectedFileType: Bool { errno == ELOOP || errno == ENOTDIR || errno == EISDIR || errno == ENXIO }
     package var isAlreadyExists: Bool { errno == EEXIST }
+    package var isCrossDevice: Bool { errno == EXDEV }
 
     package static func last(_ call: String) -> SystemError { SystemError(call: call, errno: currentErrno()) }
 }
@@ -108,6 +109,19 @@ package struct FileDescriptor {
             if fd >= 0 {
                 // O_NONBLOCK only keeps a FIFO planted at the path from blocking the open.
                 if mode.flags & O_NONBLOCK != 0 { _ = fcntl(fd, F_SETFL, mode.flags & O_APPEND) }
+                return FileDescriptor(rawValue: fd)
+            }
+            let error = SystemError.last("open")
+            if error.errno != EINTR { throw error }
+        }
+    }
+
+    /// Opens a file the user named, following symlinks, for reading.
+    package static func openFollowingLinks(_ path: String) throws(SystemError) -> FileDescriptor {
+        while true {
+            let fd = Glibc_open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK, 0)
+            if fd >= 0 {
+                _ = fcntl(fd, F_SETFL, 0)
                 return FileDescriptor(rawValue: fd)
             }
             let error = SystemError.last("open")
@@ -284,6 +298,11 @@ package enum FileSystem {
         let error = SystemError.last("lstat")
         if error.isNotFound { return nil }
         throw error
+    }
+
+    /// `linkStatus`, for callers that report failures as `ShareQueueError`.
+    package static func linkStatusOrThrow(_ path: String) throws(ShareQueueError) -> FileStatus? {
+        do { return try linkStatus(path) } catch { throw ShareQueueError("cannot examine a file", path: path, error) }
     }
 
     /// The status of what `path` leads to, following symlinks, or nil if nothing is there.

@@ -56,21 +56,29 @@ public final class QueueAppender {
     ///   the queue is full, `.ioError` when the disk fails; the queue is then unchanged.
     public func append(_ drafts: [RecordDraft]) throws(ShareQueueError) -> [String] {
         guard !drafts.isEmpty else { throw ShareQueueError(.emptyInput, "nothing to append") }
-        let limit = min(options.maxRecordBytes, Frame.maximumPayloadSize)
         let date = Timestamp.now()
-        var frames: [UInt8] = []
+        var payloads: [[UInt8]] = []
         var ids: [String] = []
         for draft in drafts {
             try draft.validate()
             let id = draft.id ?? RecordID.random()
-            let payload = draft.payload(id: id, date: date)
+            payloads.append(draft.payload(id: id, date: date))
+            ids.append(id)
+        }
+        try appendStored(payloads)
+        return ids
+    }
+
+    /// Appends records already encoded, such as dead letters put back, as one atomic batch.
+    func appendStored(_ payloads: [[UInt8]]) throws(ShareQueueError) {
+        let limit = min(options.maxRecordBytes, Frame.maximumPayloadSize)
+        var frames: [UInt8] = []
+        for payload in payloads {
             guard payload.count <= limit else {
                 throw ShareQueueError(.badData, "the record is \(payload.count) bytes, above the limit of \(limit) bytes")
             }
             Frame.append(payload: payload, to: &frames)
-            ids.append(id)
         }
-
         let (file, created) = try writeLocked(frames)
         CrashPoint.reached(.appendUnlocked)
         if options.synchronize {
@@ -82,7 +90,6 @@ public final class QueueAppender {
             }
         }
         CrashPoint.reached(.appendSynced)
-        return ids
     }
 
     /// Writes `frames` at the end of the pending file under the producers' lock.

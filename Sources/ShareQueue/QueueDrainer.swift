@@ -1,4 +1,5 @@
-/// How a drain batches and how long it waits for another drainer.
+/// How a drain batches, what it does with keys and attachments, and how long
+/// it waits for another drainer.
 public struct DrainOptions: Sendable {
     /// Records handed to the sink at once; the checkpoint moves after each batch.
     public var batchSize = 100
@@ -8,6 +9,15 @@ public struct DrainOptions: Sendable {
     public var maxRecords: Int? = nil
     /// How long to wait for another drainer to finish; 0 gives up at once.
     public var waitSeconds: Double = 0
+    /// Deliver only the newest record of each key among those this drain sees.
+    public var coalesceKeys = false
+    /// Where attachments go (created if missing); nil leaves them in the queue
+    /// and gives records the path of the queue's copy.
+    public var attachmentsDestination: String? = nil
+    /// A record refused this many times goes to the dead-letter file.
+    public var maxAttempts = 5
+    /// Asked after every batch; true ends the drain there, with the checkpoint recorded.
+    public var shouldStop: (@Sendable () -> Bool)? = nil
 
     public init() {}
 }
@@ -26,6 +36,8 @@ public final class QueueDrainer {
     public let options: DrainOptions
     /// Receives notices about damaged records and files set aside.
     public var warn: (String) -> Void = { _ in }
+    /// Files a drain removes once they are this old and nothing refers to them (a day).
+    static let staleAge: Int64 = 86_400
 
     public init(directory: QueueDirectory, options: DrainOptions = DrainOptions()) {
         self.directory = directory
@@ -39,7 +51,7 @@ public final class QueueDrainer {
         let drainLock = try takeDrainLock()
         defer { drainLock.close() }
         CrashPoint.reached(.drainLocked)
-        var run = DrainRun(drainer: self, checkpoint: try Checkpoint(directory: directory, warn: warn), summary: DrainSummary())
+        var run = DrainRun(drainer: self, checkpoint: try Checkpoint(directory: directory, warn: warn))
         do {
             try run.deliverAll(into: &sink)
         } catch let error as ShareQueueError {
@@ -47,7 +59,27 @@ public final class QueueDrainer {
         } catch {
             throw ShareQueueError(.tryAgain, "the sink failed after \(run.summary.delivered) records; the rest stay queued", cause: "\(error)")
         }
+        if !run.summary.stoppedAtLimit && !run.summary.stoppedOnRequest { run.removeStaleFiles() }
         return run.summary
+    }
+
+    /// Puts every dead letter back at the end of the queue, with its id and date.
+    /// - Returns: how many records were put back.
+    public func requeueDeadLetters() throws(ShareQueueError) -> Int {
+        let drainLock = try takeDrainLock()
+        defer { drainLock.close() }
+        let letters = DeadLetters(directory: directory)
+        // Renamed first, so that a crash cannot leave a letter both queued and waiting.
+        if try FileSystem.linkStatusOrThrow(letters.requeuePath) == nil {
+            guard try FileSystem.linkStatusOrThrow(letters.path) != nil else { return 0 }
+            do { try FileSystem.rename(letters.path, to: letters.requeuePath) } catch {
+                throw ShareQueueError("cannot take the dead letters", path: letters.path, error)
+            }
+        }
+        let payloads = try letters.records(in: letters.requeuePath)
+        if !payloads.isEmpty { try QueueAppender(directory: directory).appendStored(payloads) }
+        try? FileSystem.removeFile(letters.requeuePath)
+        return payloads.count
     }
 
     private func takeDrainLock() throws(ShareQueueError) -> FileDescriptor {
@@ -71,19 +103,46 @@ public final class QueueDrainer {
     }
 }
 
+/// One thing a batch holds, in queue order.
+private enum BatchItem {
+    case record(DrainedRecord)
+    case damaged(DamagedRegion, segment: String, end: DrainPosition)
+    case superseded(DrainedRecord)
+
+    var end: DrainPosition {
+        switch self {
+        case .record(let drained), .superseded(let drained): return drained.end
+        case .damaged(_, _, let end): return end
+        }
+    }
+}
+
 /// The state of one drain while it runs.
 private struct DrainRun {
     let drainer: QueueDrainer
     let checkpoint: Checkpoint
-    var summary: DrainSummary
+    var summary = DrainSummary()
+    /// Items read but not yet covered by the checkpoint.
+    var uncommitted: [BatchItem] = []
+    /// Records dead-lettered in this batch, whose attachments must stay.
+    var deadLettered: Set<String> = []
+    /// The id of the newest record of each key, with `coalesceKeys`.
+    var newestOfKey: [String: String] = [:]
     var directory: QueueDirectory { drainer.directory }
     var options: DrainOptions { drainer.options }
+    var attachments: AttachmentStore { AttachmentStore(directory: directory) }
+
+    init(drainer: QueueDrainer, checkpoint: Checkpoint) {
+        self.drainer = drainer
+        self.checkpoint = checkpoint
+    }
 
     var budgetLeft: Int { options.maxRecords.map { $0 - summary.delivered } ?? Int.max }
 
     mutating func deliverAll<Sink: DrainSink>(into sink: inout Sink) throws {
         var position = checkpoint.position
         if let stored = try sink.deliveredPosition(), stored > position { position = stored }
+        if options.coalesceKeys { try findNewestOfEachKey() }
         let sealed = try directory.sealedSegments()
         var lastSequence = max(position.segment, sealed.last ?? 0)
         for sequence in sealed {
@@ -100,6 +159,18 @@ private struct DrainRun {
         if try seal(as: lastSequence) {
             _ = try deliverSegment(lastSequence, from: 0, into: &sink)
         }
+    }
+
+    /// Reads what is pending, without changing it, to learn the newest record
+    /// of each key: the latest date, and of equal dates the last appended.
+    mutating func findNewestOfEachKey() throws {
+        var newest: [String: (date: String, id: String)] = [:]
+        try QueueInspector(directory: directory).forEachPending { drained in
+            guard let key = drained.record.key else { return }
+            if let current = newest[key], drained.record.date < current.date { return }
+            newest[key] = (drained.record.date, drained.record.id)
+        }
+        newestOfKey = newest.mapValues(\.id)
     }
 
     /// Renames the pending file to a sealed segment under the producers' lock.
@@ -130,7 +201,7 @@ private struct DrainRun {
     }
 
     /// Delivers one sealed segment from `offset`, then removes it.
-    /// - Returns: false if the record limit stopped it before the end.
+    /// - Returns: false if the record limit or a stop request ended it early.
     mutating func deliverSegment<Sink: DrainSink>(_ sequence: UInt64, from offset: Int64, into sink: inout Sink) throws -> Bool {
         let name = directory.sealedName(sequence)
         let path = directory.sealedPath(sequence)
@@ -151,30 +222,31 @@ private struct DrainRun {
         }
 
         var reader = SegmentReader(file: file, from: start)
-        var records: [DrainedRecord] = []
-        var damaged: [DamagedRegion] = []
+        var records = 0
         var bytes = 0
         while true {
             let event = try reader.next()
             let finished = event == nil
+            let end = DrainPosition(segment: sequence, offset: reader.position)
             switch event {
             case .record(let recordOffset, let payload)?:
-                do {
-                    records.append(DrainedRecord(record: try Record(jsonBytes: payload), storedJSON: payload))
-                    bytes += payload.count
-                } catch {
-                    damaged.append(DamagedRegion(offset: recordOffset, length: Int64(payload.count + Frame.overhead),
-                                                 reason: error.message, bytes: payload, isTornTail: false))
-                }
+                let item = try prepare(payload, at: recordOffset, end: end, segment: name)
+                if case .record = item { records += 1; bytes += payload.count }
+                uncommitted.append(item)
             case .damaged(let region)?:
-                damaged.append(region)
+                uncommitted.append(.damaged(region, segment: name, end: end))
             case nil:
                 break
             }
-            let full = records.count >= min(options.batchSize, budgetLeft) || bytes >= options.batchBytes
+            let full = records >= min(options.batchSize, budgetLeft) || bytes >= options.batchBytes
             if finished || full {
-                try flush(&records, &damaged, end: DrainPosition(segment: sequence, offset: reader.position), segment: name, into: &sink)
+                try flush(ending: end, into: &sink)
+                records = 0
                 bytes = 0
+                if options.shouldStop?() == true {
+                    summary.stoppedOnRequest = true
+                    return false
+                }
             }
             if finished { break }
             if budgetLeft <= 0 {
@@ -187,27 +259,127 @@ private struct DrainRun {
         return true
     }
 
-    /// Hands the batch to the sink, sets damaged regions aside, then records the checkpoint.
-    mutating func flush<Sink: DrainSink>(_ records: inout [DrainedRecord], _ damaged: inout [DamagedRegion], end: DrainPosition,
-                                         segment: String, into sink: inout Sink) throws {
-        if !records.isEmpty {
-            try sink.deliver(DrainBatch(records: records, end: end))
-            summary.delivered += records.count
-            summary.batches += 1
-            CrashPoint.reached(.drainDelivered)
+    /// Decodes a stored record and readies its attachments; what cannot be
+    /// delivered becomes a damaged region to set aside.
+    mutating func prepare(_ payload: [UInt8], at offset: Int64, end: DrainPosition, segment: String) throws -> BatchItem {
+        func damaged(_ reason: String) -> BatchItem {
+            .damaged(DamagedRegion(offset: offset, length: Int64(payload.count + Frame.overhead), reason: reason, bytes: payload, isTornTail: false),
+                     segment: segment, end: end)
         }
-        for region in damaged {
+        var record: Record
+        do { record = try Record(jsonBytes: payload) } catch { return damaged(error.message) }
+        if let key = record.key, let newest = newestOfKey[key], newest != record.id {
+            return .superseded(DrainedRecord(record: record, storedJSON: payload, end: end))
+        }
+        if var list = record.attachments {
+            for index in list.indices {
+                if let problem = attachments.problem(with: list[index], deliveredTo: options.attachmentsDestination) {
+                    return damaged(problem)
+                }
+                if let destination = options.attachmentsDestination {
+                    list[index].path = try attachments.deliver(list[index], to: destination)
+                } else {
+                    list[index].path = attachments.path(of: list[index])
+                }
+            }
+            record.attachments = list
+        }
+        return .record(DrainedRecord(record: record, storedJSON: payload, end: end))
+    }
+
+    /// Hands the batch's records to the sink, then records the checkpoint.
+    mutating func flush<Sink: DrainSink>(ending end: DrainPosition, into sink: inout Sink) throws {
+        let records = uncommitted.compactMap { item -> DrainedRecord? in
+            if case .record(let drained) = item { return drained }
+            return nil
+        }
+        if !records.isEmpty { try deliver(records[...], into: &sink) }
+        try commit(upTo: end)
+    }
+
+    /// Delivers records; when the sink refuses them, bisects to find the one it
+    /// refuses, and counts that record's attempts.
+    mutating func deliver<Sink: DrainSink>(_ records: ArraySlice<DrainedRecord>, into sink: inout Sink) throws {
+        do {
+            try sink.deliver(DrainBatch(records: Array(records), end: records.last!.end))
+        } catch let error where sink.failuresAreRefusals && !(error is ShareQueueError) {
+            if records.count > 1 {
+                let middle = records.startIndex + records.count / 2
+                try deliver(records[..<middle], into: &sink)
+                try deliver(records[middle...], into: &sink)
+            } else {
+                try refused(records.first!, error: "\(error)")
+            }
+            return
+        }
+        summary.delivered += records.count
+        summary.batches += 1
+        CrashPoint.reached(.drainDelivered)
+        try commit(upTo: records.last!.end)
+    }
+
+    /// Counts a refusal; at the limit the record becomes a dead letter, else the drain stops here.
+    mutating func refused(_ drained: DrainedRecord, error: String) throws {
+        let letters = DeadLetters(directory: directory)
+        var attempts = letters.attempts()
+        let count = (attempts[drained.record.id] ?? 0) + 1
+        if count >= options.maxAttempts {
+            try letters.add(drained, attempts: count, error: error)
+            attempts[drained.record.id] = nil
+            try letters.saveAttempts(attempts)
+            drainer.warn("record \(drained.record.id) was refused \(count) times; moved it to \(letters.path): \(error)")
+            summary.deadLettered += 1
+            deadLettered.insert(drained.record.id)
+            try commit(upTo: drained.end)
+            return
+        }
+        attempts[drained.record.id] = count
+        try letters.saveAttempts(attempts)
+        throw ShareQueueError(.tryAgain, "the sink refused record \(drained.record.id) (attempt \(count) of \(options.maxAttempts)); it and the records after it stay queued", cause: error)
+    }
+
+    /// Sets aside the damaged items up to `position`, records the checkpoint,
+    /// then removes the queue's copies of attachments delivered elsewhere.
+    mutating func commit(upTo position: DrainPosition) throws {
+        let count = uncommitted.firstIndex { $0.end > position } ?? uncommitted.count
+        let done = uncommitted[..<count]
+        guard !done.isEmpty else { return }
+        var quarantined = false
+        for case .damaged(let region, let segment, _) in done {
             try Quarantine(directory: directory).add(region, segment: segment)
             drainer.warn("set aside \(region.length) bytes at offset \(region.offset) of \(segment): \(region.reason)")
+            summary.quarantined += 1
+            quarantined = true
         }
-        summary.quarantined += damaged.count
-        if !damaged.isEmpty { CrashPoint.reached(.drainQuarantined) }
-        if !records.isEmpty || !damaged.isEmpty {
-            try checkpoint.write(end)
-            CrashPoint.reached(.drainCheckpointed)
+        if quarantined { CrashPoint.reached(.drainQuarantined) }
+        try checkpoint.write(position)
+        CrashPoint.reached(.drainCheckpointed)
+        var attemptsToClear: [String] = []
+        for item in done {
+            switch item {
+            case .record(let drained):
+                if !deadLettered.contains(drained.record.id) {
+                    attemptsToClear.append(drained.record.id)
+                    if options.attachmentsDestination != nil { drained.record.attachments?.forEach(attachments.remove) }
+                }
+            case .superseded(let drained):
+                summary.superseded += 1
+                drained.record.attachments?.forEach(attachments.remove)
+            case .damaged:
+                break
+            }
         }
-        records.removeAll(keepingCapacity: true)
-        damaged.removeAll()
+        uncommitted.removeFirst(count)
+        if !attemptsToClear.isEmpty { try clearAttempts(attemptsToClear) }
+    }
+
+    func clearAttempts(_ ids: [String]) throws {
+        let letters = DeadLetters(directory: directory)
+        var attempts = letters.attempts()
+        guard !attempts.isEmpty else { return }
+        let before = attempts.count
+        for id in ids { attempts[id] = nil }
+        if attempts.count != before { try letters.saveAttempts(attempts) }
     }
 
     func removeSegment(_ sequence: UInt64) throws {
@@ -229,5 +401,27 @@ private struct DrainRun {
         }
         summary.quarantined += 1
         drainer.warn("\(path) is not a regular file with one name; moved it aside to \(target) without reading it")
+    }
+
+    /// Removes what producers and drains that died left behind, once a day old:
+    /// half-copied attachments, and attachments no pending record or dead letter refers to.
+    func removeStaleFiles() {
+        let store = attachments
+        store.removeStaleTemporaries(olderThan: QueueDrainer.staleAge)
+        let stale = store.staleFiles(olderThan: QueueDrainer.staleAge)
+        guard !stale.isEmpty else { return }
+        var referenced: Set<String> = []
+        do {
+            try QueueInspector(directory: directory).forEachPending { drained in
+                drained.record.attachments?.forEach { referenced.insert($0.file) }
+            }
+            let letters = DeadLetters(directory: directory)
+            for payload in try letters.records(in: letters.path) + letters.records(in: letters.requeuePath) {
+                (try? Record(jsonBytes: payload))?.attachments?.forEach { referenced.insert($0.file) }
+            }
+        } catch {
+            return  // When in doubt, keep them.
+        }
+        for file in stale where !referenced.contains(file) { try? FileSystem.removeFile(store.folder + "/" + file) }
     }
 }

@@ -10,6 +10,11 @@ public struct QueueStatus: Sendable, Equatable {
     public var quarantined = 0
     /// Sealed segments waiting, left by a drain that stopped early or failed.
     public var sealedSegments = 0
+    /// Records refused too often, waiting in the dead-letter file.
+    public var deadLetters = 0
+    /// Files in the queue's attachments folder, and their bytes.
+    public var attachments = 0
+    public var attachmentBytes: Int64 = 0
 }
 
 /// Reads pending records without changing anything: for `--status` and `--peek`.
@@ -28,6 +33,8 @@ public struct QueueInspector {
     public func status() throws(ShareQueueError) -> QueueStatus {
         var status = try walk { _ in }
         status.quarantined = try Quarantine(directory: directory).count()
+        status.deadLetters = DeadLetters(directory: directory).count()
+        (status.attachments, status.attachmentBytes) = AttachmentStore(directory: directory).usage()
         return status
     }
 
@@ -37,9 +44,10 @@ public struct QueueInspector {
             let position = try Checkpoint.read(directory: directory, warn: { _ in })
             let sealed = try directory.sealedSegments().filter { $0 >= position.segment }
             status.sealedSegments = sealed.count
-            var segments = sealed.map { (directory.sealedPath($0), $0 == position.segment ? position.offset : 0) }
-            segments.append((directory.pendingPath, 0))
-            for (path, offset) in segments {
+            // The pending file has no sequence number yet: after every sealed one.
+            var segments = sealed.map { (directory.sealedPath($0), $0, $0 == position.segment ? position.offset : 0) }
+            segments.append((directory.pendingPath, UInt64.max, 0))
+            for (path, sequence, offset) in segments {
                 let file: FileDescriptor
                 do { file = try FileDescriptor.open(path, .readOnly) } catch {
                     if error.isNotFound { continue }  // delivered meanwhile
@@ -55,7 +63,7 @@ public struct QueueInspector {
                     guard case .record(_, let payload) = event, let record = try? Record(jsonBytes: payload) else { continue }
                     status.pending += 1
                     if status.oldest == nil { status.oldest = record.date }
-                    try visit(DrainedRecord(record: record, storedJSON: payload))
+                    try visit(DrainedRecord(record: record, storedJSON: payload, end: DrainPosition(segment: sequence, offset: reader.position)))
                 }
             }
         } catch let error as SystemError {

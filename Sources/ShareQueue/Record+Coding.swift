@@ -5,7 +5,7 @@ extension Record {
     /// field already as compact JSON, so a producer's own tokens are kept.
     static func encode(version: Int = Record.currentVersion, id: String, date: String, source: String, kind: Kind,
                        text: String?, jsonBytes: [UInt8]?, key: String?, meta: [String: String]?,
-                       unknownFields: [String: JSONValue] = [:]) -> [UInt8] {
+                       attachments: [Attachment]? = nil, unknownFields: [String: JSONValue] = [:]) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(96 + (text?.utf8.count ?? 0) + (jsonBytes?.count ?? 0))
         out.append(contentsOf: "{\"v\":\(version),\"id\":".utf8)
@@ -32,6 +32,10 @@ extension Record {
             out.append(contentsOf: ",\"meta\":".utf8)
             JSONWriter.append(.object(meta.mapValues { .string($0) }), to: &out)
         }
+        if let attachments {
+            out.append(contentsOf: ",\"attachments\":".utf8)
+            JSONWriter.append(.array(attachments.map(\.jsonValue)), to: &out)
+        }
         for name in unknownFields.keys.sorted() {
             out.append(UInt8(ascii: ","))
             JSONWriter.appendString(name, to: &out)
@@ -51,7 +55,7 @@ extension Record {
             jsonBytes = bytes
         }
         return Record.encode(version: version, id: id, date: date, source: source, kind: kind, text: text,
-                             jsonBytes: jsonBytes, key: key, meta: meta, unknownFields: unknownFields)
+                             jsonBytes: jsonBytes, key: key, meta: meta, attachments: attachments, unknownFields: unknownFields)
     }
 
     /// Decodes and checks a stored record; every field is distrusted.
@@ -95,8 +99,17 @@ extension Record {
             }
         default: throw ShareQueueError(.badData, "not a record: 'meta' is not an object")
         }
+        var attachments: [Attachment]? = nil
+        switch fields.removeValue(forKey: "attachments") {
+        case nil, .null?: break
+        case .array(let values)?:
+            attachments = []
+            for value in values { attachments?.append(try Attachment(value)) }
+        default: throw ShareQueueError(.badData, "not a record: 'attachments' is not an array")
+        }
+        if kind == .file && (attachments ?? []).isEmpty { throw ShareQueueError(.badData, "not a record: a file record has no attachments") }
         self.init(id: id, date: date, source: source, kind: kind, text: text, json: json, key: key, meta: meta,
-                  unknownFields: fields, version: version)
+                  attachments: attachments, unknownFields: fields, version: version)
     }
 }
 
@@ -124,6 +137,7 @@ extension Record: Codable {
             json: try container.decodeIfPresent(JSONValue.self, forKey: FieldName("json")),
             key: try container.decodeIfPresent(String.self, forKey: FieldName("key")),
             meta: try container.decodeIfPresent([String: String].self, forKey: FieldName("meta")),
+            attachments: try container.decodeIfPresent([Attachment].self, forKey: FieldName("attachments")),
             unknownFields: unknown,
             version: try container.decode(Int.self, forKey: FieldName("v")))
     }
@@ -139,6 +153,7 @@ extension Record: Codable {
         try container.encodeIfPresent(json, forKey: FieldName("json"))
         try container.encodeIfPresent(key, forKey: FieldName("key"))
         try container.encodeIfPresent(meta, forKey: FieldName("meta"))
+        try container.encodeIfPresent(attachments, forKey: FieldName("attachments"))
         for (name, value) in unknownFields { try container.encode(value, forKey: FieldName(name)) }
     }
 }

@@ -1,8 +1,8 @@
 /// One piece of shared content, as it travels from a producer to the host.
 ///
 /// Stored as one compact JSON object: `v`, `id`, `date`, `source`, `kind`,
-/// then `text` (for text and URLs) or `json`, then the optional `key` and
-/// `meta`. Fields this version does not know (a newer producer's) are kept in
+/// then `text` (for text and URLs) or `json`, then the optional `key`, `meta`
+/// and `attachments`. Fields this version does not know (a newer producer's) are kept in
 /// `unknownFields` and written back out, never dropped.
 public struct Record: Sendable, Hashable {
     /// The record format this version writes.
@@ -15,6 +15,8 @@ public struct Record: Sendable, Hashable {
         public static let text = Kind(rawValue: "text")
         public static let url = Kind(rawValue: "url")
         public static let json = Kind(rawValue: "json")
+        /// Only attachments, no text.
+        public static let file = Kind(rawValue: "file")
         public var description: String { rawValue }
     }
 
@@ -34,12 +36,14 @@ public struct Record: Sendable, Hashable {
     /// Records with the same key supersede each other, newest first.
     public var key: String?
     public var meta: [String: String]?
+    /// Files that travel with the record.
+    public var attachments: [Attachment]?
     /// Fields written by a newer producer, passed through as they are.
     public var unknownFields: [String: JSONValue]
 
     public init(id: String, date: String, source: String, kind: Kind, text: String? = nil, json: JSONValue? = nil,
-                key: String? = nil, meta: [String: String]? = nil, unknownFields: [String: JSONValue] = [:],
-                version: Int = Record.currentVersion) {
+                key: String? = nil, meta: [String: String]? = nil, attachments: [Attachment]? = nil,
+                unknownFields: [String: JSONValue] = [:], version: Int = Record.currentVersion) {
         self.version = version
         self.id = id
         self.date = date
@@ -49,8 +53,9 @@ public struct Record: Sendable, Hashable {
         self.json = json
         self.key = key
         self.meta = meta
+        self.attachments = attachments
         self.unknownFields = unknownFields
     }
 
-    static let knownFields: Set<String> = ["v", "id", "date", "source", "kind", "text", "json", "key", "meta"]
+    static let knownFields: Set<String> = ["v", "id", "date", "source", "kind", "text", "json", "key", "meta", "attachments"]
 }

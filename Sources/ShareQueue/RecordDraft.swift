@@ -5,6 +5,8 @@ public struct RecordDraft: Sendable {
         case text(String)
         case url(String)
         case json(JSONText)
+        /// No text: the record carries only its attachments.
+        case attachmentsOnly
     }
 
     public var content: Content
@@ -13,31 +15,39 @@ public struct RecordDraft: Sendable {
     public var meta: [String: String]?
     /// A caller's own UUID string, for a producer that retries; nil makes a new one.
     public var id: String?
+    /// Files already copied into the queue with `AttachmentStore.add(copyOf:)`.
+    public var attachments: [Attachment]?
 
-    public init(_ content: Content, source: String, key: String? = nil, meta: [String: String]? = nil, id: String? = nil) {
+    public init(_ content: Content, source: String, key: String? = nil, meta: [String: String]? = nil, id: String? = nil,
+                attachments: [Attachment]? = nil) {
         self.content = content
         self.source = source
         self.key = key
         self.meta = meta
         self.id = id
+        self.attachments = attachments
     }
 
     /// The stored JSON of this draft as a record with `id` made at `date`.
     func payload(id: String, date: String) -> [UInt8] {
+        let (kind, text, json): (Record.Kind, String?, [UInt8]?)
         switch content {
-        case .text(let text):
-            return Record.encode(id: id, date: date, source: source, kind: .text, text: text, jsonBytes: nil, key: key, meta: meta)
-        case .url(let url):
-            return Record.encode(id: id, date: date, source: source, kind: .url, text: url, jsonBytes: nil, key: key, meta: meta)
-        case .json(let json):
-            return Record.encode(id: id, date: date, source: source, kind: .json, text: nil, jsonBytes: json.bytes, key: key, meta: meta)
+        case .text(let value): (kind, text, json) = (.text, value, nil)
+        case .url(let value): (kind, text, json) = (.url, value, nil)
+        case .json(let value): (kind, text, json) = (.json, nil, value.bytes)
+        case .attachmentsOnly: (kind, text, json) = (.file, nil, nil)
         }
+        return Record.encode(id: id, date: date, source: source, kind: kind, text: text, jsonBytes: json, key: key, meta: meta,
+                             attachments: attachments)
     }
 
     func validate() throws(ShareQueueError) {
         if let id, !RecordID.isValid(id) { throw ShareQueueError(.usage, "an id must be a UUID string like 3B1A7A47-62E9-44DE-8AFC-C39F9309E7F9: '\(id)'") }
         if source.isEmpty || source.utf8.count > 256 { throw ShareQueueError(.usage, "a source must be 1 to 256 bytes long") }
         if let key, key.isEmpty || key.utf8.count > 1024 { throw ShareQueueError(.usage, "a key must be 1 to 1024 bytes long") }
+        if case .attachmentsOnly = content, (attachments ?? []).isEmpty {
+            throw ShareQueueError(.emptyInput, "nothing to append: no text and no attachment")
+        }
         if case .url(let url) = content, !Self.looksLikeURL(url) {
             throw ShareQueueError(.badData, "not a URL (a scheme such as https: and no spaces or control characters): '\(url.prefix(200))'")
         }

@@ -1,0 +1,53 @@
+/// A file that travels with a record. The producer copies it into the queue's
+/// `attachments` folder first; a drain hands it on and records where it went.
+public struct Attachment: Sendable, Hashable, Codable {
+    /// The file's original name, without its folder.
+    public var name: String
+    /// The copy's name in the queue's `attachments` folder: a UUID and the original extension.
+    public var file: String
+    public var size: Int64
+    /// SHA-256 of the contents, 64 lower-case hexadecimal digits.
+    public var sha256: String
+    /// A media type guessed from the extension, such as `image/jpeg`.
+    public var type: String
+    /// Where the host can read the file after delivery (absolute); absent in the queue.
+    public var path: String?
+
+    public init(name: String, file: String, size: Int64, sha256: String, type: String, path: String? = nil) {
+        self.name = name
+        self.file = file
+        self.size = size
+        self.sha256 = sha256
+        self.type = type
+        self.path = path
+    }
+
+    var jsonValue: JSONValue {
+        var fields: [String: JSONValue] = [
+            "name": .string(name), "file": .string(file), "size": .number(String(size)),
+            "sha256": .string(sha256), "type": .string(type),
+        ]
+        if let path { fields["path"] = .string(path) }
+        return .object(fields)
+    }
+
+    init(_ value: JSONValue) throws(ShareQueueError) {
+        guard case .object(let fields) = value,
+              case .string(let name)? = fields["name"], case .string(let file)? = fields["file"],
+              case .number(let size)? = fields["size"], let bytes = Int64(size), bytes >= 0,
+              case .string(let sha256)? = fields["sha256"], case .string(let type)? = fields["type"] else {
+            throw ShareQueueError(.badData, "not a record: an attachment lacks name, file, size, sha256 or type")
+        }
+        var path: String? = nil
+        if case .string(let text)? = fields["path"] { path = text }
+        self.init(name: name, file: file, size: bytes, sha256: sha256, type: type, path: path)
+    }
+
+    /// Whether `file` is a name this queue could have made: no folders, no dot files.
+    var hasSafeFileName: Bool {
+        let scalars = file.unicodeScalars
+        guard let first = scalars.first, first != ".", scalars.count <= 80 else { return false }
+        return scalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == ".") }
+            && !file.contains("..")
+    }
+}
