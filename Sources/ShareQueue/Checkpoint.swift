@@ -20,13 +20,9 @@ final class Checkpoint {
     init(directory: QueueDirectory, warn: (String) -> Void) throws(ShareQueueError) {
         path = directory.checkpointPath
         do {
-            file = try FileDescriptor.open(path, .lockFile)
+            file = try FileDescriptor.openOwnFile(path, .lockFile)
         } catch {
             throw ShareQueueError("cannot open the checkpoint", path: path, error, creating: true)
-        }
-        guard (try? file.status())?.isRegularFile == true else {
-            file.close()
-            throw ShareQueueError(.configuration, "the checkpoint is not a regular file", path: path)
         }
         do throws(SystemError) {
             let bytes = try file.readFully(count: 2 * Self.slotSize, at: 0)
@@ -100,7 +96,8 @@ final class Checkpoint {
     private static func parseSlot(_ slot: [UInt8]) -> (serial: UInt64, position: DrainPosition)? {
         guard let text = String(validating: slot, as: UTF8.self) else { return nil }
         let words = text.split(separator: " ").map { $0.trimmingCharacters(in: "\n") }.filter { !$0.isEmpty }
-        guard words.count == 4, let serial = UInt64(words[0]), serial > 0, let segment = UInt64(words[1]),
+        guard words.count == 4, let serial = UInt64(words[0]), serial > 0, serial < UInt64.max / 2,
+              let segment = UInt64(words[1]), segment <= QueueDirectory.maximumSequence,
               let offset = Int64(words[2]), offset >= 0,
               UInt32(words[3], radix: 16) == CRC32C.checksum(Array("\(words[0]) \(words[1]) \(words[2])".utf8)) else { return nil }
         return (serial, DrainPosition(segment: segment, offset: offset))

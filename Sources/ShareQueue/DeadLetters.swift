@@ -15,7 +15,7 @@ struct DeadLetters {
         JSONWriter.appendString(error, to: &line)
         line += Array(",\"record\":".utf8) + drained.storedJSON + Array("}\n".utf8)
         do {
-            let file = try FileDescriptor.open(path, .appendCreate)
+            let file = try FileDescriptor.openOwnFile(path, .appendCreate)
             try file.closeAfter { () throws(SystemError) in
                 try file.writeAll(line)
                 try file.synchronize()

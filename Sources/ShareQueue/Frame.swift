@@ -6,23 +6,29 @@
 ///     8       4     CRC-32C of the length field and the payload, little-endian
 ///     12      L     payload: the record as one compact UTF-8 JSON object
 ///     12+L    4     payload length L again
-///     16+L    4     trailer magic FF 45 4E 44  ("\xFFEND")
+///     16+L    4     trailer magic: FF 45 4E 44 ("\xFFEND") on the last frame
+///                   of an append, FF 4D 4F 52 ("\xFFMOR") on the others
 ///
-/// 0xFF never occurs in UTF-8, so neither magic can appear inside a payload:
-/// a reader that meets damage finds the next record by searching for the
-/// header magic. The trailer lets a writer check in two small reads that the
-/// file ends on a whole record.
+/// 0xFF never occurs in UTF-8, so no magic can appear inside a payload: a
+/// reader that meets damage finds the next record by searching for the header
+/// magic. The trailer lets a writer check in two small reads that the file
+/// ends on a whole append, and marks which frames belong to one append so that
+/// a reader delivers all of a batch or none of it.
 enum Frame {
     static let headerMagic: [UInt8] = [0xFF, 0x53, 0x51, 0x52]
     static let trailerMagic: [UInt8] = [0xFF, 0x45, 0x4E, 0x44]
+    static let continuedTrailerMagic: [UInt8] = [0xFF, 0x4D, 0x4F, 0x52]
     static let headerSize = 12
     static let trailerSize = 8
     static let overhead = headerSize + trailerSize
     /// No reader allocates a payload above this, whatever a header declares.
     static let maximumPayloadSize = 16 << 20
+    /// The most bytes of frames one append of several records may write.
+    static let maximumBatchSize = 16 << 20
 
-    /// Appends the frame of `payload` to `buffer`.
-    static func append(payload: [UInt8], to buffer: inout [UInt8]) {
+    /// Appends the frame of `payload` to `buffer`; `last` is false for all
+    /// but the last record of an append.
+    static func append(payload: [UInt8], to buffer: inout [UInt8], last: Bool = true) {
         let length = UInt32(payload.count)
         let lengthBytes = littleEndianBytes(length)
         var crc = lengthBytes.withUnsafeBytes { CRC32C.checksum($0) }
@@ -32,13 +38,13 @@ enum Frame {
         buffer.append(contentsOf: littleEndianBytes(crc))
         buffer.append(contentsOf: payload)
         buffer.append(contentsOf: lengthBytes)
-        buffer.append(contentsOf: trailerMagic)
+        buffer.append(contentsOf: last ? trailerMagic : continuedTrailerMagic)
     }
 
     /// What the bytes at the start of a frame say about it.
     enum Inspection: Equatable {
-        /// A whole, undamaged frame of `size` bytes.
-        case complete(size: Int)
+        /// A whole, undamaged frame of `size` bytes; `continued` if more frames of its append follow.
+        case complete(size: Int, continued: Bool)
         /// Consistent so far, but more bytes are needed to judge it.
         case incomplete
         case damaged(reason: String)
@@ -58,19 +64,20 @@ enum Frame {
         let size = overhead + length
         if bytes.count < size { return .incomplete }
         let trailer = headerSize + length
-        if Int(readLittleEndian(bytes, at: trailer)) != length
-            || !trailerMagic.indices.allSatisfy({ bytes[trailer + 4 + $0] == trailerMagic[$0] }) {
+        let isLast = trailerMagic.indices.allSatisfy { bytes[trailer + 4 + $0] == trailerMagic[$0] }
+        let isContinued = continuedTrailerMagic.indices.allSatisfy { bytes[trailer + 4 + $0] == continuedTrailerMagic[$0] }
+        if Int(readLittleEndian(bytes, at: trailer)) != length || !(isLast || isContinued) {
             return .damaged(reason: "record trailer does not match its header")
         }
         var crc = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[4..<8]))
         crc = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[headerSize..<trailer]), continuing: crc)
         if crc != readLittleEndian(bytes, at: 8) { return .damaged(reason: "checksum mismatch") }
-        return .complete(size: size)
+        return .complete(size: size, continued: isContinued)
     }
 
-    /// Whether the last `trailerSize` bytes of a file, and the header they
-    /// point back to, look like the end of a whole frame. Cheap enough to run
-    /// before every append; it does not verify the checksum.
+    /// The payload length that the last `trailerSize` bytes of a file declare,
+    /// if they end a whole append (an "END" trailer). With `headerMatches`, cheap
+    /// enough to run before every append; neither verifies the checksum.
     static func trailerLength(_ trailer: [UInt8]) -> Int? {
         guard trailer.count == trailerSize,
               trailer[4...].elementsEqual(trailerMagic) else { return nil }

@@ -16,14 +16,22 @@ package struct SystemError: Error, CustomStringConvertible {
     package let call: String
     package let errno: Int32
 
-    package var description: String { String(cString: strerror(errno)) }
+    package var description: String {
+        errno == Self.notRegularFileCode ? "not a regular file with a single name" : String(cString: strerror(errno))
+    }
+
+    /// Not an errno: what `openOwnFile` reports for a FIFO, device, symlink or hard link at a queue file's path.
+    private static let notRegularFileCode: Int32 = -1
+    package static let notRegularFile = SystemError(call: "open", errno: notRegularFileCode)
 
     package var isNotFound: Bool { errno == ENOENT }
     package var isAccessDenied: Bool { errno == EACCES || errno == EPERM }
     package var isNoSpace: Bool { errno == ENOSPC || errno == EDQUOT }
     package var isBrokenPipe: Bool { errno == EPIPE }
     /// A symlink, or anything else that is not what was asked for, stood at the path.
-    package var isUnexpectedFileType: Bool { errno == ELOOP || errno == ENOTDIR || errno == EISDIR || errno == ENXIO }
+    package var isUnexpectedFileType: Bool {
+        errno == ELOOP || errno == ENOTDIR || errno == EISDIR || errno == ENXIO || errno == Self.notRegularFileCode
+    }
     package var isAlreadyExists: Bool { errno == EEXIST }
     package var isCrossDevice: Bool { errno == EXDEV }
 
@@ -126,6 +134,21 @@ package struct FileDescriptor {
             }
             let error = SystemError.last("open")
             if error.errno != EINTR { throw error }
+        }
+    }
+
+    /// Opens one of the queue's own files and checks that it is a regular file
+    /// with a single name, so that nothing is written into a FIFO, a device, or
+    /// another file hard-linked into the queue.
+    package static func openOwnFile(_ path: String, _ mode: OpenMode) throws(SystemError) -> FileDescriptor {
+        let file = try open(path, mode)
+        do throws(SystemError) {
+            let status = try file.status()
+            guard status.isRegularFile, status.linkCount == 1 else { throw SystemError.notRegularFile }
+            return file
+        } catch {
+            file.close()
+            throw error
         }
     }
 
@@ -422,8 +445,12 @@ package enum Host {
     /// Starts a program. Standard input is a new pipe or /dev/null, standard
     /// output a new pipe or this process's, standard error this process's or /dev/null.
     /// - Parameter environment: variables to set on top of this process's own.
+    /// The child starts with default signal handling (this process ignores
+    /// SIGPIPE), and with `newProcessGroup` in a group of its own, so that a
+    /// Ctrl-C meant for this process does not kill it mid-batch.
     package static func spawn(_ path: String, _ arguments: [String], environment: [String: String] = [:],
-                              pipeInput: Bool = false, pipeOutput: Bool = false, silenceErrors: Bool = false) throws(SystemError) -> Child {
+                              pipeInput: Bool = false, pipeOutput: Bool = false, silenceErrors: Bool = false,
+                              newProcessGroup: Bool = false) throws(SystemError) -> Child {
         func makePipe() throws(SystemError) -> (read: Int32, write: Int32) {
             var fds: [Int32] = [0, 0]
             guard pipe(&fds) == 0 else { throw SystemError.last("pipe") }
@@ -471,8 +498,31 @@ package enum Host {
         let envp: [UnsafeMutablePointer<CChar>?] = variables.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) }; envp.forEach { free($0) } }
 
+        #if canImport(Darwin)
+        var attributes: posix_spawnattr_t? = nil
+        #else
+        var attributes = posix_spawnattr_t()
+        #endif
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        sigaddset(&defaults, SIGPIPE)
+        sigaddset(&defaults, SIGINT)
+        sigaddset(&defaults, SIGTERM)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        var unblocked = sigset_t()
+        sigemptyset(&unblocked)
+        posix_spawnattr_setsigmask(&attributes, &unblocked)
+        var flags = Int32(POSIX_SPAWN_SETSIGDEF) | Int32(POSIX_SPAWN_SETSIGMASK)
+        if newProcessGroup {
+            flags |= Int32(POSIX_SPAWN_SETPGROUP)
+            posix_spawnattr_setpgroup(&attributes, 0)
+        }
+        posix_spawnattr_setflags(&attributes, Int16(flags))
+
         var pid: pid_t = 0
-        let result = posix_spawn(&pid, path, &actions, nil, argv, envp)
+        let result = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
         if let inputPipe { _ = Glibc_close(inputPipe.read) }
         if let outputPipe { _ = Glibc_close(outputPipe.write) }
         guard result == 0 else {
@@ -486,7 +536,7 @@ package enum Host {
 
     /// Starts `/bin/sh -c command` with a new pipe as its standard input.
     package static func spawnShell(_ command: String) throws(SystemError) -> (pid: Int32, input: FileDescriptor) {
-        let child = try spawn("/bin/sh", ["-c", command], pipeInput: true)
+        let child = try spawn("/bin/sh", ["-c", command], pipeInput: true, newProcessGroup: true)
         return (child.pid, child.input!)
     }
 

@@ -15,7 +15,7 @@ struct Quarantine {
         line += Array(",\"tornTail\":\(region.isTornTail),\"keptBytes\":\(region.bytes.count),\"data\":\"\(Base64.encode(region.bytes))\"}\n".utf8)
         let path = directory.quarantinePath
         do {
-            let fd = try FileDescriptor.open(path, .appendCreate)
+            let fd = try FileDescriptor.openOwnFile(path, .appendCreate)
             try fd.closeAfter { () throws(SystemError) in
                 try fd.writeAll(line)
                 try fd.synchronize()
@@ -25,8 +25,16 @@ struct Quarantine {
         }
     }
 
-    /// How many entries the quarantine file holds.
+    /// How many entries the quarantine file holds, and whole segments kept for lack of space.
     func count() throws(ShareQueueError) -> Int {
+        let kept = (try? FileSystem.entries(of: directory.path))?.filter { $0.hasPrefix(Self.keptSegmentPrefix) }.count ?? 0
+        return try entryCount() + kept
+    }
+
+    /// Where a drain keeps a whole segment whose damage it could not copy out (the disk was full).
+    static let keptSegmentPrefix = "quarantine-"
+
+    private func entryCount() throws(ShareQueueError) -> Int {
         let path = directory.quarantinePath
         do {
             let fd = try FileDescriptor.open(path, .readOnly)

@@ -55,7 +55,7 @@ public final class QueueAppender {
     /// - Throws: `.badData` for a record over the size limit, `.tryAgain` when
     ///   the queue is full, `.ioError` when the disk fails; the queue is then unchanged.
     public func append(_ drafts: [RecordDraft]) throws(ShareQueueError) -> [String] {
-        guard !drafts.isEmpty else { throw ShareQueueError(.emptyInput, "nothing to append") }
+        guard !drafts.isEmpty else { throw ShareQueueError(.noInput, "nothing to append") }
         let date = Timestamp.now()
         var payloads: [[UInt8]] = []
         var ids: [String] = []
@@ -71,20 +71,12 @@ public final class QueueAppender {
 
     /// Appends records already encoded, such as dead letters put back, as one atomic batch.
     func appendStored(_ payloads: [[UInt8]]) throws(ShareQueueError) {
-        let limit = min(options.maxRecordBytes, Frame.maximumPayloadSize)
-        var frames: [UInt8] = []
-        for payload in payloads {
-            guard payload.count <= limit else {
-                throw ShareQueueError(.badData, "the record is \(payload.count) bytes, above the limit of \(limit) bytes")
-            }
-            Frame.append(payload: payload, to: &frames)
-        }
-        let (file, created) = try writeLocked(frames)
+        let frames = try Self.frames(of: payloads, options: options)
+        let file = try writeLocked(frames)
         CrashPoint.reached(.appendUnlocked)
         if options.synchronize {
             do {
                 try file.synchronize()
-                if created { try FileSystem.synchronizeDirectory(directory.path) }
             } catch {
                 throw ShareQueueError("the record was written but could not be made durable", path: directory.pendingPath, error)
             }
@@ -92,8 +84,38 @@ public final class QueueAppender {
         CrashPoint.reached(.appendSynced)
     }
 
+    /// The frames of one append: each record framed, all but the last marked
+    /// as continued, so that a reader delivers the batch whole or not at all.
+    static func frames(of payloads: [[UInt8]], options: AppendOptions) throws(ShareQueueError) -> [UInt8] {
+        let limit = min(options.maxRecordBytes, Frame.maximumPayloadSize)
+        var frames: [UInt8] = []
+        for (index, payload) in payloads.enumerated() {
+            guard payload.count <= limit else {
+                throw ShareQueueError(.badData, "the record is \(payload.count) bytes, above the limit of \(limit) bytes")
+            }
+            Frame.append(payload: payload, to: &frames, last: index == payloads.count - 1)
+        }
+        if payloads.count > 1 && frames.count > Frame.maximumBatchSize {
+            throw ShareQueueError(.badData, "the \(payloads.count) records are \(frames.count) bytes together, above the limit of \(Frame.maximumBatchSize) bytes for one atomic append; append them in parts")
+        }
+        return frames
+    }
+
+    /// Checks drafts as `append` would, without touching any queue: for a
+    /// producer that must refuse bad input before it opens (or creates) one.
+    public static func check(_ drafts: [RecordDraft], options: AppendOptions = AppendOptions()) throws(ShareQueueError) {
+        guard !drafts.isEmpty else { throw ShareQueueError(.noInput, "nothing to append") }
+        let sampleDate = Timestamp.format(millisecondsSince1970: 0)
+        var payloads: [[UInt8]] = []
+        for draft in drafts {
+            try draft.validate()
+            payloads.append(draft.payload(id: draft.id ?? RecordID.random(), date: sampleDate))
+        }
+        _ = try frames(of: payloads, options: options)
+    }
+
     /// Writes `frames` at the end of the pending file under the producers' lock.
-    private func writeLocked(_ frames: [UInt8]) throws(ShareQueueError) -> (FileDescriptor, created: Bool) {
+    private func writeLocked(_ frames: [UInt8]) throws(ShareQueueError) -> FileDescriptor {
         do {
             _ = try lock.lockExclusive()
         } catch {
@@ -101,7 +123,7 @@ public final class QueueAppender {
         }
         defer { lock.unlock() }
         CrashPoint.reached(.appendLocked)
-        let (file, created) = try openPending()
+        let file = try openPending()
         let path = directory.pendingPath
         do {
             var size = try file.status().size
@@ -122,7 +144,7 @@ public final class QueueAppender {
             }
             ownEnd = size + Int64(frames.count)
             CrashPoint.reached(.appendWritten)
-            return (file, created)
+            return file
         } catch let error as SystemError {
             throw ShareQueueError(error.isNoSpace ? "no space left for the record" : "cannot write the record", path: path, error)
         } catch {
@@ -131,11 +153,11 @@ public final class QueueAppender {
     }
 
     /// The pending file, reopened if a drainer has sealed the one held.
-    private func openPending() throws(ShareQueueError) -> (FileDescriptor, created: Bool) {
+    private func openPending() throws(ShareQueueError) -> FileDescriptor {
         let path = directory.pendingPath
         do {
             let onDisk = try FileSystem.linkStatus(path)
-            if let held = pending, let onDisk, onDisk.isSameFile(as: held.status) { return (held.file, false) }
+            if let held = pending, let onDisk, onDisk.isSameFile(as: held.status) { return held.file }
             pending?.file.close()
             pending = nil
             ownEnd = nil
@@ -149,7 +171,12 @@ public final class QueueAppender {
                 throw ShareQueueError(.configuration, "refusing to append: the pending file has other names or is not a regular file", path: path)
             }
             pending = (file, status)
-            return (file, onDisk == nil)
+            if onDisk == nil {
+                // Made durable before any record goes in, so that no producer's
+                // fsync can report success for a file whose name a power cut could lose.
+                try FileSystem.synchronizeDirectory(directory.path)
+            }
+            return file
         } catch let error as SystemError {
             throw ShareQueueError("cannot open the pending file", path: path, error, creating: true)
         } catch {

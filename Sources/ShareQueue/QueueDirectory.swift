@@ -1,6 +1,6 @@
 /// The shared directory that holds one queue, and the names of its files.
 ///
-///     format              "ShareQueue queue format 1": refuse anything newer
+///     format              "ShareQueue queue format 1", then "queue <UUID>": refuse anything newer
 ///     append.lock         producers' lock; never renamed or removed
 ///     pending.log         the segment producers append to
 ///     sealed-<N>.log      segments a drainer has taken, delivered in order of N
@@ -13,6 +13,9 @@ public struct QueueDirectory: Sendable {
     static let formatPrefix = "ShareQueue queue format "
 
     public let path: String
+    /// A UUID made when the queue was created, so that a host's store can tell
+    /// this queue from a new one made later at the same path.
+    public private(set) var identifier: String? = nil
 
     /// Opens the queue at `path`, creating the directory (mode 0700, parents
     /// included) and its format marker if they are missing.
@@ -46,10 +49,15 @@ public struct QueueDirectory: Sendable {
         return names.compactMap(Self.sealedSequence(of:)).sorted()
     }
 
+    /// The largest segment number the queue uses: far beyond any real queue's
+    /// life, and far enough from overflow that arithmetic on it is safe. Files
+    /// named with larger numbers are not the queue's, and are left alone.
+    static let maximumSequence: UInt64 = 999_999_999_999_999
+
     static func sealedSequence(of name: String) -> UInt64? {
         guard name.hasPrefix("sealed-"), name.hasSuffix(".log") else { return nil }
         let digits = name.dropFirst(7).dropLast(4)
-        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        guard !digits.isEmpty, digits.count <= 15, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
         return UInt64(digits)
     }
 
@@ -77,15 +85,19 @@ public struct QueueDirectory: Sendable {
     /// Reads the format marker, writing it first if the queue is new. A marker
     /// is created by linking a finished temporary file into place, so two
     /// processes starting a queue at once cannot leave a half-written one.
-    private func checkFormat() throws(ShareQueueError) {
+    private mutating func checkFormat() throws(ShareQueueError) {
         for _ in 0..<2 {
             if let marker = try readFormatMarker() {
-                let text = String(decoding: marker, as: UTF8.self).trimmingSuffix("\n")
+                let lines = String(decoding: marker, as: UTF8.self).split(separator: "\n")
+                let text = lines.first.map(String.init) ?? ""
                 guard text.hasPrefix(Self.formatPrefix), let version = Int(text.dropFirst(Self.formatPrefix.count)) else {
                     throw ShareQueueError(.configuration, "the queue's format marker is not one ShareQueue wrote; refusing to touch the queue", path: formatPath)
                 }
                 guard version <= Self.formatVersion else {
                     throw ShareQueueError(.configuration, "the queue has format \(version), newer than the \(Self.formatVersion) this version understands; refusing to touch it", path: path)
+                }
+                if lines.count > 1, lines[1].hasPrefix("queue "), RecordID.isValid(String(lines[1].dropFirst(6))) {
+                    identifier = String(lines[1].dropFirst(6))
                 }
                 return
             }
@@ -128,7 +140,7 @@ public struct QueueDirectory: Sendable {
         do throws(SystemError) {
             let fd = try FileDescriptor.open(temporary, .writeCreateExclusive, permissions: 0o644)
             try fd.closeAfter { () throws(SystemError) in
-                try fd.writeAll(Array((Self.formatPrefix + "\(Self.formatVersion)\n").utf8))
+                try fd.writeAll(Array((Self.formatPrefix + "\(Self.formatVersion)\nqueue \(RecordID.random())\n").utf8))
                 try fd.synchronize()
             }
             try FileSystem.link(temporary, to: formatPath)

@@ -51,6 +51,7 @@ public final class QueueDrainer {
         let drainLock = try takeDrainLock()
         defer { drainLock.close() }
         CrashPoint.reached(.drainLocked)
+        try setAsideForeignFiles()
         var run = DrainRun(drainer: self, checkpoint: try Checkpoint(directory: directory, warn: warn))
         do {
             try run.deliverAll(into: &sink)
@@ -80,6 +81,23 @@ public final class QueueDrainer {
         if !payloads.isEmpty { try QueueAppender(directory: directory).appendStored(payloads) }
         try? FileSystem.removeFile(letters.requeuePath)
         return payloads.count
+    }
+
+    /// Moves anything but a regular file with one name away from the paths
+    /// of the files a drain writes, so that a planted symlink, FIFO or hard
+    /// link cannot stop every drain; the checkpoint then starts over, which
+    /// delivers again rather than loses.
+    private func setAsideForeignFiles() throws(ShareQueueError) {
+        let letters = DeadLetters(directory: directory)
+        for path in [directory.checkpointPath, directory.quarantinePath, letters.path, letters.attemptsPath] {
+            guard let status = try FileSystem.linkStatusOrThrow(path), !status.isRegularFile || status.linkCount != 1 else { continue }
+            let name = String(path.split(separator: "/").last!)
+            let target = directory.path + "/rejected-\(Host.millisecondsSince1970())-\(name)"
+            do { try FileSystem.rename(path, to: target) } catch {
+                throw ShareQueueError("cannot set aside a file the queue did not write", path: path, error)
+            }
+            warn("\(path) is not a regular file with one name; moved it aside to \(target) without reading it")
+        }
     }
 
     private func takeDrainLock() throws(ShareQueueError) -> FileDescriptor {
@@ -128,6 +146,11 @@ private struct DrainRun {
     var deadLettered: Set<String> = []
     /// The id of the newest record of each key, with `coalesceKeys`.
     var newestOfKey: [String: String] = [:]
+    /// Set when damaged data of the segment being read could not be copied to
+    /// the quarantine file (a full disk): the segment is then kept whole instead of removed.
+    var keepSegmentForDamage = false
+    /// Set while reading a segment that has other names: its bytes are not copied anywhere.
+    var segmentHasOtherNames = false
     var directory: QueueDirectory { drainer.directory }
     var options: DrainOptions { drainer.options }
     var attachments: AttachmentStore { AttachmentStore(directory: directory) }
@@ -141,9 +164,16 @@ private struct DrainRun {
 
     mutating func deliverAll<Sink: DrainSink>(into sink: inout Sink) throws {
         var position = checkpoint.position
-        if let stored = try sink.deliveredPosition(), stored > position { position = stored }
-        if options.coalesceKeys { try findNewestOfEachKey() }
         let sealed = try directory.sealedSegments()
+        if let stored = try sink.deliveredPosition(), stored > position {
+            // A position past every segment this queue has made belongs to another queue.
+            if stored.segment <= max(position.segment, sealed.last ?? 0) {
+                position = stored
+            } else {
+                drainer.warn("the sink's stored position (\(stored)) is past this queue's segments; ignoring it")
+            }
+        }
+        if options.coalesceKeys { try findNewestOfEachKey() }
         var lastSequence = max(position.segment, sealed.last ?? 0)
         for sequence in sealed {
             if sequence < position.segment {
@@ -185,7 +215,7 @@ private struct DrainRun {
         return try lock.withExclusiveLock {
             let pending = directory.pendingPath
             guard let status = try FileSystem.linkStatus(pending), status.size > 0 || !status.isRegularFile else { return false }
-            guard status.isRegularFile, status.linkCount == 1 else {
+            guard status.isRegularFile else {
                 try setAside(pending, name: "pending.log")
                 return false
             }
@@ -214,7 +244,11 @@ private struct DrainRun {
         }
         defer { file.close() }
         let status = try file.status()
-        guard status.isRegularFile, status.linkCount == 1 else { try setAside(path, name: name); return true }
+        guard status.isRegularFile else { try setAside(path, name: name); return true }
+        // A segment with other names is still read (every frame is checked), but
+        // none of its bytes are copied out: they might belong to someone else.
+        segmentHasOtherNames = status.linkCount != 1
+        keepSegmentForDamage = false
         var start = offset
         if start > status.size {
             drainer.warn("the checkpoint points past the end of \(path); delivering it from the start")
@@ -227,13 +261,15 @@ private struct DrainRun {
         while true {
             let event = try reader.next()
             let finished = event == nil
-            let end = DrainPosition(segment: sequence, offset: reader.position)
+            var end = DrainPosition(segment: sequence, offset: reader.position)
             switch event {
-            case .record(let recordOffset, let payload)?:
+            case .record(let recordOffset, let recordEnd, let payload)?:
+                end = DrainPosition(segment: sequence, offset: recordEnd)
                 let item = try prepare(payload, at: recordOffset, end: end, segment: name)
                 if case .record = item { records += 1; bytes += payload.count }
                 uncommitted.append(item)
             case .damaged(let region)?:
+                end = DrainPosition(segment: sequence, offset: region.end)
                 uncommitted.append(.damaged(region, segment: name, end: end))
             case nil:
                 break
@@ -255,7 +291,15 @@ private struct DrainRun {
             }
         }
         CrashPoint.reached(.drainBeforeRemove)
-        try removeSegment(sequence)
+        if keepSegmentForDamage {
+            let target = directory.path + "/" + Quarantine.keptSegmentPrefix + name
+            do { try FileSystem.rename(path, to: target) } catch {
+                throw ShareQueueError("cannot keep a damaged segment", path: path, error)
+            }
+            drainer.warn("kept \(path) whole as \(target): its damaged data could not be copied to the quarantine file")
+        } else {
+            try removeSegment(sequence)
+        }
         return true
     }
 
@@ -345,8 +389,14 @@ private struct DrainRun {
         let done = uncommitted[..<count]
         guard !done.isEmpty else { return }
         var quarantined = false
-        for case .damaged(let region, let segment, _) in done {
-            try Quarantine(directory: directory).add(region, segment: segment)
+        for item in done {
+            guard case .damaged(let found, let segment, _) = item else { continue }
+            var region = found
+            if segmentHasOtherNames { region.bytes = [] }
+            if try !setAside(region, segment: segment) {
+                // Recording progress needs no space; copying damage out does. Keep the segment instead.
+                keepSegmentForDamage = true
+            }
             drainer.warn("set aside \(region.length) bytes at offset \(region.offset) of \(segment): \(region.reason)")
             summary.quarantined += 1
             quarantined = true
@@ -371,6 +421,17 @@ private struct DrainRun {
         }
         uncommitted.removeFirst(count)
         if !attemptsToClear.isEmpty { try clearAttempts(attemptsToClear) }
+    }
+
+    /// Copies a damaged region to the quarantine file; false if the disk is full.
+    func setAside(_ region: DamagedRegion, segment: String) throws -> Bool {
+        do {
+            try Quarantine(directory: directory).add(region, segment: segment)
+            return true
+        } catch {
+            if error.isNoSpace { return false }
+            throw error
+        }
     }
 
     func clearAttempts(_ ids: [String]) throws {

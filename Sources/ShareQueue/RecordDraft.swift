@@ -46,7 +46,7 @@ public struct RecordDraft: Sendable {
         if source.isEmpty || source.utf8.count > 256 { throw ShareQueueError(.usage, "a source must be 1 to 256 bytes long") }
         if let key, key.isEmpty || key.utf8.count > 1024 { throw ShareQueueError(.usage, "a key must be 1 to 1024 bytes long") }
         if case .attachmentsOnly = content, (attachments ?? []).isEmpty {
-            throw ShareQueueError(.emptyInput, "nothing to append: no text and no attachment")
+            throw ShareQueueError(.noInput, "nothing to append: no text and no attachment")
         }
         if case .url(let url) = content, !Self.looksLikeURL(url) {
             throw ShareQueueError(.badData, "not a URL (a scheme such as https: and no spaces or control characters): '\(url.prefix(200))'")

@@ -4,20 +4,25 @@ struct DamagedRegion: Sendable {
     let length: Int64
     let reason: String
     /// The region's bytes, cut at `SegmentReader.keptDamageLimit`.
-    let bytes: [UInt8]
-    /// An incomplete record at the very end of the file: a writer died mid-write.
+    var bytes: [UInt8]
+    /// An incomplete append at the very end of the file: a writer died mid-write.
     let isTornTail: Bool
+
+    var end: Int64 { offset + length }
 }
 
 /// What a segment reader finds next.
 enum SegmentEvent {
-    case record(offset: Int64, payload: [UInt8])
+    /// A record: its frame starts at `offset` and ends at `end`.
+    case record(offset: Int64, end: Int64, payload: [UInt8])
     case damaged(DamagedRegion)
 }
 
 /// Reads frames from a segment file in order, in memory bounded by the largest
-/// frame rather than by the file. Damage is reported as a region and reading
-/// resumes at the next header magic, so a bad record never costs the others.
+/// frame or batch rather than by the file. The records of one append are
+/// reported only once its last frame is read, so a batch is delivered whole or
+/// not at all. Damage is reported as a region and reading resumes at the next
+/// header magic, so a bad record never costs the others.
 struct SegmentReader {
     static let keptDamageLimit = Frame.maximumPayloadSize + Frame.overhead
     private static let chunkSize = 256 << 10
@@ -27,8 +32,13 @@ struct SegmentReader {
     private var start = 0
     private var end = 0
     private var atEndOfFile = false
-    /// The file offset of the next byte not yet reported.
+    /// The file offset of the next byte not yet examined.
     private(set) var position: Int64
+    /// Records of an append whose last frame has not been read yet.
+    private var batch: [(offset: Int64, end: Int64, payload: [UInt8])] = []
+    private var batchBytes = 0
+    /// Records of a finished append, waiting to be handed out.
+    private var ready: [SegmentEvent] = []
 
     init(file: FileDescriptor, from offset: Int64) {
         self.file = file
@@ -38,24 +48,69 @@ struct SegmentReader {
 
     /// The next record or damaged region, or nil at the end of the file.
     mutating func next() throws(SystemError) -> SegmentEvent? {
+        if !ready.isEmpty { return ready.removeFirst() }
         while true {
             if end - start < Frame.headerSize && !atEndOfFile { try fill(atLeast: Frame.headerSize); continue }
-            if end == start { return nil }
+            if end == start {
+                // The file ends inside an append: a writer died before its last frame.
+                return batch.isEmpty ? nil : .damaged(abandonBatch(joining: nil))
+            }
             let inspection = buffer.withUnsafeBytes { Frame.inspect(UnsafeRawBufferPointer(rebasing: $0[start..<end])) }
             switch inspection {
-            case .complete(let size):
+            case .complete(let size, let continued):
                 let payload = Array(buffer[(start + Frame.headerSize)..<(start + size - Frame.trailerSize)])
                 let offset = position
                 consume(size)
-                return .record(offset: offset, payload: payload)
+                if batch.isEmpty && !continued { return .record(offset: offset, end: position, payload: payload) }
+                batch.append((offset, position, payload))
+                batchBytes += size
+                if batchBytes > Frame.maximumBatchSize {
+                    return .damaged(abandonBatch(joining: nil, reason: "an append of several records is over \(Frame.maximumBatchSize) bytes"))
+                }
+                if !continued {
+                    ready = batch.map { .record(offset: $0.offset, end: $0.end, payload: $0.payload) }
+                    batch = []
+                    batchBytes = 0
+                    return ready.removeFirst()
+                }
             case .incomplete where !atEndOfFile:
                 try fill(atLeast: neededForFrame())
             case .incomplete:
-                return .damaged(try skipDamage(reason: "incomplete record at end of file", mayBeTorn: true))
+                return try interruptBatch(with: skipDamage(reason: "incomplete record at end of file", mayBeTorn: true))
             case .damaged(let reason):
-                return .damaged(try skipDamage(reason: reason, mayBeTorn: false))
+                return try interruptBatch(with: skipDamage(reason: reason, mayBeTorn: false))
             }
         }
+    }
+
+    /// Damage met inside an append. At the end of the file it is a writer that
+    /// died mid-append: none of the append is delivered. Elsewhere it is
+    /// corruption: the append's intact records before it are still delivered.
+    private mutating func interruptBatch(with damage: DamagedRegion) -> SegmentEvent {
+        if batch.isEmpty { return .damaged(damage) }
+        if damage.isTornTail { return .damaged(abandonBatch(joining: damage)) }
+        ready = batch.map { .record(offset: $0.offset, end: $0.end, payload: $0.payload) } + [.damaged(damage)]
+        batch = []
+        batchBytes = 0
+        return ready.removeFirst()
+    }
+
+    /// One region for an unfinished append and the damage (if any) that cut it short.
+    private mutating func abandonBatch(joining damage: DamagedRegion?, reason: String? = nil) -> DamagedRegion {
+        let first = batch[0].offset
+        var bytes: [UInt8] = []
+        for record in batch where bytes.count < Self.keptDamageLimit {
+            bytes += record.payload
+        }
+        let last = damage?.end ?? position
+        let region = DamagedRegion(
+            offset: first, length: last - first,
+            reason: reason ?? "unfinished append of several records: " + (damage?.reason ?? "the file ends before its last record"),
+            bytes: Array((bytes + (damage?.bytes ?? [])).prefix(Self.keptDamageLimit)),
+            isTornTail: damage?.isTornTail ?? (end == start && atEndOfFile))
+        batch = []
+        batchBytes = 0
+        return region
     }
 
     /// Bytes needed from `start` to judge the frame there.

@@ -8,8 +8,8 @@ public struct ShareQueueError: Error, CustomStringConvertible, Sendable {
         case usage
         /// The input cannot be a record: invalid UTF-8 or JSON, or too large.
         case badData
-        /// There was nothing to append.
-        case emptyInput
+        /// There was nothing to read: empty input, or an input file that does not exist.
+        case noInput
         /// A directory or file could not be created.
         case cannotCreate
         /// Reading or writing failed, a full disk included.
@@ -26,13 +26,27 @@ public struct ShareQueueError: Error, CustomStringConvertible, Sendable {
     public let message: String
     public let path: String?
     public let cause: String?
+    /// The errno behind the failure, if a system call failed.
+    let errno: Int32?
 
     public init(_ kind: Kind, _ message: String, path: String? = nil, cause: String? = nil) {
         self.kind = kind
         self.message = message
         self.path = path
         self.cause = cause
+        self.errno = nil
     }
+
+    init(_ kind: Kind, _ message: String, path: String, systemError: SystemError) {
+        self.kind = kind
+        self.message = message
+        self.path = path
+        self.cause = systemError.description
+        self.errno = systemError.errno
+    }
+
+    /// Whether a full disk (or quota) caused it.
+    var isNoSpace: Bool { errno.map { SystemError(call: "", errno: $0).isNoSpace } ?? false }
 
     /// `what (path): cause`, the form the tools print after `error:`.
     public var description: String {
@@ -49,13 +63,13 @@ extension ShareQueueError {
         let kind: Kind
         if error.isAccessDenied {
             kind = .permissionDenied
-        } else if creating {
-            kind = .cannotCreate
         } else if error.isUnexpectedFileType {
             kind = .configuration
+        } else if creating {
+            kind = .cannotCreate
         } else {
             kind = .ioError
         }
-        self.init(kind, message, path: path, cause: error.description)
+        self.init(kind, message, path: path, systemError: error)
     }
 }

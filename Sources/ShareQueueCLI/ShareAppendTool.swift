@@ -16,6 +16,8 @@ public enum ShareAppendTool {
             OptionSpec(names: ["--key"], value: "KEY", help: "A key: a newer record with the same key supersedes this one."),
             OptionSpec(names: ["--meta"], value: "K=V", help: "Attach a string field to the record's meta; repeat for more.", repeatable: true),
             OptionSpec(names: ["--id"], value: "ID", help: "Use this UUID as the record's id, so a retried append can be deduplicated."),
+            OptionSpec(names: ["--attach"], value: "FILE", help: "Copy FILE into the queue and attach it to the record; repeat for more. Text then comes only from TEXT.", repeatable: true),
+            OptionSpec(names: ["--max-attachment-bytes"], value: "N", help: "Refuse an attachment over N bytes (default 268435456)."),
             OptionSpec(names: ["--quiet", "-q"], value: nil, help: "Print nothing on success."),
             OptionSpec(names: ["--no-sync"], value: nil, help: "Do not fsync before reporting success (faster; a power cut may lose the record)."),
             OptionSpec(names: ["--max-record-bytes"], value: "N", help: "Refuse a record whose stored JSON is over N bytes (default 1048576, at most 16777216)."),
@@ -56,14 +58,57 @@ public enum ShareAppendTool {
             meta![String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
         }
 
+        let files = arguments.all("--attach")
+        let maxAttachmentBytes = try arguments.integer("--max-attachment-bytes", in: Int64(1)...Int64.max / 2) ?? 256 << 20
+        if !files.isEmpty && arguments.has("--lines") { throw ShareQueueError(.usage, "--attach adds files to one record; it does not combine with --lines") }
+
         // All input is read and checked before the queue is touched: bad input changes nothing.
-        let contents = try readContents(arguments, limit: arguments.has("--lines") ? options.maxPendingBytes : Int64(options.maxRecordBytes) * 4 + 4096)
+        let contents: [RecordDraft.Content]
+        if !files.isEmpty && arguments.arguments.isEmpty {
+            contents = [.attachmentsOnly]
+        } else {
+            let limit = arguments.has("--lines") ? Int64(16 << 20) : Int64(options.maxRecordBytes) * 4 + 4096
+            contents = try readContents(arguments, limit: limit)
+        }
         if arguments.has("--id") && contents.count > 1 { throw ShareQueueError(.usage, "--id names one record, but --lines gave \(contents.count)") }
-        let drafts = contents.map {
+        var drafts = contents.map {
             RecordDraft($0, source: arguments.value("--source") ?? "share-append", key: arguments.value("--key"), meta: meta, id: arguments.value("--id"))
         }
+        for file in files { try checkAttachment(file, maxBytes: maxAttachmentBytes) }
+        if !files.isEmpty {
+            // Stand-ins of the same shape, so that the size check counts the attachment fields.
+            drafts[0].attachments = files.map { file in
+                Attachment(name: String(file.split(separator: "/").last ?? ""), file: "00000000-0000-0000-0000-000000000000.bin",
+                           size: 0, sha256: String(repeating: "0", count: 64), type: "application/octet-stream")
+            }
+        }
+        try QueueAppender.check(drafts, options: options)
+
         let directory = try QueueDirectory(path: try tool.directoryPath(arguments))
-        return try QueueAppender(directory: directory, options: options).append(drafts)
+        let store = AttachmentStore(directory: directory)
+        var copies: [Attachment] = []
+        do {
+            for file in files { copies.append(try store.add(copyOf: file, maxBytes: maxAttachmentBytes)) }
+            if !copies.isEmpty { drafts[0].attachments = copies }
+            return try QueueAppender(directory: directory, options: options).append(drafts)
+        } catch {
+            // A failed append leaves nothing behind, copies included.
+            copies.forEach(store.remove)
+            throw error
+        }
+    }
+
+    /// Refuses, before anything is copied, an attachment that is missing, not a file, or too large.
+    static func checkAttachment(_ path: String, maxBytes: Int64) throws(ShareQueueError) {
+        let status: FileStatus?
+        do { status = try FileSystem.status(path) } catch {
+            throw ShareQueueError(.noInput, "cannot read the attachment", path: path, cause: error.description)
+        }
+        guard let status else { throw ShareQueueError(.noInput, "the attachment does not exist", path: path) }
+        guard status.isRegularFile else { throw ShareQueueError(.badData, "an attachment must be a regular file", path: path) }
+        guard status.size <= maxBytes else {
+            throw ShareQueueError(.badData, "the attachment is \(status.size) bytes, over the limit of \(maxBytes) (--max-attachment-bytes)", path: path)
+        }
     }
 
     /// The records' contents from the arguments or standard input.
@@ -91,7 +136,7 @@ public enum ShareAppendTool {
             guard let text = String(validating: piece, as: UTF8.self) else {
                 throw ShareQueueError(.badData, "\(place)the input is not valid UTF-8")
             }
-            if !lines && text.isEmpty { throw ShareQueueError(.emptyInput, "nothing to append: the input is empty") }
+            if !lines && text.isEmpty { throw ShareQueueError(.noInput, "nothing to append: the input is empty") }
             if arguments.has("--json") {
                 do {
                     contents.append(.json(try JSONText(validating: piece)))
@@ -104,7 +149,7 @@ public enum ShareAppendTool {
                 contents.append(.text(text))
             }
         }
-        if contents.isEmpty { throw ShareQueueError(.emptyInput, "nothing to append: standard input has no non-empty line") }
+        if contents.isEmpty { throw ShareQueueError(.noInput, "nothing to append: standard input has no non-empty line") }
         return contents
     }
 

@@ -92,7 +92,7 @@ package struct Tool {
         switch kind {
         case .usage: return 64
         case .badData: return 65
-        case .emptyInput: return 66
+        case .noInput: return 66
         case .cannotCreate: return 73
         case .ioError: return 74
         case .tryAgain: return 75

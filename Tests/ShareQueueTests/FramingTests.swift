@@ -15,7 +15,7 @@ func readSegment(_ bytes: [UInt8], in scratch: TemporaryDirectory) throws -> [Se
 }
 
 func payloads(_ events: [SegmentEvent]) -> [[UInt8]] {
-    events.compactMap { if case .record(_, let payload) = $0 { payload } else { nil } }
+    events.compactMap { if case .record(_, _, let payload) = $0 { payload } else { nil } }
 }
 
 func regions(_ events: [SegmentEvent]) -> [DamagedRegion] {
@@ -50,7 +50,7 @@ struct FramingTests {
         #expect(Array(bytes[0..<4]) == Frame.headerMagic)
         #expect(Array(bytes[4..<8]) == [2, 0, 0, 0])
         #expect(Array(bytes[18..<22]) == Frame.trailerMagic)
-        #expect(bytes.withUnsafeBytes { Frame.inspect($0) } == .complete(size: 22))
+        #expect(bytes.withUnsafeBytes { Frame.inspect($0) } == .complete(size: 22, continued: false))
     }
 
     @Test("Every cut point of the last record keeps all records before it", arguments: [1, 3, 10])
