@@ -75,7 +75,9 @@ struct CrashPointRun {
         expectSuccess(try appendBatch(3, &producers, directory: directory), "the first append")
         if point == .appendRepairQuarantined { problems += try tearTail(&producers, directory: directory) }
         let crashed: ToolRunner.Outcome
+        var crashedBatch: Range<Int>? = nil
         if visit == 1 {
+            crashedBatch = producers.nextSequence..<(producers.nextSequence + 3)
             crashed = try appendBatch(3, &producers, directory: directory, crashAt: point.rawValue)
         } else {
             // The library in a loop reaches the point once per append: die at a later one.
@@ -92,6 +94,11 @@ struct CrashPointRun {
         let drain = try tools.run("host-drain", ["--dir", directory, "-q"])
         expectSuccess(drain, "the recovering drain")
         producers.ledger.addDrainOutput(drain.output)
+        // An append of several records is atomic: all of it or none.
+        if let crashedBatch {
+            let count = producers.ledger.deliveredCount(producer: 1, sequences: crashedBatch)
+            if count != 0 && count != crashedBatch.count { problems.append("\(count) of the \(crashedBatch.count) records of one append were delivered") }
+        }
         return problems + judge(producers.ledger.verdict, allowedDuplicates: 0)
     }
 

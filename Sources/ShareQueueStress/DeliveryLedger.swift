@@ -16,6 +16,7 @@ struct DeliveryLedger {
 
     private var acknowledged: [String: (producer: Int, sequence: Int)] = [:]
     private var deliveries: [String: Int] = [:]
+    private var deliveredSequences: [Int: Set<Int>] = [:]
     private var corrupt = 0
     private var outOfOrder = 0
 
@@ -41,10 +42,16 @@ struct DeliveryLedger {
                 continue
             }
             deliveries[record.id, default: 0] += 1
+            deliveredSequences[producer, default: []].insert(sequence)
             // One drain delivers in queue order, so each producer's numbers rise.
             if let last = lastSequence[producer], sequence <= last, deliveries[record.id] == 1 { outOfOrder += 1 }
             lastSequence[producer] = max(sequence, lastSequence[producer] ?? 0)
         }
+    }
+
+    /// How many of a producer's `sequences` were delivered at least once.
+    func deliveredCount(producer: Int, sequences: Range<Int>) -> Int {
+        sequences.filter { deliveredSequences[producer]?.contains($0) == true }.count
     }
 
     var verdict: Verdict {

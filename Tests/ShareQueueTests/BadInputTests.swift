@@ -39,12 +39,19 @@ struct BadInputTests {
         Case(name: "id with several records", arguments: ["--id", "3B1A7A47-62E9-44DE-8AFC-C39F9309E7F9", "--lines"], stdin: Array("a\nb\n".utf8), status: 64, message: "--id"),
         Case(name: "json and url together", arguments: ["--json", "--url", "x"], stdin: [], status: 64, message: "not both"),
         Case(name: "bad number", arguments: ["--max-record-bytes", "lots", "x"], stdin: [], status: 64, message: "whole number"),
+        Case(name: "bad URL argument", arguments: ["--url", "no scheme"], stdin: [], status: 65, message: "not a URL"),
+        Case(name: "empty source", arguments: ["--source", "", "x"], stdin: [], status: 64, message: "source"),
+        Case(name: "oversize argument", arguments: ["--max-record-bytes", "200", String(repeating: "y", count: 300)], stdin: [], status: 65, message: "above the limit"),
+        Case(name: "missing attachment", arguments: ["--attach", "/nonexistent/photo.jpg"], stdin: [], status: 66, message: "does not exist"),
+        Case(name: "attachment that is a directory", arguments: ["--attach", "/tmp"], stdin: [], status: 65, message: "regular file"),
+        Case(name: "attachment over the limit", arguments: ["--attach", "/etc/passwd", "--max-attachment-bytes", "1"], stdin: [], status: 65, message: "over the limit"),
+        Case(name: "attachment with --lines", arguments: ["--attach", "/etc/passwd", "--lines"], stdin: Array("a\n".utf8), status: 64, message: "--lines"),
     ]
 
-    @Test("share-append refuses bad input and changes nothing", arguments: cases)
-    func refused(_ input: Case) throws {
+    @Test("share-append refuses bad input and changes nothing", arguments: cases, [true, false])
+    func refused(_ input: Case, queueExists: Bool) throws {
         let scratch = TemporaryDirectory()
-        let q = try Self.populatedQueue(scratch)
+        let q = queueExists ? try Self.populatedQueue(scratch) : scratch.queue
         let before = snapshot(q)
         let result = try run("share-append", ["--dir", q] + input.arguments, stdinData: Data(input.stdin), in: scratch)
         #expect(result.status == input.status, "\(result.stderr)")
@@ -52,6 +59,8 @@ struct BadInputTests {
         #expect(result.stderr.contains(input.message), "\(result.stderr)")
         #expect(result.stdout.isEmpty)
         #expect(snapshot(q) == before)
+        // A queue that did not exist is not created for bad input.
+        #expect(queueExists || !FileManager.default.fileExists(atPath: q))
     }
 
     @Test("Invalid UTF-8 in an argument is refused, not replaced")

@@ -59,6 +59,25 @@ struct DamageTests {
         }
     }
 
+    @Test("An append of several records cut at any byte delivers none of them")
+    func batchCutAnywhere() throws {
+        let scratch = TemporaryDirectory()
+        let (directory, first, _) = try Self.makeQueue(scratch.file("original"), texts: ["before"])
+        try QueueAppender(directory: directory).append((1...4).map { RecordDraft(.text("batch \($0)"), source: "test") })
+        let whole = [UInt8](try Data(contentsOf: URL(fileURLWithPath: directory.pendingPath)))
+        let batchStart = first.count
+        for cut in batchStart..<whole.count {
+            let (copy, _, _) = try Self.makeQueue(scratch.file("cut-\(cut)"), texts: [])
+            let (delivered, quarantined) = try Self.appendAndDrain(copy, pending: Array(whole[..<cut]))
+            #expect(delivered == ["before", "after the damage"], "cut at \(cut)")
+            #expect(quarantined == (cut == batchStart ? 0 : 1), "cut at \(cut)")
+            try FileManager.default.removeItem(atPath: copy.path)
+        }
+        let (intact, _, _) = try Self.makeQueue(scratch.file("whole"), texts: [])
+        let (all, _) = try Self.appendAndDrain(intact, pending: whole)
+        #expect(all == ["before", "batch 1", "batch 2", "batch 3", "batch 4", "after the damage"])
+    }
+
     @Test("1,000 trials of random bit flips")
     func randomBitFlips() throws {
         let scratch = TemporaryDirectory()

@@ -82,6 +82,26 @@ struct FullDiskTests {
         #expect(after.status == 0)
     }
 
+    @Test("A full disk and damaged data: the drain still makes progress, keeping the damaged segment whole")
+    func fullDiskWithDamage() throws {
+        let scratch = TemporaryDirectory()
+        let disk = try SmallFileSystem(in: scratch)
+        let q = disk.path + "/queue"
+        let appended = try run("share-append", ["--dir", q, "--lines"], stdin: (1...10).map { "record \($0)" }.joined(separator: "\n"), in: scratch).lines
+        let torn = try run("share-append", ["--dir", q, String(repeating: "t", count: 50_000)], environment: ["SHARE_QUEUE_CRASH_AT": "append-half-written"], in: scratch)
+        #expect(torn.status == 128 + SIGKILL)
+        disk.fill()
+        let drain = try run("host-drain", ["--dir", q], in: scratch)
+        #expect(drain.status == 0, "\(drain.stderr)")
+        #expect(try ids(in: drain.stdout) == appended)
+        #expect(drain.stderr.contains("kept"))
+        let kept = try FileManager.default.contentsOfDirectory(atPath: q).filter { $0.hasPrefix("quarantine-sealed-") }
+        #expect(kept.count == 1)
+        let again = try run("host-drain", ["--dir", q], in: scratch)
+        #expect(again.status == 0)
+        #expect(again.stdout.isEmpty)
+    }
+
     @Test("A sink whose disk is full keeps the undelivered records")
     func fullSinkDisk() throws {
         let scratch = TemporaryDirectory()

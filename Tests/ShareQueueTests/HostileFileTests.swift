@@ -1,0 +1,112 @@
+import Foundation
+import Testing
+@testable import ShareQueue
+
+/// Files planted in the queue directory by buggy or hostile programs: none of
+/// them may stop the queue for good, lose an acknowledged record, or make a
+/// tool read or write outside the queue.
+@Suite("Hostile files")
+struct HostileFileTests {
+    @Test("A sealed segment named with an absurd number is left alone; drains and appends go on")
+    func absurdSegmentNumber() throws {
+        let scratch = TemporaryDirectory()
+        let q = scratch.queue
+        let one = try run("share-append", ["--dir", q, "one"], in: scratch).lines
+        try FileManager.default.copyItem(atPath: q + "/pending.log", toPath: q + "/sealed-18446744073709551615.log")
+        let two = try run("share-append", ["--dir", q, "two"], in: scratch).lines
+        let first = try run("host-drain", ["--dir", q], in: scratch)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(try ids(in: first.stdout) == one + two)
+        let three = try run("share-append", ["--dir", q, "three"], in: scratch).lines
+        let second = try run("host-drain", ["--dir", q], in: scratch)
+        #expect(second.status == 0)
+        #expect(try ids(in: second.stdout) == three)
+        #expect(FileManager.default.fileExists(atPath: q + "/sealed-18446744073709551615.log"))
+    }
+
+    @Test("A FIFO planted as the quarantine file makes an append fail at once, not hang; a drain clears it")
+    func fifoQuarantine() throws {
+        let scratch = TemporaryDirectory()
+        let q = scratch.queue
+        let kept = try run("share-append", ["--dir", q, "kept"], in: scratch).lines
+        let torn = try run("share-append", ["--dir", q, String(repeating: "t", count: 100_000)],
+                           environment: ["SHARE_QUEUE_CRASH_AT": "append-half-written"], in: scratch)
+        #expect(torn.status == 128 + SIGKILL)
+        #expect(mkfifo(q + "/quarantine.log", 0o600) == 0)
+        let append = try RunningTool("share-append", ["--dir", q, "blocked?"], in: scratch)
+        var finished = false
+        try waitUntil("share-append to finish instead of hanging on the FIFO", seconds: 20) {
+            finished = !append.process.isRunning
+            return finished
+        }
+        let result = append.wait()
+        #expect(result.status == 78, "\(result.stderr)")
+        #expect(result.stderr.contains("quarantine.log"))
+        let drain = try run("host-drain", ["--dir", q], in: scratch)
+        #expect(drain.status == 0, "\(drain.stderr)")
+        #expect(try ids(in: drain.stdout) == kept)
+        let after = try run("share-append", ["--dir", q, "after"], in: scratch)
+        #expect(after.status == 0)
+    }
+
+    @Test("A symlink planted as the checkpoint is moved aside; records come again rather than being lost")
+    func symlinkCheckpoint() throws {
+        let scratch = TemporaryDirectory()
+        let q = scratch.queue
+        let appended = try run("share-append", ["--dir", q, "--lines"], stdin: "a\nb\nc\n", in: scratch).lines
+        #expect(try run("host-drain", ["--dir", q, "--max", "1", "-q"], in: scratch).status == 0)
+        let victim = scratch.file("victim")
+        try Data("precious".utf8).write(to: URL(fileURLWithPath: victim))
+        try FileManager.default.removeItem(atPath: q + "/checkpoint")
+        try FileManager.default.createSymbolicLink(atPath: q + "/checkpoint", withDestinationPath: victim)
+        let drain = try run("host-drain", ["--dir", q], in: scratch)
+        #expect(drain.status == 0, "\(drain.stderr)")
+        #expect(Set(try ids(in: drain.stdout)).isSuperset(of: appended[1...]))
+        #expect(drain.stderr.contains("moved it aside"))
+        #expect(try String(contentsOfFile: victim, encoding: .utf8) == "precious")
+    }
+
+    @Test("A hard link to the pending file does not cost its records; the other name is left alone")
+    func hardLinkedPending() throws {
+        let scratch = TemporaryDirectory()
+        let q = scratch.queue
+        let appended = try run("share-append", ["--dir", q, "--lines"], stdin: "a\nb\n", in: scratch).lines
+        let other = scratch.file("backup.log")
+        #expect(link(q + "/pending.log", other) == 0)
+        let refused = try run("share-append", ["--dir", q, "c"], in: scratch)
+        #expect(refused.status == 78)
+        let drain = try run("host-drain", ["--dir", q], in: scratch)
+        #expect(drain.status == 0, "\(drain.stderr)")
+        #expect(try ids(in: drain.stdout) == appended)
+        #expect(FileManager.default.fileExists(atPath: other))
+        #expect(try run("share-append", ["--dir", q, "d"], in: scratch).status == 0)
+    }
+
+    @Test("An --exec command starts with default signal handling")
+    func execSignals() throws {
+        let scratch = TemporaryDirectory()
+        let q = scratch.queue
+        try run("share-append", ["--dir", q, "x"], in: scratch)
+        let signals = scratch.file("signals")
+        let drain = try run("host-drain", ["--dir", q, "--exec", "grep SigIgn /proc/$$/status > '\(signals)'; cat > /dev/null"], in: scratch)
+        #expect(drain.status == 0)
+        let line = try String(contentsOfFile: signals, encoding: .utf8)
+        let mask = UInt64(line.split(separator: "\t").last!.trimmingCharacters(in: .whitespacesAndNewlines), radix: 16)!
+        #expect(mask & (1 << (UInt64(SIGPIPE) - 1)) == 0, "SIGPIPE is ignored in the command: \(line)")
+    }
+
+    @Test("A sink's stored position past every segment of this queue is ignored, not trusted")
+    func storedPositionFromAnotherQueue() throws {
+        struct ForeignSink: DrainSink {
+            var texts: [String] = []
+            mutating func deliver(_ batch: DrainBatch) throws { texts += batch.records.compactMap(\.record.text) }
+            func deliveredPosition() throws -> DrainPosition? { DrainPosition(segment: 5, offset: 100) }
+        }
+        let scratch = TemporaryDirectory()
+        let directory = try QueueDirectory(path: scratch.queue)
+        try QueueAppender(directory: directory).append(RecordDraft(.text("a"), source: "test"))
+        var sink = ForeignSink()
+        _ = try QueueDrainer(directory: directory).drain(into: &sink)
+        #expect(sink.texts == ["a"])
+    }
+}
