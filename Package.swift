@@ -11,12 +11,18 @@ let package = Package(
         .executable(name: "share-stress", targets: ["share-stress"]),
     ],
     targets: [
-        // The queue itself: what an app, an extension and both tools link.
+        // The queue itself: what an app, an extension and the tools link.
         .target(name: "ShareQueue"),
-        // Argument parsing, help texts, sinks and exit codes shared by the tools.
+        // The system's SQLite, for the host-side store; no package dependency.
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
+        // A SQLite store that takes records exactly once.
+        .target(name: "ShareQueueStore", dependencies: ["ShareQueue", "CSQLite"]),
+        // Argument parsing, help and exit codes shared by the tools, and share-append.
         .target(name: "ShareQueueCLI", dependencies: ["ShareQueue"]),
+        // host-drain's sinks and watch mode; apart, so that share-append does not load SQLite.
+        .target(name: "HostDrain", dependencies: ["ShareQueue", "ShareQueueCLI", "ShareQueueStore"]),
         .executableTarget(name: "share-append", dependencies: ["ShareQueueCLI"]),
-        .executableTarget(name: "host-drain", dependencies: ["ShareQueueCLI"]),
+        .executableTarget(name: "host-drain", dependencies: ["HostDrain"]),
         // The stress and crash-point runs: a test tool, so it may use Foundation.
         .target(name: "ShareQueueStress", dependencies: ["ShareQueue", "ShareQueueCLI"]),
         .executableTarget(name: "share-stress", dependencies: ["ShareQueueStress"]),

@@ -13,11 +13,12 @@ queue="$(mktemp -d)/queue"
 trap 'rm -rf "$(dirname "$queue")"' EXIT
 
 echo "== four producers append at once into $queue"
-"$bin/share-append" --dir "$queue" --source notes-extension --lines < Samples/shared-notes.txt > /dev/null &
-"$bin/share-append" --dir "$queue" --source settings-widget --json --key wallpaper < Samples/settings.json > /dev/null &
-echo "https://example.com/article?id=42" | "$bin/share-append" --dir "$queue" --source safari-extension --url --meta title="An article" > /dev/null &
-for i in 1 2 3 4 5; do "$bin/share-append" --dir "$queue" --source keyboard "typed snippet $i" > /dev/null; done &
-wait
+pids=()
+"$bin/share-append" --dir "$queue" --source notes-extension --lines < Samples/shared-notes.txt > /dev/null & pids+=($!)
+"$bin/share-append" --dir "$queue" --source settings-widget --json --key wallpaper < Samples/settings.json > /dev/null & pids+=($!)
+echo "https://example.com/article?id=42" | "$bin/share-append" --dir "$queue" --source safari-extension --url --meta title="An article" > /dev/null & pids+=($!)
+(for i in 1 2 3 4 5; do "$bin/share-append" --dir "$queue" --source keyboard "typed snippet $i" > /dev/null || exit 1; done) & pids+=($!)
+for pid in "${pids[@]}"; do wait "$pid"; done
 
 echo "== waiting:"
 "$bin/host-drain" --dir "$queue" --status

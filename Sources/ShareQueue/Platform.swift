@@ -341,6 +341,13 @@ package enum FileSystem {
         if Glibc_rename(from, to) != 0 { throw SystemError.last("rename") }
     }
 
+    /// The working directory. The corresponding C function is `getcwd`.
+    package static func currentDirectory() -> String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard getcwd(&buffer, buffer.count) != nil else { return "." }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
     /// Removes a file; a file that is already gone is not an error.
     package static func removeFile(_ path: String) throws(SystemError) {
         if unlink(path) != 0 {
@@ -564,3 +571,162 @@ extension FileSystem {
 }
 
 private func Glibc_link(_ from: String, _ to: String) -> Int32 { link(from, to) }
+
+// The stop flag and the write end of the self-pipe, touched by the signal
+// handler, which may only use async-signal-safe calls.
+nonisolated(unsafe) private var stopRequestedFlag: Int32 = 0
+nonisolated(unsafe) private var stopPipeWriteEnd: Int32 = -1
+
+/// SIGINT and SIGTERM as a request to stop, for long-running drains: the
+/// handler sets a flag and writes to a pipe, so that a process waiting for
+/// changes wakes at once.
+package enum StopRequest {
+    /// Installs the handlers. Returns the pipe's read end, readable once a stop is requested.
+    package static func install() -> Int32 {
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { return -1 }
+        for fd in fds {
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(fd, F_SETFL, O_NONBLOCK)
+        }
+        stopPipeWriteEnd = fds[1]
+        let handler: @convention(c) (Int32) -> Void = { _ in
+            stopRequestedFlag = 1
+            var byte: UInt8 = 1
+            _ = write(stopPipeWriteEnd, &byte, 1)
+        }
+        signal(SIGINT, handler)
+        signal(SIGTERM, handler)
+        return fds[0]
+    }
+
+    package static var isRequested: Bool { stopRequestedFlag != 0 }
+}
+
+/// Waits for records to be appended to a queue: inotify on Linux, kqueue on
+/// macOS and the BSDs, and a check of the pending file's size every 100 ms
+/// elsewhere. Never a busy loop.
+package final class ChangeWatcher {
+    package enum Wake { case changed, timedOut, stopRequested }
+
+    private let directory: String
+    private let pendingPath: String
+    private let stopFD: Int32
+    #if os(Linux)
+    private let notifier: Int32
+    #elseif canImport(Darwin)
+    private let queue: Int32
+    private var pendingFD: Int32 = -1
+    private let directoryFD: Int32
+    #else
+    private var lastSeen: (inode: UInt64, size: Int64)? = nil
+    #endif
+
+    package init(directory: String, stopFD: Int32) throws(SystemError) {
+        self.directory = directory
+        self.pendingPath = directory + "/pending.log"
+        self.stopFD = stopFD
+        #if os(Linux)
+        notifier = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
+        guard notifier >= 0 else { throw SystemError.last("inotify_init1") }
+        guard inotify_add_watch(notifier, directory, UInt32(IN_MODIFY)) >= 0 else {
+            let error = SystemError.last("inotify_add_watch")
+            _ = Glibc_close(notifier)
+            throw error
+        }
+        #elseif canImport(Darwin)
+        queue = kqueue()
+        guard queue >= 0 else { throw SystemError.last("kqueue") }
+        directoryFD = Darwin.open(directory, O_RDONLY | O_CLOEXEC)
+        guard directoryFD >= 0 else { throw SystemError.last("open") }
+        var changes = [
+            kevent(ident: UInt(directoryFD), filter: Int16(EVFILT_VNODE), flags: UInt16(EV_ADD | EV_CLEAR),
+                   fflags: UInt32(NOTE_WRITE), data: 0, udata: nil),
+            kevent(ident: UInt(stopFD), filter: Int16(EVFILT_READ), flags: UInt16(EV_ADD), fflags: 0, data: 0, udata: nil),
+        ]
+        guard kevent(queue, &changes, Int32(changes.count), nil, 0, nil) >= 0 else { throw SystemError.last("kevent") }
+        watchPendingFile()
+        #endif
+    }
+
+    deinit {
+        #if os(Linux)
+        _ = Glibc_close(notifier)
+        #elseif canImport(Darwin)
+        if pendingFD >= 0 { Darwin.close(pendingFD) }
+        Darwin.close(directoryFD)
+        Darwin.close(queue)
+        #endif
+    }
+
+    /// Sleeps for `milliseconds` unless a stop is requested; changes meanwhile
+    /// stay queued for the next `wait`. Returns false if a stop was requested.
+    package func pause(milliseconds: Int) -> Bool {
+        let deadline = Host.monotonicSeconds() + Double(milliseconds) / 1000
+        while !StopRequest.isRequested {
+            let left = Int((deadline - Host.monotonicSeconds()) * 1000)
+            if left <= 0 { return true }
+            var fds = [pollfd(fd: stopFD, events: Int16(POLLIN), revents: 0)]
+            _ = poll(&fds, 1, Int32(clamping: left))
+        }
+        return false
+    }
+
+    /// Waits until the pending file is written, a stop is requested, or `milliseconds` pass.
+    package func wait(milliseconds: Int) -> Wake {
+        if StopRequest.isRequested { return .stopRequested }
+        #if os(Linux)
+        var fds = [pollfd(fd: notifier, events: Int16(POLLIN), revents: 0), pollfd(fd: stopFD, events: Int16(POLLIN), revents: 0)]
+        _ = poll(&fds, nfds_t(fds.count), Int32(clamping: milliseconds))
+        if StopRequest.isRequested { return .stopRequested }
+        return pendingFileWasWritten() ? .changed : .timedOut
+        #elseif canImport(Darwin)
+        var timeout = timespec(tv_sec: milliseconds / 1000, tv_nsec: (milliseconds % 1000) * 1_000_000)
+        var events = [kevent](repeating: kevent(), count: 4)
+        let count = kevent(queue, nil, 0, &events, Int32(events.count), &timeout)
+        if StopRequest.isRequested { return .stopRequested }
+        // The pending file may have been sealed and made anew: watch whichever is there now.
+        watchPendingFile()
+        return count > 0 ? .changed : .timedOut
+        #else
+        var remaining = milliseconds
+        while remaining > 0 {
+            var fds = [pollfd(fd: stopFD, events: Int16(POLLIN), revents: 0)]
+            _ = poll(&fds, 1, Int32(min(remaining, 100)))
+            if StopRequest.isRequested { return .stopRequested }
+            let now = (try? FileSystem.linkStatus(pendingPath)).flatMap { $0 }.map { ($0.inode, $0.size) }
+            if let now, lastSeen == nil || lastSeen! != now { lastSeen = now; return .changed }
+            remaining -= 100
+        }
+        return .timedOut
+        #endif
+    }
+
+    #if os(Linux)
+    /// Reads all queued inotify events; true if one was a write to the pending file.
+    private func pendingFileWasWritten() -> Bool {
+        var written = false
+        var buffer = [UInt8](repeating: 0, count: 64 << 10)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { Glibc_read(notifier, $0.baseAddress, $0.count) }
+            if n <= 0 { return written }
+            var offset = 0
+            while offset + 16 <= n {
+                let nameLength = buffer.withUnsafeBytes { Int($0.load(fromByteOffset: offset + 12, as: UInt32.self)) }
+                let nameBytes = buffer[(offset + 16)..<min(n, offset + 16 + nameLength)].prefix { $0 != 0 }
+                if String(decoding: nameBytes, as: UTF8.self) == "pending.log" { written = true }
+                offset += 16 + nameLength
+            }
+        }
+    }
+    #elseif canImport(Darwin)
+    private func watchPendingFile() {
+        if pendingFD >= 0 { Darwin.close(pendingFD) }
+        pendingFD = Darwin.open(pendingPath, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        guard pendingFD >= 0 else { return }
+        var change = kevent(ident: UInt(pendingFD), filter: Int16(EVFILT_VNODE), flags: UInt16(EV_ADD | EV_CLEAR),
+                            fflags: UInt32(NOTE_WRITE | NOTE_EXTEND | NOTE_DELETE | NOTE_RENAME), data: 0, udata: nil)
+        _ = kevent(queue, &change, 1, nil, 0, nil)
+    }
+    #endif
+}

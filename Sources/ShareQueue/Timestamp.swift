@@ -1,7 +1,7 @@
 /// ISO-8601 UTC timestamps with milliseconds, `2026-11-29T14:52:20.123Z`,
 /// formatted by arithmetic so that an append needs no calendar or locale.
-enum Timestamp {
-    static func now() -> String { format(millisecondsSince1970: Host.millisecondsSince1970()) }
+package enum Timestamp {
+    package static func now() -> String { format(millisecondsSince1970: Host.millisecondsSince1970()) }
 
     static func format(millisecondsSince1970 ms: Int64) -> String {
         let (seconds, millis) = ms.quotientAndRemainder(dividingBy: 1000)

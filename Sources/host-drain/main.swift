@@ -1,3 +1,3 @@
-import ShareQueueCLI
+import HostDrain
 
 HostDrainTool.main()

@@ -1,4 +1,5 @@
 import ShareQueue
+import ShareQueueCLI
 
 /// Delivers each batch to a shell command, as JSON Lines on its standard
 /// input. Exit status 0 means delivered; anything else leaves the batch queued.

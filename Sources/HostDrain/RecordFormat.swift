@@ -1,4 +1,5 @@
 import ShareQueue
+import ShareQueueCLI
 
 /// How records are printed: JSON Lines for programs, or text for people.
 enum RecordFormat: String {

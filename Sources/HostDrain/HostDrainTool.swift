@@ -1,0 +1,179 @@
+import ShareQueue
+import ShareQueueCLI
+import ShareQueueStore
+
+/// `host-drain`: the host's side. Drains the queue into a sink and clears
+/// exactly what was delivered, once or as a watcher; or shows what is waiting.
+public enum HostDrainTool {
+    static let tool = Tool(
+        name: "host-drain",
+        overview: "Deliver the records waiting in a ShareQueue queue, then clear exactly those.",
+        usage: "host-drain [options]",
+        argumentsHelp: [],
+        options: Tool.directoryOptions + [
+            OptionSpec(names: ["--format"], value: "json|text", help: "Print records as JSON Lines (the default) or as text for people."),
+            OptionSpec(names: ["--exec"], value: "CMD", help: "Run '/bin/sh -c CMD' for each batch, with the batch as JSON Lines on its standard input; exit status 0 means delivered."),
+            OptionSpec(names: ["--store"], value: "PATH", help: "Ingest into the SQLite database PATH (created if missing), exactly once; attachments go to the folder PATH.attachments."),
+            OptionSpec(names: ["--watch"], value: nil, help: "Keep running and deliver as records arrive; SIGINT or SIGTERM finishes the batch in hand and exits 0."),
+            OptionSpec(names: ["--debounce"], value: "DURATION", help: "With --watch, deliver at most once per DURATION during a burst, such as 50ms or 1s (default 50ms)."),
+            OptionSpec(names: ["--coalesce"], value: nil, help: "Deliver only the newest record of each key among those waiting; count the others as superseded."),
+            OptionSpec(names: ["--attachments-to"], value: "DIR", help: "Move attachments into DIR (created if missing) and give records their new paths; without it they stay in the queue."),
+            OptionSpec(names: ["--max-attempts"], value: "N", help: "After a command refuses a record N times, move it to the dead-letter file (default 5)."),
+            OptionSpec(names: ["--requeue-dead"], value: nil, help: "Put the dead letters back at the end of the queue, and exit."),
+            OptionSpec(names: ["--batch"], value: "N", help: "Deliver at most N records at a time (default 100); the checkpoint moves after each batch."),
+            OptionSpec(names: ["--max"], value: "N", help: "Deliver at most N records in this run."),
+            OptionSpec(names: ["--wait"], value: "SECONDS", help: "If another drain is running, wait up to SECONDS for it instead of exiting with 75."),
+            OptionSpec(names: ["--status"], value: nil, help: "Show what is waiting (pending records and bytes, the oldest, quarantined, dead letters, attachments) without draining."),
+            OptionSpec(names: ["--json"], value: nil, help: "With --status, print one JSON object."),
+            OptionSpec(names: ["--peek"], value: nil, help: "Print the pending records without draining them."),
+            OptionSpec(names: ["--quiet", "-q"], value: nil, help: "Do not print the summary line on standard error."),
+        ] + Tool.commonOptions)
+
+    public static func main() -> Never {
+        Host.ignoreBrokenPipes()
+        let arguments = tool.parse()
+        do throws(ShareQueueError) {
+            try run(arguments)
+            Host.exit(0)
+        } catch {
+            tool.fail(error)
+        }
+    }
+
+    static func run(_ arguments: ParsedArguments) throws(ShareQueueError) {
+        guard arguments.arguments.isEmpty else { throw ShareQueueError(.usage, "unexpected argument '\(arguments.arguments[0])'") }
+        let formatName = arguments.value("--format") ?? "json"
+        guard let format = RecordFormat(rawValue: formatName) else { throw ShareQueueError(.usage, "--format is json or text, not '\(formatName)'") }
+        try checkCombinations(arguments)
+        var options = DrainOptions()
+        if let batch = try arguments.integer("--batch", in: 1...1_000_000) { options.batchSize = batch }
+        if let max = try arguments.integer("--max", in: 1...Int.max) { options.maxRecords = max }
+        if let attempts = try arguments.integer("--max-attempts", in: 1...1_000_000) { options.maxAttempts = attempts }
+        if let wait = arguments.value("--wait") {
+            guard let seconds = Double(wait), seconds >= 0, seconds <= 86_400 else {
+                throw ShareQueueError(.usage, "--wait needs a number of seconds from 0 to 86400, not '\(wait)'")
+            }
+            options.waitSeconds = seconds
+        }
+        options.coalesceKeys = arguments.has("--coalesce")
+        options.attachmentsDestination = arguments.value("--attachments-to")
+        let debounce = try arguments.value("--debounce").map(parseDuration) ?? 0.05
+
+        let directory = try QueueDirectory(path: try tool.directoryPath(arguments))
+        if arguments.has("--status") { return try printStatus(directory, store: arguments.value("--store"), json: arguments.has("--json")) }
+        if arguments.has("--peek") { return try peek(directory, format: format) }
+        if arguments.has("--requeue-dead") {
+            let count = try QueueDrainer(directory: directory, options: options).requeueDeadLetters()
+            if !arguments.has("--quiet") { tool.printError("\(tool.name): put \(count) dead letter\(count == 1 ? "" : "s") back in the queue\n") }
+            return
+        }
+
+        var sink: any DrainSink
+        if let command = arguments.value("--exec") {
+            sink = CommandSink(command: command)
+        } else if let path = arguments.value("--store") {
+            let store = try StoreSink(path: path, queue: directory)
+            options.attachmentsDestination = store.attachmentsFolder
+            sink = store
+        } else {
+            sink = StandardOutputSink(format: format)
+        }
+        let quiet = arguments.has("--quiet")
+        if arguments.has("--watch") {
+            try WatchLoop(directory: directory, options: options, debounce: debounce, quiet: quiet).run(into: &sink)
+        } else {
+            let summary = try drain(directory, options: options, into: &sink)
+            if !quiet { report(summary) }
+        }
+    }
+
+    static func checkCombinations(_ arguments: ParsedArguments) throws(ShareQueueError) {
+        let sinks = ["--exec", "--store"].filter(arguments.has)
+        if sinks.count > 1 { throw ShareQueueError(.usage, "give --exec or --store, not both") }
+        let modes = ["--status", "--peek", "--requeue-dead", "--watch"].filter(arguments.has)
+        if modes.count > 1 { throw ShareQueueError(.usage, "give only one of \(modes.joined(separator: ", "))") }
+        if arguments.has("--json") && !arguments.has("--status") { throw ShareQueueError(.usage, "--json goes with --status; records are JSON Lines already") }
+        if !sinks.isEmpty && arguments.has("--format") { throw ShareQueueError(.usage, "--format is for standard output; \(sinks[0]) takes records as they are") }
+        if arguments.has("--store") && (arguments.has("--coalesce") || arguments.has("--attachments-to")) {
+            throw ShareQueueError(.usage, "--store keeps every record and puts attachments beside the database; --coalesce and --attachments-to are for the other sinks")
+        }
+        if arguments.has("--debounce") && !arguments.has("--watch") { throw ShareQueueError(.usage, "--debounce goes with --watch") }
+        if arguments.has("--exec") && (arguments.has("--status") || arguments.has("--peek")) {
+            throw ShareQueueError(.usage, "--exec delivers records; it does not combine with --status or --peek")
+        }
+    }
+
+    /// `50ms`, `1.5s`, or a number of seconds.
+    static func parseDuration(_ text: String) throws(ShareQueueError) -> Double {
+        let (number, scale): (Substring, Double) = text.hasSuffix("ms") ? (text.dropLast(2), 0.001) : text.hasSuffix("s") ? (text.dropLast(), 1) : (text[...], 1)
+        guard let value = Double(number), value >= 0, value * scale <= 3600 else {
+            throw ShareQueueError(.usage, "--debounce needs a duration such as 50ms or 1s, not '\(text)'")
+        }
+        return value * scale
+    }
+
+    static func drain(_ directory: QueueDirectory, options: DrainOptions, into sink: inout any DrainSink) throws(ShareQueueError) -> DrainSummary {
+        let drainer = QueueDrainer(directory: directory, options: options)
+        drainer.warn = tool.warn
+        return try drainer.drain(into: &sink)
+    }
+
+    static func report(_ summary: DrainSummary) {
+        var line = "\(tool.name): delivered \(summary.delivered) record\(summary.delivered == 1 ? "" : "s") in \(summary.batches) batch\(summary.batches == 1 ? "" : "es")"
+        if summary.superseded > 0 { line += "; \(summary.superseded) superseded by newer records of the same key" }
+        if summary.quarantined > 0 { line += "; set aside \(summary.quarantined) damaged" }
+        if summary.deadLettered > 0 { line += "; \(summary.deadLettered) moved to the dead letters" }
+        if summary.stoppedAtLimit { line += "; stopped at --max, more are waiting" }
+        tool.printError(line + "\n")
+    }
+
+    static func peek(_ directory: QueueDirectory, format: RecordFormat) throws(ShareQueueError) {
+        var out: [UInt8] = []
+        func flush() throws(ShareQueueError) {
+            do { try FileDescriptor.standardOutput.writeAll(out) } catch {
+                throw ShareQueueError(.ioError, "cannot write to standard output", cause: error.description)
+            }
+            out.removeAll(keepingCapacity: true)
+        }
+        try QueueInspector(directory: directory).forEachPending { record in
+            format.append(record, to: &out)
+            if out.count >= 1 << 20 { try flush() }
+        }
+        try flush()
+    }
+
+    static func printStatus(_ directory: QueueDirectory, store: String?, json: Bool) throws(ShareQueueError) {
+        let status = try QueueInspector(directory: directory).status()
+        let rows = try store.map { path throws(ShareQueueError) in try StoreSink(path: path, queue: directory).rowCount() }
+        var text: String
+        if json {
+            var object: [String: JSONValue] = [
+                "directory": .string(directory.path),
+                "formatVersion": .number(String(QueueDirectory.formatVersion)),
+                "pending": .number(String(status.pending)),
+                "pendingBytes": .number(String(status.pendingBytes)),
+                "oldest": status.oldest.map { .string($0) } ?? .null,
+                "quarantined": .number(String(status.quarantined)),
+                "sealedSegments": .number(String(status.sealedSegments)),
+                "deadLetters": .number(String(status.deadLetters)),
+                "attachments": .object(["count": .number(String(status.attachments)), "bytes": .number(String(status.attachmentBytes))]),
+            ]
+            if let rows { object["rows"] = .number(String(rows)) }
+            text = String(decoding: JSONValue.object(object).compactJSON, as: UTF8.self) + "\n"
+        } else {
+            text = """
+                directory: \(directory.path)
+                pending: \(status.pending) record\(status.pending == 1 ? "" : "s"), \(status.pendingBytes) bytes
+                oldest: \(status.oldest ?? "-")
+                quarantined: \(status.quarantined)
+                dead letters: \(status.deadLetters)
+                attachments: \(status.attachments) files, \(status.attachmentBytes) bytes
+
+                """
+            if let rows { text += "store rows: \(rows)\n" }
+        }
+        do { try FileDescriptor.standardOutput.writeAll(Array(text.utf8)) } catch {
+            throw ShareQueueError(.ioError, "cannot write to standard output", cause: error.description)
+        }
+    }
+}

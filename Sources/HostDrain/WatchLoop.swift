@@ -1,0 +1,53 @@
+import ShareQueue
+
+/// `host-drain --watch`: drains when records arrive, until SIGINT or SIGTERM.
+///
+/// The first record after a quiet spell goes out at once; during a burst a
+/// drain starts at most once per debounce interval, so a burst of appends
+/// becomes a few batches. Between events the process sleeps in the kernel. A
+/// failed drain (a busy queue, a refusing sink) is retried with a growing
+/// delay, and every minute a drain runs anyway, in case an event was missed.
+struct WatchLoop {
+    let directory: QueueDirectory
+    var options: DrainOptions
+    let debounce: Double
+    let quiet: Bool
+    static let idleRecheck = 60.0
+
+    init(directory: QueueDirectory, options: DrainOptions, debounce: Double, quiet: Bool) {
+        self.directory = directory
+        self.options = options
+        self.debounce = debounce
+        self.quiet = quiet
+        self.options.shouldStop = { StopRequest.isRequested }
+    }
+
+    func run(into sink: inout any DrainSink) throws(ShareQueueError) {
+        let stopFD = StopRequest.install()
+        let watcher: ChangeWatcher
+        do { watcher = try ChangeWatcher(directory: directory.path, stopFD: stopFD) } catch {
+            throw ShareQueueError("cannot watch the queue directory", path: directory.path, error)
+        }
+        var lastDrain = -Double.infinity
+        var retryDelay: Double? = nil
+        while !StopRequest.isRequested {
+            // Leading edge: go at once after a quiet spell; during a burst, once per interval.
+            let sinceLast = Host.monotonicSeconds() - lastDrain
+            if sinceLast < debounce && !watcher.pause(milliseconds: Int((debounce - sinceLast) * 1000)) { break }
+            lastDrain = Host.monotonicSeconds()
+            do {
+                let summary = try HostDrainTool.drain(directory, options: options, into: &sink)
+                if !quiet && (summary.delivered > 0 || summary.quarantined > 0 || summary.superseded > 0 || summary.deadLettered > 0) {
+                    HostDrainTool.report(summary)
+                }
+                retryDelay = nil
+            } catch where error.kind == .tryAgain || error.kind == .ioError {
+                if StopRequest.isRequested { break }
+                HostDrainTool.tool.warn("\(error); trying again")
+                retryDelay = min(60, (retryDelay ?? 0.5) * 2)
+            }
+            let wake = watcher.wait(milliseconds: Int((retryDelay ?? Self.idleRecheck) * 1000))
+            if case .stopRequested = wake { break }
+        }
+    }
+}

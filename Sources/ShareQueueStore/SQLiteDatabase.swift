@@ -1,0 +1,121 @@
+import CSQLite
+import ShareQueue
+
+/// A connection to a SQLite database: just what the store needs, with every
+/// failure reported as a `ShareQueueError` that names the database and SQLite's message.
+final class SQLiteDatabase {
+    private var handle: OpaquePointer?
+    let path: String
+
+    /// Opens (creating if missing) a database in WAL mode with full syncs and a busy timeout.
+    init(path: String, busyTimeoutMilliseconds: Int32 = 5000) throws(ShareQueueError) {
+        self.path = path
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW
+        let result = sqlite3_open_v2(path, &handle, flags, nil)
+        guard result == SQLITE_OK else {
+            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(result))
+            sqlite3_close(handle)
+            handle = nil
+            throw ShareQueueError(result == SQLITE_CANTOPEN ? .cannotCreate : .ioError, "cannot open the store", path: path, cause: message)
+        }
+        sqlite3_busy_timeout(handle, busyTimeoutMilliseconds)
+        try execute("PRAGMA journal_mode=WAL")
+        // FULL: a commit is durable before the checkpoint file moves past it.
+        try execute("PRAGMA synchronous=FULL")
+    }
+
+    deinit { sqlite3_close(handle) }
+
+    func failure(_ what: String, code: Int32? = nil) -> ShareQueueError {
+        let result = code ?? sqlite3_errcode(handle)
+        let kind: ShareQueueError.Kind
+        switch result & 0xFF {
+        case SQLITE_BUSY, SQLITE_LOCKED: kind = .tryAgain
+        case SQLITE_FULL, SQLITE_IOERR: kind = .ioError
+        case SQLITE_READONLY, SQLITE_PERM, SQLITE_AUTH: kind = .permissionDenied
+        case SQLITE_CORRUPT, SQLITE_NOTADB: kind = .configuration
+        default: kind = .ioError
+        }
+        return ShareQueueError(kind, what, path: path, cause: String(cString: sqlite3_errmsg(handle)))
+    }
+
+    /// Runs statements that return no rows.
+    func execute(_ sql: String) throws(ShareQueueError) {
+        let result = sqlite3_exec(handle, sql, nil, nil, nil)
+        guard result == SQLITE_OK else { throw failure("the store failed: \(sql.prefix(40))", code: result) }
+    }
+
+    func prepare(_ sql: String) throws(ShareQueueError) -> SQLiteStatement {
+        var statement: OpaquePointer?
+        let result = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
+        guard result == SQLITE_OK, let statement else { throw failure("the store cannot prepare: \(sql.prefix(40))", code: result) }
+        return SQLiteStatement(statement, database: self)
+    }
+
+    /// Rows changed by the last INSERT, UPDATE or DELETE.
+    var changes: Int32 { sqlite3_changes(handle) }
+
+    /// Runs `body` in one `BEGIN IMMEDIATE` transaction: committed if it
+    /// returns, rolled back if it throws.
+    func transaction(_ body: () throws(ShareQueueError) -> Void) throws(ShareQueueError) {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            try body()
+            try execute("COMMIT")
+        } catch {
+            sqlite3_exec(handle, "ROLLBACK", nil, nil, nil)
+            throw error
+        }
+    }
+}
+
+/// A prepared statement, reset for reuse after every run.
+final class SQLiteStatement {
+    private let statement: OpaquePointer
+    private unowned let database: SQLiteDatabase
+    /// SQLite copies bound text at once (SQLITE_TRANSIENT), so Swift strings can be passed directly.
+    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+    fileprivate init(_ statement: OpaquePointer, database: SQLiteDatabase) {
+        self.statement = statement
+        self.database = database
+    }
+
+    deinit { sqlite3_finalize(statement) }
+
+    enum Value {
+        case text(String?)
+        case integer(Int64)
+    }
+
+    private func bind(_ values: [Value]) {
+        sqlite3_reset(statement)
+        sqlite3_clear_bindings(statement)
+        for (index, value) in values.enumerated() {
+            let position = Int32(index + 1)
+            switch value {
+            case .text(let text?): sqlite3_bind_text(statement, position, text, -1, Self.transient)
+            case .text(nil): sqlite3_bind_null(statement, position)
+            case .integer(let number): sqlite3_bind_int64(statement, position, number)
+            }
+        }
+    }
+
+    /// Runs a statement that returns no rows.
+    func run(_ values: Value...) throws(ShareQueueError) {
+        bind(values)
+        let result = sqlite3_step(statement)
+        sqlite3_reset(statement)
+        guard result == SQLITE_DONE else { throw database.failure("the store failed to write", code: result) }
+    }
+
+    /// Runs a query and returns the first row's integer columns, or nil if there is no row.
+    func firstRow(_ values: Value..., columns: Int32) throws(ShareQueueError) -> [Int64]? {
+        bind(values)
+        defer { sqlite3_reset(statement) }
+        let result = sqlite3_step(statement)
+        if result == SQLITE_DONE { return nil }
+        guard result == SQLITE_ROW else { throw database.failure("the store failed to read", code: result) }
+        return (0..<columns).map { sqlite3_column_int64(statement, $0) }
+    }
+}
