@@ -1,27 +1,38 @@
 import ShareQueue
-import ShareQueueCLI
 
 /// Delivers each batch to a shell command, as JSON Lines on its standard
-/// input. Exit status 0 means delivered; anything else leaves the batch queued.
+/// input. Exit status 0 means delivered; any other status is a refusal, which
+/// leaves the batch queued and counts against its records.
 struct CommandSink: DrainSink {
-    struct Failure: Error, CustomStringConvertible {
+    struct Refusal: Error, CustomStringConvertible {
         let description: String
     }
 
     let command: String
 
+    /// A non-zero exit is about the records: the drain bisects to find which.
+    var failuresAreRefusals: Bool { true }
+
     mutating func deliver(_ batch: DrainBatch) throws {
         var input: [UInt8] = []
         for record in batch.records { RecordFormat.json.append(record, to: &input) }
-        let child = try Host.spawnShell(command)
+        let child: (pid: Int32, input: FileDescriptor)
+        do { child = try Host.spawnShell(command) } catch {
+            throw ShareQueueError(.tryAgain, "cannot start the command", path: "/bin/sh", cause: error.description)
+        }
         var writeError: SystemError? = nil
         do { try child.input.writeAll(input) } catch { writeError = error }
         child.input.close()
-        let status = try Host.waitForExit(child.pid)
+        let status: Int32
+        do { status = try Host.waitForExit(child.pid) } catch {
+            throw ShareQueueError(.tryAgain, "cannot wait for the command", cause: error.description)
+        }
         guard status == 0 else {
-            throw Failure(description: "the command '\(command)' exited with status \(status)")
+            throw Refusal(description: "the command '\(command)' exited with status \(status)")
         }
         // A command that exits 0 without reading all its input has still accepted the batch.
-        if let writeError, !writeError.isBrokenPipe { throw writeError }
+        if let writeError, !writeError.isBrokenPipe {
+            throw ShareQueueError(.tryAgain, "cannot write to the command", cause: writeError.description)
+        }
     }
 }

@@ -597,6 +597,12 @@ package enum StopRequest {
         }
         signal(SIGINT, handler)
         signal(SIGTERM, handler)
+        // A parent may have started this process with them blocked.
+        var stops = sigset_t()
+        sigemptyset(&stops)
+        sigaddset(&stops, SIGINT)
+        sigaddset(&stops, SIGTERM)
+        sigprocmask(SIG_UNBLOCK, &stops, nil)
         return fds[0]
     }
 

@@ -3,7 +3,7 @@ import Testing
 @testable import ShareQueue
 
 /// `share-stress` itself, bounded to fit in `swift test`.
-@Suite("Stress and crash points", .serialized)
+@Suite("Stress and crash points", .serialized, .timeLimit(.minutes(5)))
 struct StressTests {
     @Test("Every crash point: producers and drainers die there, fresh processes recover, nothing is lost")
     func crashPoints() throws {

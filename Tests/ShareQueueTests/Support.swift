@@ -136,3 +136,21 @@ func jsonObjects(_ jsonLines: Data) throws -> [[String: Any]] {
         try JSONSerialization.jsonObject(with: Data(line.utf8)) as! [String: Any]
     }
 }
+
+/// Runs a query with the `sqlite3` command-line tool and returns its output lines.
+func sqlite(_ database: String, _ query: String) throws -> [String] {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+    process.arguments = [database, query]
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+}
+
+/// Appends `count` numbered records through share-append, one process each, and returns their ids.
+func appendEach(_ count: Int, prefix: String, queue: String, in scratch: TemporaryDirectory, extra: [String] = []) throws -> [String] {
+    try (1...count).flatMap { i in try run("share-append", ["--dir", queue] + extra + ["\(prefix) \(i)"], in: scratch).lines }
+}

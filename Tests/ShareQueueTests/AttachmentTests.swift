@@ -1,0 +1,151 @@
+import Foundation
+import Testing
+@testable import ShareQueue
+
+/// `share-append --attach` and what drains do with attachments.
+@Suite("Attachments", .timeLimit(.minutes(2)))
+struct AttachmentTests {
+    static func makeFile(_ scratch: TemporaryDirectory, _ name: String, bytes: Int) throws -> (path: String, sha256: String) {
+        let data = Data((0..<bytes).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
+        let path = scratch.file(name)
+        try data.write(to: URL(fileURLWithPath: path))
+        return (path, SHA256.hex([UInt8](data)))
+    }
+
+    @Test("SHA-256 matches the standard test vectors")
+    func digests() {
+        #expect(SHA256.hex([]) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        #expect(SHA256.hex(Array("abc".utf8)) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(SHA256.hex(Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8)) == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+    }
+
+    @Test("An attachment is copied in, described in the record, and moved beside the store by --store")
+    func attachToStore() throws {
+        let scratch = TemporaryDirectory()
+        let q = scratch.queue
+        let db = scratch.file("inbox.sqlite")
+        let photo = try Self.makeFile(scratch, "Beach Photo.JPG", bytes: 300_000)
+        let appended = try run("share-append", ["--dir", q, "--attach", photo.path, "a day at the beach"], in: scratch)
+        #expect(appended.status == 0, "\(appended.stderr)")
+        let copies = try FileManager.default.contentsOfDirectory(atPath: q + "/attachments")
+        #expect(copies.count == 1 && copies[0].hasSuffix(".jpg"))
+        let peek = try jsonObjects(try run("host-drain", ["--dir", q, "--peek"], in: scratch).stdout)
+        let described = (peek[0]["attachments"] as! [[String: Any]])[0]
+        #expect(described["name"] as? String == "Beach Photo.JPG")
+        #expect(described["size"] as? Int == 300_000)
+        #expect(described["sha256"] as? String == photo.sha256)
+        #expect(described["type"] as? String == "image/jpeg")
+
+        let drain = try run("host-drain", ["--dir", q, "--store", db], in: scratch)
+        #expect(drain.status == 0, "\(drain.stderr)")
+        let stored = try JSONSerialization.jsonObject(with: Data(try sqlite(db, "SELECT attachments FROM records")[0].utf8)) as! [[String: Any]]
+        let path = stored[0]["path"] as! String
+        #expect(path.hasPrefix("/") && path.hasPrefix(db + ".attachments/"))
+        #expect(stored[0]["sha256"] as? String == photo.sha256)
+        #expect(SHA256.hex([UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))) == photo.sha256)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: q + "/attachments").isEmpty)
+        #expect(FileManager.default.fileExists(atPath: photo.path))
+    }
+
+    @Test("Files alone make a file record; --attachments-to moves them and gives the JSON their new paths")
+    func attachmentsTo() throws {
+        let scratch = TemporaryDirectory()
+        let q = scratch.queue
+        let a = try Self.makeFile(scratch, "notes.txt", bytes: 10)
+        let b = try Self.makeFile(scratch, "scan.pdf", bytes: 70_000)
+        #expect(try run("share-append", ["--dir", q, "--attach", a.path, "--attach", b.path], in: scratch).status == 0)
+        let inbox = scratch.file("inbox")
+        let drain = try run("host-drain", ["--dir", q, "--attachments-to", inbox], in: scratch)
+        #expect(drain.status == 0, "\(drain.stderr)")
+        let record = try jsonObjects(drain.stdout)[0]
+        #expect(record["kind"] as? String == "file")
+        let list = record["attachments"] as! [[String: Any]]
+        #expect(list.map { $0["type"] as! String } == ["text/plain", "application/pdf"])
+        for (item, file) in zip(list, [a, b]) {
+            let path = item["path"] as! String
+            #expect(path.hasPrefix(inbox + "/"))
+            #expect(SHA256.hex([UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))) == file.sha256)
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: q + "/attachments").isEmpty)
+    }
+
+    @Test("Without --attachments-to, the JSON carries the queue copy's path and the copy stays")
+    func attachmentsStay() throws {
+        let scratch = TemporaryDirectory()
+        let q = scratch.queue
+        let a = try Self.makeFile(scratch, "a.bin", bytes: 100)
+        try run("share-append", ["--dir", q, "--attach", a.path, "with a file"], in: scratch)
+        let record = try jsonObjects(try run("host-drain", ["--dir", q], in: scratch).stdout)[0]
+        let path = (record["attachments"] as! [[String: Any]])[0]["path"] as! String
+        #expect(path.hasPrefix(q + "/attachments/"))
+        #expect(FileManager.default.fileExists(atPath: path))
+    }
+
+    @Test("A copy that fails appends nothing and leaves nothing behind")
+    func failedCopy() throws {
+        guard canMountTmpfs else { return }
+        let scratch = TemporaryDirectory()
+        let disk = try FullDiskTests.SmallFileSystem(in: scratch)
+        let q = disk.path + "/queue"
+        #expect(try run("share-append", ["--dir", q, "first"], in: scratch).status == 0)
+        let big = try Self.makeFile(scratch, "big.bin", bytes: 2 << 20)
+        let result = try run("share-append", ["--dir", q, "--attach", big.path, "too big for the disk"], in: scratch)
+        #expect(result.status == 74, "\(result.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: q + "/attachments").isEmpty)
+        let drain = try run("host-drain", ["--dir", q], in: scratch)
+        #expect(try jsonObjects(drain.stdout).map { $0["text"] as! String } == ["first"])
+    }
+
+    @Test("A record whose attachment is missing, foreign or points outside the queue is set aside, and nothing outside is touched",
+          arguments: ["../outside.txt", "/etc/passwd", "symlink.txt", "missing.txt", "tampered.txt"])
+    func hostileReference(_ file: String) throws {
+        let scratch = TemporaryDirectory()
+        let q = scratch.queue
+        let directory = try QueueDirectory(path: q)
+        let outside = try Self.makeFile(scratch, "outside.txt", bytes: 64)
+        try FileManager.default.createDirectory(atPath: q + "/attachments", withIntermediateDirectories: true)
+        if file == "symlink.txt" { try FileManager.default.createSymbolicLink(atPath: q + "/attachments/symlink.txt", withDestinationPath: outside.path) }
+        if file == "tampered.txt" { try Data("changed".utf8).write(to: URL(fileURLWithPath: q + "/attachments/tampered.txt")) }
+        let attachment = Attachment(name: "x.txt", file: file, size: 64, sha256: outside.sha256, type: "text/plain")
+        try QueueAppender(directory: directory).append(RecordDraft(.text("hostile"), source: "test", attachments: [attachment]))
+        try run("share-append", ["--dir", q, "fine"], in: scratch)
+        let inbox = scratch.file("inbox")
+        let drain = try run("host-drain", ["--dir", q, "--attachments-to", inbox], in: scratch)
+        #expect(drain.status == 0, "\(drain.stderr)")
+        #expect(try jsonObjects(drain.stdout).map { $0["text"] as! String } == ["fine"])
+        #expect(drain.stderr.contains("attachment"))
+        let status = try JSONSerialization.jsonObject(with: try run("host-drain", ["--dir", q, "--status", "--json"], in: scratch).stdout) as! [String: Any]
+        #expect(status["quarantined"] as? Int == 1)
+        #expect(SHA256.hex([UInt8](try Data(contentsOf: URL(fileURLWithPath: outside.path)))) == outside.sha256)
+        #expect(!FileManager.default.fileExists(atPath: inbox + "/" + file))
+    }
+
+    @Test("Half-copied attachments older than a day are removed by the next drain; younger ones stay")
+    func staleTemporaries() throws {
+        let scratch = TemporaryDirectory()
+        let q = scratch.queue
+        try run("share-append", ["--dir", q, "x"], in: scratch)
+        let folder = q + "/attachments"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        for name in [".tmp-old.bin", ".tmp-new.bin", "orphan-old.bin"] {
+            try Data("partial".utf8).write(to: URL(fileURLWithPath: folder + "/" + name))
+        }
+        let twoDaysAgo = Date().addingTimeInterval(-2 * 86_400)
+        for name in [".tmp-old.bin", "orphan-old.bin"] {
+            try FileManager.default.setAttributes([.modificationDate: twoDaysAgo], ofItemAtPath: folder + "/" + name)
+        }
+        #expect(try run("host-drain", ["--dir", q, "-q"], in: scratch).status == 0)
+        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: folder)) == [".tmp-new.bin"])
+    }
+
+    @Test("--status reports attachments and dead letters")
+    func statusCounts() throws {
+        let scratch = TemporaryDirectory()
+        let q = scratch.queue
+        let a = try Self.makeFile(scratch, "a.bin", bytes: 1000)
+        try run("share-append", ["--dir", q, "--attach", a.path, "x"], in: scratch)
+        let status = try JSONSerialization.jsonObject(with: try run("host-drain", ["--dir", q, "--status", "--json"], in: scratch).stdout) as! [String: Any]
+        #expect(status["attachments"] as? [String: Int] == ["count": 1, "bytes": 1000])
+        #expect(status["deadLetters"] as? Int == 0)
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+
+/// Refusals, retries and dead letters with `--exec`.
+@Suite("Retries and dead letters", .timeLimit(.minutes(2)))
+struct DeadLetterTests {
+    /// A command that refuses any batch holding the record "poison", and keeps the rest.
+    static func command(_ out: String) -> String {
+        "input=$(cat); case \"$input\" in *'\"poison\"'*) echo refused >&2; exit 9;; esac; printf '%s\\n' \"$input\" >> '\(out)'"
+    }
+
+    @Test("A refused record is found by bisecting, retried on later runs, then moved to the dead letters; the rest is delivered")
+    func poisonRecord() throws {
+        let scratch = TemporaryDirectory()
+        let q = scratch.queue
+        let out = scratch.file("delivered")
+        let appended = try run("share-append", ["--dir", q, "--lines"], stdin: "a\nb\nc\npoison\nd\ne\nf\n", in: scratch).lines
+        for attempt in 1...3 {
+            let run = try run("host-drain", ["--dir", q, "--exec", Self.command(out), "--max-attempts", "3"], in: scratch)
+            if attempt < 3 {
+                #expect(run.status == 75, "\(run.stderr)")
+                #expect(run.stderr.contains("attempt \(attempt) of 3"))
+            } else {
+                #expect(run.status == 0, "\(run.stderr)")
+                #expect(run.stderr.contains("dead letter"))
+            }
+        }
+        let delivered = try ids(in: Data(contentsOf: URL(fileURLWithPath: out)))
+        #expect(delivered == [appended[0], appended[1], appended[2], appended[4], appended[5], appended[6]])
+        let status = try JSONSerialization.jsonObject(with: try run("host-drain", ["--dir", q, "--status", "--json"], in: scratch).stdout) as! [String: Any]
+        #expect(status["deadLetters"] as? Int == 1)
+        #expect(status["pending"] as? Int == 0)
+        let letters = try jsonObjects(Data(contentsOf: URL(fileURLWithPath: q + "/dead-letters.log")))
+        #expect(letters.count == 1)
+        #expect(letters[0]["attempts"] as? Int == 3)
+        #expect((letters[0]["error"] as? String)?.contains("status 9") == true)
+        #expect((letters[0]["record"] as? [String: Any])?["id"] as? String == appended[3])
+
+        let requeue = try run("host-drain", ["--dir", q, "--requeue-dead"], in: scratch)
+        #expect(requeue.status == 0)
+        #expect(requeue.stderr.contains("put 1 dead letter back"))
+        let after = try JSONSerialization.jsonObject(with: try run("host-drain", ["--dir", q, "--status", "--json"], in: scratch).stdout) as! [String: Any]
+        #expect(after["deadLetters"] as? Int == 0)
+        #expect(after["pending"] as? Int == 1)
+        let again = try run("host-drain", ["--dir", q], in: scratch)
+        #expect(try ids(in: again.stdout) == [appended[3]])
+    }
+
+    @Test("Batches a command refuses while it is down are delivered, once each and in order, on a later run")
+    func retriedNextRun() throws {
+        let scratch = TemporaryDirectory()
+        let q = scratch.queue
+        let out = scratch.file("delivered")
+        let down = scratch.file("down")
+        _ = FileManager.default.createFile(atPath: down, contents: nil)
+        let appended = try run("share-append", ["--dir", q, "--lines"], stdin: "a\nb\nc\nd\ne\n", in: scratch).lines
+        let command = "if [ -e '\(down)' ]; then exit 1; fi; cat >> '\(out)'"
+        let first = try run("host-drain", ["--dir", q, "--exec", command], in: scratch)
+        #expect(first.status == 75)
+        #expect(!FileManager.default.fileExists(atPath: out))
+        try FileManager.default.removeItem(atPath: down)
+        let second = try run("host-drain", ["--dir", q, "--exec", command], in: scratch)
+        #expect(second.status == 0)
+        #expect(try ids(in: Data(contentsOf: URL(fileURLWithPath: out))) == appended)
+        // The refusal counted against the first record is forgotten once it is delivered.
+        #expect(!FileManager.default.fileExists(atPath: q + "/attempts"))
+    }
+
+    @Test("A command that refuses once has the batch bisected at once: all delivered, none twice")
+    func refusedOnce() throws {
+        let scratch = TemporaryDirectory()
+        let q = scratch.queue
+        let out = scratch.file("delivered")
+        let flag = scratch.file("refuse-once")
+        _ = FileManager.default.createFile(atPath: flag, contents: nil)
+        let appended = try run("share-append", ["--dir", q, "--lines"], stdin: "a\nb\nc\n", in: scratch).lines
+        let command = "if [ -e '\(flag)' ]; then rm '\(flag)'; exit 1; fi; cat >> '\(out)'"
+        #expect(try run("host-drain", ["--dir", q, "--exec", command], in: scratch).status == 0)
+        #expect(try ids(in: Data(contentsOf: URL(fileURLWithPath: out))) == appended)
+    }
+}

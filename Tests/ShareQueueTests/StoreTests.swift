@@ -1,0 +1,121 @@
+import Foundation
+import Testing
+@testable import ShareQueue
+
+/// `host-drain --store`: a real SQLite file, checked with the sqlite3 tool.
+@Suite("SQLite store", .serialized, .timeLimit(.minutes(3)))
+struct StoreTests {
+    @Test("Records land in the documented schema, once, with the drain position in the same database")
+    func schemaAndRows() throws {
+        let scratch = TemporaryDirectory()
+        let q = scratch.queue
+        let db = scratch.file("inbox.sqlite")
+        let text = try run("share-append", ["--dir", q, "--source", "notes", "--meta", "app=mail", "hello"], in: scratch).lines
+        let json = try run("share-append", ["--dir", q, "--json", "--key", "k"], stdin: "{\"a\": 12345678901234567890}", in: scratch).lines
+        let drain = try run("host-drain", ["--dir", q, "--store", db], in: scratch)
+        #expect(drain.status == 0, "\(drain.stderr)")
+        #expect(drain.stdout.isEmpty)
+        #expect(try sqlite(db, "PRAGMA journal_mode") == ["wal"])
+        #expect(try sqlite(db, "SELECT id, source, kind, text, meta FROM records WHERE kind = 'text'") == ["\(text[0])|notes|text|hello|{\"app\":\"mail\"}"])
+        #expect(try sqlite(db, "SELECT id, json, key FROM records WHERE kind = 'json'") == ["\(json[0])|{\"a\":12345678901234567890}|k"])
+        #expect(try sqlite(db, "SELECT count(*) FROM records WHERE date LIKE '____-__-__T__:__:__.___Z' AND ingested_at IS NOT NULL AND record LIKE '{%'") == ["2"])
+        #expect(try sqlite(db, "SELECT key, id FROM latest") == ["k|\(json[0])"])
+        #expect(try sqlite(db, "SELECT count(*) FROM drain_position") == ["1"])
+        // Draining again adds nothing.
+        try run("share-append", ["--dir", q, "third"], in: scratch)
+        #expect(try run("host-drain", ["--dir", q, "--store", db], in: scratch).status == 0)
+        #expect(try sqlite(db, "SELECT count(*), count(DISTINCT id) FROM records") == ["3|3"])
+        let status = try run("host-drain", ["--dir", q, "--store", db, "--status", "--json"], in: scratch)
+        #expect((try JSONSerialization.jsonObject(with: status.stdout) as! [String: Any])["rows"] as? Int == 3)
+    }
+
+    @Test("Exactly once: a drainer killed at every crash point, then recovered, stores every record once",
+          arguments: CrashPoint.allCases.filter { $0.rawValue.hasPrefix("drain-") })
+    func exactlyOnceAtEveryCrashPoint(_ point: CrashPoint) throws {
+        let scratch = TemporaryDirectory()
+        let q = scratch.queue
+        let db = scratch.file("inbox.sqlite")
+        var appended = try run("share-append", ["--dir", q, "--lines"], stdin: (1...25).map { "r\($0)" }.joined(separator: "\n"), in: scratch).lines
+        // A partial earlier drain leaves a sealed segment, so the points are met more than once.
+        #expect(try run("host-drain", ["--dir", q, "--store", db, "--max", "5", "--batch", "5"], in: scratch).status == 0)
+        appended += try run("share-append", ["--dir", q, "--lines"], stdin: (26...40).map { "r\($0)" }.joined(separator: "\n"), in: scratch).lines
+        let torn = try run("share-append", ["--dir", q, "torn"], environment: ["SHARE_QUEUE_CRASH_AT": "append-half-written"], in: scratch)
+        #expect(torn.status == 128 + SIGKILL)
+        for visit in [1, 2] {
+            let crashed = try run("host-drain", ["--dir", q, "--store", db, "--batch", "10"],
+                                  environment: ["SHARE_QUEUE_CRASH_AT": "\(point.rawValue):\(visit)"], in: scratch)
+            #expect(crashed.status == 128 + SIGKILL || crashed.status == 0, "\(crashed.stderr)")
+            appended += try run("share-append", ["--dir", q, "after \(point.rawValue) \(visit)"], in: scratch).lines
+        }
+        let recovery = try run("host-drain", ["--dir", q, "--store", db], in: scratch)
+        #expect(recovery.status == 0, "\(recovery.stderr)")
+        #expect(try sqlite(db, "SELECT count(*), count(DISTINCT id) FROM records") == ["\(appended.count)|\(appended.count)"])
+        #expect(Set(try sqlite(db, "SELECT id FROM records")) == Set(appended))
+    }
+
+    @Test("Exactly once under random SIGKILLs of the drainer while producers append")
+    func exactlyOnceUnderRandomKills() throws {
+        let scratch = TemporaryDirectory()
+        let q = scratch.queue
+        let db = scratch.file("inbox.sqlite")
+        var appended: [String] = []
+        var kills = 0
+        for round in 1...12 {
+            appended += try run("share-append", ["--dir", q, "--lines"], stdin: (1...20).map { "round \(round) record \($0)" }.joined(separator: "\n"), in: scratch).lines
+            let drainer = try RunningTool("host-drain", ["--dir", q, "--store", db, "--batch", "3", "--wait", "5"], in: scratch)
+            usleep(UInt32.random(in: 0...15_000))
+            drainer.kill()
+            if drainer.wait().status == 128 + SIGKILL { kills += 1 }
+        }
+        #expect(try run("host-drain", ["--dir", q, "--store", db, "--wait", "5"], in: scratch).status == 0)
+        #expect(kills > 0)
+        #expect(try sqlite(db, "SELECT count(*), count(DISTINCT id) FROM records") == ["\(appended.count)|\(appended.count)"])
+    }
+
+    @Test("latest keeps the newest record of each key; every record stays in records")
+    func latestWins() throws {
+        let scratch = TemporaryDirectory()
+        let q = scratch.queue
+        let db = scratch.file("inbox.sqlite")
+        try run("share-append", ["--dir", q, "--key", "wallpaper", "forest.heic"], in: scratch)
+        try run("share-append", ["--dir", q, "--key", "ringtone", "bells"], in: scratch)
+        // One --lines batch shares one date: the last appended wins the tie.
+        let tied = try run("share-append", ["--dir", q, "--key", "wallpaper", "--lines"], stdin: "desert.heic\nocean.heic\n", in: scratch).lines
+        #expect(try run("host-drain", ["--dir", q, "--store", db], in: scratch).status == 0)
+        #expect(try sqlite(db, "SELECT key, text, id FROM latest ORDER BY key") == ["ringtone|bells|" + (try sqlite(db, "SELECT id FROM records WHERE text = 'bells'"))[0], "wallpaper|ocean.heic|\(tied[1])"])
+        #expect(try sqlite(db, "SELECT count(*) FROM records WHERE key = 'wallpaper'") == ["3"])
+        // An older record drained later does not replace a newer one.
+        let directory = try QueueDirectory(path: q)
+        let old = Record.encode(id: RecordID.random(), date: "2001-01-01T00:00:00.000Z", source: "old", kind: .text, text: "old.heic", jsonBytes: nil, key: "wallpaper", meta: nil)
+        try QueueAppender(directory: directory).appendStored([old])
+        #expect(try run("host-drain", ["--dir", q, "--store", db], in: scratch).status == 0)
+        #expect(try sqlite(db, "SELECT text FROM latest WHERE key = 'wallpaper'") == ["ocean.heic"])
+        #expect(try sqlite(db, "SELECT count(*) FROM records WHERE key = 'wallpaper'") == ["4"])
+    }
+
+    @Test("--coalesce delivers only the newest record of each key and counts the rest")
+    func coalesce() throws {
+        let scratch = TemporaryDirectory()
+        let q = scratch.queue
+        for value in ["one", "two", "three"] { try run("share-append", ["--dir", q, "--key", "k", value], in: scratch) }
+        try run("share-append", ["--dir", q, "unkeyed"], in: scratch)
+        try run("share-append", ["--dir", q, "--key", "other", "solo"], in: scratch)
+        let drain = try run("host-drain", ["--dir", q, "--coalesce"], in: scratch)
+        #expect(drain.status == 0)
+        #expect(try jsonObjects(drain.stdout).map { $0["text"] as! String } == ["three", "unkeyed", "solo"])
+        #expect(drain.stderr.contains("2 superseded"))
+        let status = try run("host-drain", ["--dir", q, "--status", "--json"], in: scratch)
+        #expect((try JSONSerialization.jsonObject(with: status.stdout) as! [String: Any])["pending"] as? Int == 0)
+    }
+
+    @Test("A store with a newer schema is refused, 78")
+    func newerSchema() throws {
+        let scratch = TemporaryDirectory()
+        let db = scratch.file("inbox.sqlite")
+        _ = try sqlite(db, "PRAGMA user_version = 9")
+        try run("share-append", ["--dir", scratch.queue, "x"], in: scratch)
+        let drain = try run("host-drain", ["--dir", scratch.queue, "--store", db], in: scratch)
+        #expect(drain.status == 78)
+        #expect(try run("host-drain", ["--dir", scratch.queue, "--status", "--json"], in: scratch).output.contains("\"pending\":1"))
+    }
+}

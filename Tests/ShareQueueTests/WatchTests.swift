@@ -1,0 +1,106 @@
+import Foundation
+import Testing
+
+/// `host-drain --watch`, running as a separate process.
+@Suite("Watch mode", .serialized, .timeLimit(.minutes(3)))
+struct WatchTests {
+    /// CPU seconds a process has used, from /proc.
+    static func cpuSeconds(_ pid: Int32) throws -> Double {
+        let stat = try String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)
+        let fields = stat[stat.range(of: ")")!.upperBound...].split(separator: " ")
+        return (Double(fields[11])! + Double(fields[12])!) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    static func lineCount(_ path: String) -> Int {
+        ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n").count
+    }
+
+    @Test("Delivers each record soon after its producer exits, idles without using the CPU, and stops cleanly on SIGTERM")
+    func deliversPromptlyAndIdles() throws {
+        let scratch = TemporaryDirectory()
+        let q = scratch.queue
+        let out = scratch.file("delivered")
+        try run("share-append", ["--dir", q, "before"], in: scratch)
+        let watcher = try RunningTool("host-drain", ["--dir", q, "--watch", "--exec", "cat >> '\(out)'"], in: scratch)
+        defer { watcher.kill() }
+        try waitUntil("the waiting record") { Self.lineCount(out) == 1 }
+        var delays: [Double] = []
+        for i in 1...20 {
+            try run("share-append", ["--dir", q, "record \(i)"], in: scratch)
+            let exited = Date()
+            try waitUntil("record \(i)") { Self.lineCount(out) == i + 1 }
+            delays.append(Date().timeIntervalSince(exited))
+        }
+        delays.sort()
+        let median = delays[delays.count / 2]
+        #expect(median < 0.25, "median delay \(median) s")  // typically a few ms; generous for a loaded machine
+        let cpuBefore = try Self.cpuSeconds(watcher.pid)
+        usleep(1_500_000)
+        let idle = try Self.cpuSeconds(watcher.pid) - cpuBefore
+        #expect(idle < 0.05, "used \(idle) s of CPU while idle")
+        kill(watcher.pid, SIGTERM)
+        #expect(watcher.wait().status == 0)
+    }
+
+    @Test("A burst of 500 separate share-append processes becomes a few dozen deliveries")
+    func burstCoalesces() throws {
+        let scratch = TemporaryDirectory()
+        let q = scratch.queue
+        let out = scratch.file("delivered")
+        let deliveries = scratch.file("deliveries")
+        let watcher = try RunningTool("host-drain", ["--dir", q, "--watch", "--batch", "1000", "--debounce", "100ms",
+                                                    "--exec", "echo x >> '\(deliveries)'; cat >> '\(out)'"], in: scratch)
+        defer { watcher.kill() }
+        _ = try run("share-append", ["--dir", q, "warm-up"], in: scratch)
+        try waitUntil("the warm-up record") { Self.lineCount(out) == 1 }
+        let start = Date()
+        let burst = Process()
+        burst.executableURL = URL(fileURLWithPath: "/bin/sh")
+        burst.arguments = ["-c", "i=1; while [ $i -le 500 ]; do \"$0\" --dir \"$1\" -q \"burst $i\" || exit 1; i=$((i+1)); done",
+                           Executables.path("share-append"), q]
+        try burst.run()
+        burst.waitUntilExit()
+        #expect(burst.terminationStatus == 0)
+        let seconds = Date().timeIntervalSince(start)
+        try waitUntil("all 501 records") { Self.lineCount(out) == 501 }
+        let count = Self.lineCount(deliveries) - 1
+        // At most one delivery per 100 ms of the burst, plus the first and the last.
+        #expect(count <= Int(seconds / 0.1) + 3, "\(count) deliveries in \(seconds) s")
+        #expect(count < 100, "\(count) deliveries")
+        kill(watcher.pid, SIGINT)
+        #expect(watcher.wait().status == 0)
+        #expect(try ids(in: Data(contentsOf: URL(fileURLWithPath: out))).count == 501)
+    }
+
+    @Test("SIGTERM in the middle of a slow batch finishes it, records the checkpoint, and exits 0", arguments: ["--exec", "--store", "stdout"])
+    func stopsAfterTheBatchInHand(_ sink: String) throws {
+        let scratch = TemporaryDirectory()
+        let q = scratch.queue
+        let out = scratch.file("delivered")
+        let started = scratch.file("started")
+        let appended = try run("share-append", ["--dir", q, "--lines"], stdin: (1...30).map { "r\($0)" }.joined(separator: "\n"), in: scratch).lines
+        var arguments = ["--dir", q, "--watch", "--batch", "10"]
+        switch sink {
+        case "--exec": arguments += ["--exec", "touch '\(started)'; sleep 0.3; cat >> '\(out)'"]
+        case "--store": arguments += ["--store", scratch.file("inbox.sqlite")]
+        default: break
+        }
+        let watcher = try RunningTool("host-drain", arguments, in: scratch, outputFile: sink == "stdout" ? out : nil)
+        defer { watcher.kill() }
+        if sink == "--exec" {
+            try waitUntil("the first batch to start") { FileManager.default.fileExists(atPath: started) }
+        } else {
+            try waitUntil("the records to be delivered") {
+                sink == "--store" ? (try? sqlite(scratch.file("inbox.sqlite"), "SELECT count(*) FROM records")) == ["30"] : Self.lineCount(out) == 30
+            }
+        }
+        kill(watcher.pid, SIGTERM)
+        #expect(watcher.wait().status == 0)
+        let rest = try run("host-drain", ["--dir", q, "--status", "--json"], in: scratch)
+        let pending = (try JSONSerialization.jsonObject(with: rest.stdout) as! [String: Any])["pending"] as! Int
+        let delivered = sink == "--store" ? Int(try sqlite(scratch.file("inbox.sqlite"), "SELECT count(*) FROM records")[0])! : Self.lineCount(out)
+        // The batch in hand was finished and recorded: what was delivered is no longer pending.
+        #expect(delivered >= 10)
+        #expect(delivered + pending == appended.count, "delivered \(delivered), pending \(pending)")
+    }
+}
