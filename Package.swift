@@ -24,7 +24,7 @@ let package = Package(
         .executableTarget(name: "share-append", dependencies: ["ShareQueueCLI"]),
         .executableTarget(name: "host-drain", dependencies: ["HostDrain"]),
         // The stress and crash-point runs: a test tool, so it may use Foundation.
-        .target(name: "ShareQueueStress", dependencies: ["ShareQueue", "ShareQueueCLI"]),
+        .target(name: "ShareQueueStress", dependencies: ["ShareQueue", "ShareQueueCLI", "ShareQueueStore"]),
         .executableTarget(name: "share-stress", dependencies: ["ShareQueueStress"]),
         .testTarget(
             name: "ShareQueueTests",

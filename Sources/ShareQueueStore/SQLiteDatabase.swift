@@ -109,6 +109,19 @@ final class SQLiteStatement {
         guard result == SQLITE_DONE else { throw database.failure("the store failed to write", code: result) }
     }
 
+    /// Runs a query and returns the first column of every row as text.
+    func allText(_ values: Value...) throws(ShareQueueError) -> [String] {
+        bind(values)
+        defer { sqlite3_reset(statement) }
+        var rows: [String] = []
+        while true {
+            let result = sqlite3_step(statement)
+            if result == SQLITE_DONE { return rows }
+            guard result == SQLITE_ROW else { throw database.failure("the store failed to read", code: result) }
+            rows.append(sqlite3_column_text(statement, 0).map { String(cString: $0) } ?? "")
+        }
+    }
+
     /// Runs a query and returns the first row's integer columns, or nil if there is no row.
     func firstRow(_ values: Value..., columns: Int32) throws(ShareQueueError) -> [Int64]? {
         bind(values)

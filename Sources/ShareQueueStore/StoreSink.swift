@@ -110,6 +110,11 @@ package struct StoreSink: DrainSink {
         Int(try countRows.firstRow(columns: 1)?[0] ?? 0)
     }
 
+    /// Every stored record as its JSON line, in the order stored: for checking a store.
+    package func recordLines() throws(ShareQueueError) -> [String] {
+        try database.prepare("SELECT record FROM records ORDER BY rowid").allText()
+    }
+
     private static func jsonText(_ value: JSONValue) -> String { String(decoding: value.compactJSON, as: UTF8.self) }
 
     private static func attachmentsJSON(_ attachments: [Attachment]) -> String {

@@ -1,5 +1,6 @@
 import Foundation
 import ShareQueue
+import ShareQueueStore
 
 /// What a stress run is asked to do.
 struct StressOptions: Sendable {
@@ -10,6 +11,10 @@ struct StressOptions: Sendable {
     var kill = false
     var duration: Double? = nil
     var library = false
+    /// Drainers ingest into this SQLite store, which must then hold each record exactly once.
+    var store: String? = nil
+    /// Drainers are long-running `host-drain --watch` processes, restarted when killed.
+    var watch = false
 }
 
 /// The figures a stress run reports.
@@ -20,7 +25,9 @@ struct StressReport {
     var quarantined: Int
     var seconds: Double
 
-    var passed: Bool { verdict.passed && failures.isEmpty }
+    var exactlyOnce = false
+
+    var passed: Bool { verdict.passed && failures.isEmpty && (!exactlyOnce || verdict.duplicates == 0) }
 }
 
 /// Producers and drainers as separate processes, all at once, with a killer
@@ -78,14 +85,22 @@ final class StressRun: @unchecked Sendable {
         }
         producers.wait()
         locked { producersDone = true }
-        drainers.wait()
         killer.wait()
+        if options.watch {
+            // Watchers run until told to stop, which they must do cleanly.
+            locked { for (pid, isProducer) in running where !isProducer { kill(pid, SIGTERM) } }
+        }
+        drainers.wait()
 
         // Nobody is killed now: one last drain must deliver all that is left.
-        let last = try tools.run("host-drain", ["--dir", options.directory, "-q", "--wait", "60"])
+        let last = try tools.run("host-drain", ["--dir", options.directory, "-q", "--wait", "60"] + sinkArguments)
         locked {
             if last.status != 0 { failures.append("the final drain exited with \(last.status)") }
             ledger.addDrainOutput(last.output)
+        }
+        if let store = options.store {
+            let lines = try StoreSink(path: store, queue: try QueueDirectory(path: options.directory)).recordLines()
+            locked { ledger.addDrainOutput(Array(lines.map { $0 + "\n" }.joined().utf8)) }
         }
         let status = try tools.run("host-drain", ["--dir", options.directory, "--status", "--json"])
         var quarantined = 0
@@ -97,9 +112,11 @@ final class StressRun: @unchecked Sendable {
         }
         return locked {
             StressReport(verdict: ledger.verdict, kills: kills, failures: failures, quarantined: quarantined,
-                         seconds: Date().timeIntervalSince(start))
+                         seconds: Date().timeIntervalSince(start), exactlyOnce: options.store != nil)
         }
     }
+
+    private var sinkArguments: [String] { options.store.map { ["--store", $0] } ?? [] }
 
     private func track(_ pid: Int32, producer: Bool) { locked { running[pid] = producer } }
 
@@ -174,9 +191,11 @@ final class StressRun: @unchecked Sendable {
             let batch = Int.random(in: 1...50)
             let plan = crashEnvironment(appendSide: false, visits: 3)
             var pid: Int32 = 0
+            var arguments = ["--dir", options.directory, "-q", "--wait", "1", "--batch", String(batch)] + sinkArguments
+            if options.watch { arguments += ["--watch", "--debounce", "\(Int.random(in: 0...50))ms"] }
             do {
-                let outcome = try tools.run("host-drain", ["--dir", options.directory, "-q", "--wait", "1", "--batch", String(batch)],
-                                            environment: plan, started: { pid = $0; track($0, producer: false) }, finished: untrack)
+                let outcome = try tools.run("host-drain", arguments, environment: plan,
+                                            started: { pid = $0; track($0, producer: false) }, finished: untrack)
                 locked {
                     countSelfKill(outcome, pid: pid, planned: plan)
                     ledger.addDrainOutput(outcome.output)

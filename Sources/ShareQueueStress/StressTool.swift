@@ -18,6 +18,8 @@ public enum StressTool {
             OptionSpec(names: ["--kill"], value: nil, help: "Send SIGKILL to random producers and drainers at random moments, and have some crash at random steps."),
             OptionSpec(names: ["--duration"], value: "S", help: "Stop producing after S seconds, even if fewer than M records were appended."),
             OptionSpec(names: ["--library"], value: nil, help: "Producers append through the library in a loop instead of running share-append per record."),
+            OptionSpec(names: ["--store"], value: nil, help: "Drainers ingest into a SQLite store, which must hold every record exactly once."),
+            OptionSpec(names: ["--watch"], value: nil, help: "Drainers are long-running host-drain --watch processes, restarted when killed and stopped with SIGTERM."),
             OptionSpec(names: ["--crash-points"], value: nil, help: "Crash producers and drainers at every crash point in turn, recover, and check; prints a table."),
             OptionSpec(names: ["--json"], value: nil, help: "Print one JSON object instead of the summary line or table."),
             OptionSpec(names: ["--bin"], value: "DIR", help: "Where share-append and host-drain are (default: beside share-stress)."),
@@ -83,6 +85,8 @@ public enum StressTool {
         options.drainers = try arguments.integer("--drainers", in: 0...64) ?? 1
         options.kill = arguments.has("--kill")
         options.library = arguments.has("--library")
+        options.watch = arguments.has("--watch")
+        if arguments.has("--store") { options.store = directory + "/store.sqlite" }
         if let text = arguments.value("--duration") {
             guard let seconds = Double(text), seconds > 0 else { throw ShareQueueError(.usage, "--duration needs a number of seconds, not '\(text)'") }
             options.duration = seconds
@@ -92,6 +96,7 @@ public enum StressTool {
         if arguments.has("--json") {
             let object: [String: JSONValue] = [
                 "producers": .number(String(options.producers)), "records": .number(String(options.records)),
+                "store": .bool(options.store != nil), "watch": .bool(options.watch),
                 "drainers": .number(String(options.drainers)), "library": .bool(options.library),
                 "acknowledged": .number(String(v.acknowledged)), "delivered": .number(String(v.delivered)),
                 "lost": .number(String(v.lost)), "duplicates": .number(String(v.duplicates)),

@@ -37,6 +37,21 @@ struct StressTests {
         for key in ["duplicates", "seconds", "unacknowledgedDelivered", "quarantined"] { #expect(report[key] != nil) }
     }
 
+    @Test("A store fed by cron-style drains and by killed and restarted watchers holds every acknowledged record exactly once",
+          arguments: [[String](), ["--watch"]])
+    func storeExactlyOnceUnderKills(_ extra: [String]) throws {
+        let scratch = TemporaryDirectory()
+        let result = try run("share-stress", ["--producers", "4", "--records", "100", "--drainers", "2", "--kill", "--store", "--json",
+                                              "--dir", scratch.file("run")] + extra, in: scratch)
+        #expect(result.status == 0, "\(result.output)\(result.stderr)")
+        let report = try JSONSerialization.jsonObject(with: result.stdout) as! [String: Any]
+        #expect(report["lost"] as? Int == 0)
+        #expect(report["duplicates"] as? Int == 0)
+        #expect(report["corrupt"] as? Int == 0)
+        #expect((report["acknowledged"] as? Int ?? 0) > 100)
+        #expect((report["kills"] as? Int ?? 0) > 0)
+    }
+
     @Test("share-stress fails, exit 1, when records are lost")
     func detectsLoss() throws {
         let scratch = TemporaryDirectory()
