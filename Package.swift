@@ -1,6 +1,10 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// The tools link the Swift runtime statically on Linux, which halves their
+// start-up; the library carries no such setting, so it stays usable as a dependency.
+let staticSwiftRuntime: [LinkerSetting] = [.unsafeFlags(["-static-stdlib"], .when(platforms: [.linux]))]
+
 let package = Package(
     name: "ShareQueue",
     platforms: [.macOS(.v13)],
@@ -21,11 +25,13 @@ let package = Package(
         .target(name: "ShareQueueCLI", dependencies: ["ShareQueue"]),
         // host-drain's sinks and watch mode; apart, so that share-append does not load SQLite.
         .target(name: "HostDrain", dependencies: ["ShareQueue", "ShareQueueCLI", "ShareQueueStore"]),
-        .executableTarget(name: "share-append", dependencies: ["ShareQueueCLI"]),
-        .executableTarget(name: "host-drain", dependencies: ["HostDrain"]),
+        .executableTarget(name: "share-append", dependencies: ["ShareQueueCLI"], linkerSettings: staticSwiftRuntime),
+        .executableTarget(name: "host-drain", dependencies: ["HostDrain"], linkerSettings: staticSwiftRuntime),
         // The stress and crash-point runs: a test tool, so it may use Foundation.
         .target(name: "ShareQueueStress", dependencies: ["ShareQueue", "ShareQueueCLI", "ShareQueueStore"]),
-        .executableTarget(name: "share-stress", dependencies: ["ShareQueueStress"]),
+        .executableTarget(name: "share-stress", dependencies: ["ShareQueueStress", "share-floor"]),
+        // The physical floor that benchmarks are quoted against, in C.
+        .executableTarget(name: "share-floor"),
         .testTarget(
             name: "ShareQueueTests",
             dependencies: ["ShareQueue", "share-append", "host-drain", "share-stress"]

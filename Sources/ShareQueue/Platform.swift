@@ -550,6 +550,23 @@ package enum Host {
     /// Sends SIGKILL to a process.
     package static func kill(_ pid: Int32) { _ = Glibc_kill(pid, SIGKILL) }
 
+    /// Waits for a child; returns its status as `waitForExit` does and its peak resident memory in bytes.
+    package static func waitForExitMeasuringMemory(_ pid: Int32) throws(SystemError) -> (status: Int32, peakMemory: Int64) {
+        var status: Int32 = 0
+        var usage = rusage()
+        while wait4(pid, &status, 0, &usage) < 0 {
+            let error = SystemError.last("wait4")
+            if error.errno != EINTR { throw error }
+        }
+        let low = status & 0x7f
+        #if canImport(Darwin)
+        let peak = Int64(usage.ru_maxrss)          // bytes on Darwin
+        #else
+        let peak = Int64(usage.ru_maxrss) * 1024   // kilobytes on Linux
+        #endif
+        return (low == 0 ? (status >> 8) & 0xff : 128 + low, peak)
+    }
+
     /// Waits for a child and returns its exit status, or 128 + the signal that ended it.
     package static func waitForExit(_ pid: Int32) throws(SystemError) -> Int32 {
         var status: Int32 = 0

@@ -1,6 +1,7 @@
 import Foundation
 import ShareQueue
 import ShareQueueCLI
+import ShareQueueStore
 
 /// `share-stress`: proves that nothing acknowledged is lost, by running the
 /// real tools concurrently, killing them, and counting what comes out.
@@ -34,7 +35,12 @@ public enum StressTool {
 
     public static func main() -> Never {
         Host.ignoreBrokenPipes()
-        if CommandLine.arguments.dropFirst().first == "produce" { produce() }
+        switch CommandLine.arguments.dropFirst().first {
+        case "produce": produce()
+        case "bench": bench()
+        case "bench-append", "bench-sqlite": benchHelper(CommandLine.arguments[1])
+        default: break
+        }
         let arguments = tool.parse()
         do {
             Host.exit(try run(arguments) ? 0 : 1)
@@ -54,6 +60,58 @@ public enum StressTool {
                 throw ShareQueueError(.usage, "produce needs --dir, --producer, --first and --count")
             }
             try LibraryProducer.run(directory: directory, producer: producer, first: first, count: count)
+            Host.exit(0)
+        } catch {
+            tool.fail(error)
+        }
+    }
+
+    static let benchOptions = [
+        OptionSpec(names: ["--quick"], value: nil, help: "Small sizes, to check that the benchmark works (as CI does); the figures mean little."),
+        OptionSpec(names: ["--json"], value: nil, help: "Print one JSON object per figure, a line each, with name, unit, value, floor, ratio and target."),
+        OptionSpec(names: ["--dir"], value: "DIR", help: "Work in DIR (default: a new temporary directory, removed afterwards)."),
+        OptionSpec(names: ["--bin"], value: "DIR", help: "Where the tools are (default: beside share-stress)."),
+    ] + Tool.commonOptions
+
+    /// `share-stress bench`: the performance table.
+    static func bench() -> Never {
+        let benchTool = Tool(name: "share-stress bench",
+                             overview: "Measure ShareQueue against the physical floor (share-floor, in C) and SQLite, side by side in one run. Build with -c release first.",
+                             usage: "share-stress bench [--quick] [--json] [--dir DIR]", argumentsHelp: [], options: benchOptions)
+        do {
+            let arguments = try ParsedArguments(Array(CommandLine.arguments.dropFirst(2)), options: benchOptions)
+            if arguments.has("--help") { print(benchTool.help); Host.exit(0) }
+            let tools = ToolRunner(binDirectory: arguments.value("--bin") ?? ownDirectory())
+            let keep = arguments.value("--dir")
+            let directory = try keep ?? makeTemporaryDirectory()
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            defer { if keep == nil { try? FileManager.default.removeItem(atPath: directory) } }
+            let benchmark = Benchmark(tools: tools, directory: directory, sizes: arguments.has("--quick") ? .quick : Benchmark.Sizes(),
+                                      progress: { benchTool.printError("share-stress bench: \($0)\n") })
+            let figures = try benchmark.run()
+            print(arguments.has("--json") ? BenchmarkReport.jsonLines(figures) : BenchmarkReport.table(figures), terminator: "")
+            Host.exit(0)
+        } catch let error as ShareQueueError {
+            benchTool.fail(error)
+        } catch {
+            benchTool.fail(ShareQueueError(.ioError, "the benchmark failed", cause: "\(error)"))
+        }
+    }
+
+    /// The processes the benchmark starts to append at once: through the library, or into SQLite.
+    static func benchHelper(_ mode: String) -> Never {
+        let options = [OptionSpec(names: ["--dir"], value: "DIR", help: ""), OptionSpec(names: ["--db"], value: "PATH", help: ""),
+                       OptionSpec(names: ["--count"], value: "N", help: "")]
+        do throws(ShareQueueError) {
+            let arguments = try ParsedArguments(Array(CommandLine.arguments.dropFirst(2)), options: options)
+            let count = try arguments.integer("--count", in: 1...10_000_000) ?? 1
+            if mode == "bench-sqlite" {
+                _ = try SQLiteBenchmark.durableInserts(path: arguments.value("--db") ?? "bench.db", count: count, payload: Benchmark.samplePayload)
+            } else {
+                let appender = try QueueAppender(directory: try QueueDirectory(path: arguments.value("--dir") ?? "."))
+                let draft = RecordDraft(.text(Benchmark.sampleText), source: "bench")
+                for _ in 0..<count { try appender.append(draft) }
+            }
             Host.exit(0)
         } catch {
             tool.fail(error)

@@ -1,0 +1,93 @@
+/*
+ * share-floor: the least work any correct file-locked append queue must do on
+ * this machine, so that ShareQueue's benchmark can quote its figures as ratios
+ * measured in the same run (absolute times drift on shared machines).
+ *
+ *   share-floor append FILE N [sync]  one process appends N records of 128 bytes,
+ *                                     each under flock: lock, write, (fdatasync), unlock
+ *   share-floor append1 FILE          one record, for timing a whole process
+ *   share-floor drain FILE OUT        under the lock, copy FILE to OUT in 64 KiB
+ *                                     reads, fsync OUT, truncate FILE
+ *
+ * Each mode prints one line: the count and the seconds it took.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <time.h>
+#include <unistd.h>
+
+static double seconds_now(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)now.tv_sec + (double)now.tv_nsec / 1e9;
+}
+
+static int fail(const char *what) {
+    perror(what);
+    return 74;
+}
+
+static int sync_data(int fd) {
+#if defined(__APPLE__)
+    return fsync(fd);
+#else
+    return fdatasync(fd);
+#endif
+}
+
+/* One record under the lock; the shape every locked append shares. */
+static int append_record(int fd, const char *record, size_t length, int durable) {
+    if (flock(fd, LOCK_EX) != 0) return -1;
+    int ok = write(fd, record, length) == (ssize_t)length && (!durable || sync_data(fd) == 0);
+    flock(fd, LOCK_UN);
+    return ok ? 0 : -1;
+}
+
+int main(int argc, char **argv) {
+    char record[128];
+    memset(record, 'r', sizeof record);
+    record[sizeof record - 1] = '\n';
+
+    if (argc >= 4 && strcmp(argv[1], "append") == 0) {
+        long count = atol(argv[3]);
+        int durable = argc >= 5 && strcmp(argv[4], "sync") == 0;
+        int fd = open(argv[2], O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+        if (fd < 0) return fail("open");
+        double start = seconds_now();
+        for (long i = 0; i < count; i++) {
+            if (append_record(fd, record, sizeof record, durable) != 0) return fail("append");
+        }
+        printf("%ld %.6f\n", count, seconds_now() - start);
+        return 0;
+    }
+    if (argc >= 3 && strcmp(argv[1], "append1") == 0) {
+        int fd = open(argv[2], O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+        if (fd < 0) return fail("open");
+        return append_record(fd, record, sizeof record, 0) == 0 ? 0 : fail("append");
+    }
+    if (argc >= 4 && strcmp(argv[1], "drain") == 0) {
+        int queue = open(argv[2], O_RDWR | O_CLOEXEC);
+        int out = open(argv[3], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+        if (queue < 0 || out < 0) return fail("open");
+        static char chunk[65536];
+        double start = seconds_now();
+        if (flock(queue, LOCK_EX) != 0) return fail("flock");
+        long long total = 0;
+        ssize_t n;
+        while ((n = read(queue, chunk, sizeof chunk)) > 0) {
+            if (write(out, chunk, (size_t)n) != n) return fail("write");
+            total += n;
+        }
+        if (n < 0) return fail("read");
+        if (fsync(out) != 0) return fail("fsync");
+        if (ftruncate(queue, 0) != 0) return fail("ftruncate");
+        flock(queue, LOCK_UN);
+        printf("%lld %.6f\n", total, seconds_now() - start);
+        return 0;
+    }
+    fprintf(stderr, "usage: share-floor append FILE N [sync] | append1 FILE | drain FILE OUT\n");
+    return 64;
+}
