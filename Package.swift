@@ -34,7 +34,7 @@ let package = Package(
         .executableTarget(name: "share-floor"),
         .testTarget(
             name: "ShareQueueTests",
-            dependencies: ["ShareQueue", "share-append", "host-drain", "share-stress"]
+            dependencies: ["ShareQueue"]
         ),
     ]
 )

@@ -13,6 +13,9 @@ struct CommandSink: DrainSink {
     /// A non-zero exit is about the records: the drain bisects to find which.
     var failuresAreRefusals: Bool { true }
 
+    /// The command gets the stored JSON.
+    var needsRecords: Bool { false }
+
     mutating func deliver(_ batch: DrainBatch) throws {
         var input: [UInt8] = []
         for record in batch.records { RecordFormat.json.append(record, to: &input) }

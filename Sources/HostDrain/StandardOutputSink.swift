@@ -7,6 +7,9 @@ import ShareQueueCLI
 struct StandardOutputSink: DrainSink {
     let format: RecordFormat
 
+    /// JSON Lines are the stored bytes; only text needs the records built.
+    var needsRecords: Bool { format == .text }
+
     mutating func deliver(_ batch: DrainBatch) throws {
         var out: [UInt8] = []
         for record in batch.records { format.append(record, to: &out) }

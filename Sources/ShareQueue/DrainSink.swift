@@ -1,17 +1,52 @@
 /// A record taken out of the queue, with the exact bytes that were stored.
+///
+/// A drain checks every record fully, but builds the `Record` only for sinks
+/// that ask for it (`DrainSink.needsRecords`) and for records with
+/// attachments; sinks that pass the stored JSON through skip that cost.
 public struct DrainedRecord: Sendable {
-    /// The record; its attachments carry the `path` where a drain put them.
-    public let record: Record
     /// The stored JSON object, byte for byte as the producer wrote it.
     public let storedJSON: [UInt8]
     /// The queue position just after this record.
     public let end: DrainPosition
+    public let id: String
+    let date: String
+    let key: String?
+    let hasAttachments: Bool
+    /// The record as the drain built it, its attachments' paths filled in.
+    let decoded: Record?
+
+    init(record: Record, storedJSON: [UInt8], end: DrainPosition) {
+        self.storedJSON = storedJSON
+        self.end = end
+        id = record.id
+        date = record.date
+        key = record.key
+        hasAttachments = record.attachments != nil
+        decoded = record
+    }
+
+    init(summary: RecordSummary, storedJSON: [UInt8], end: DrainPosition) {
+        self.storedJSON = storedJSON
+        self.end = end
+        id = summary.id
+        date = summary.date
+        key = summary.key
+        hasAttachments = summary.hasAttachments
+        decoded = nil
+    }
+
+    /// The record, built now unless the drain built it already. Its bytes were
+    /// checked with the rules `Record(jsonBytes:)` applies, so this succeeds.
+    public var record: Record {
+        if let decoded { return decoded }
+        return (try? Record(jsonBytes: storedJSON)) ?? Record(id: id, date: date, source: "", kind: .text, key: key)
+    }
 
     /// One line of JSON for this record: the stored bytes when they are
     /// already a single line and nothing was added, so a drain passes them
     /// through unchanged.
     public var jsonLine: [UInt8] {
-        record.attachments != nil || storedJSON.contains(where: { $0 == 0x0A || $0 == 0x0D }) ? record.jsonLine : storedJSON
+        decoded?.attachments != nil || storedJSON.contains(where: { $0 == 0x0A || $0 == 0x0D }) ? record.jsonLine : storedJSON
     }
 }
 
@@ -35,11 +70,17 @@ public protocol DrainSink {
     /// bisects the batch to find which, and counts attempts per record), rather
     /// than that the sink is unavailable. The default is false.
     var failuresAreRefusals: Bool { get }
+
+    /// Whether the sink reads `DrainedRecord.record`; a sink that writes only
+    /// the stored JSON says false and spares the drain building every record.
+    /// The default is true.
+    var needsRecords: Bool { get }
 }
 
 extension DrainSink {
     public func deliveredPosition() throws -> DrainPosition? { nil }
     public var failuresAreRefusals: Bool { false }
+    public var needsRecords: Bool { true }
 }
 
 /// What one drain did.

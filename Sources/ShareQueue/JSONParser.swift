@@ -12,7 +12,7 @@ struct JSONParser {
 
     /// Parses exactly one JSON value, with optional whitespace around it.
     static func parse(_ bytes: [UInt8]) throws(ShareQueueError) -> JSONValue {
-        guard String(validating: bytes, as: UTF8.self) != nil else {
+        guard UTF8Validation.isValid(bytes) else {
             throw ShareQueueError(.badData, "input is not valid UTF-8")
         }
         var parser = JSONParser(bytes)
@@ -21,6 +21,139 @@ struct JSONParser {
         parser.skipWhitespace()
         if parser.index != bytes.count { throw parser.failure("unexpected data after the JSON value") }
         return value
+    }
+
+    /// What a value checked but not built was.
+    enum Kind: Equatable {
+        case null, bool, number, string, object
+        case array(count: Int)
+    }
+
+    /// Checks `bytes` as exactly one JSON object, as strictly as `parse`, but
+    /// builds only the top-level members named in `wanted`; of the others it
+    /// reports only their kinds. Much cheaper than `parse` for a drain that
+    /// passes records through.
+    static func scanObject(_ bytes: [UInt8], building wanted: Set<String>) throws(ShareQueueError) -> (built: [String: JSONValue], kinds: [String: Kind]) {
+        guard UTF8Validation.isValid(bytes) else { throw ShareQueueError(.badData, "input is not valid UTF-8") }
+        var parser = JSONParser(bytes)
+        var built: [String: JSONValue] = [:]
+        var kinds: [String: Kind] = [:]
+        parser.skipWhitespace()
+        guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "{") else { throw parser.failure("expected a JSON object") }
+        parser.index += 1
+        parser.skipWhitespace()
+        if parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "}") {
+            parser.index += 1
+        } else {
+            while true {
+                parser.skipWhitespace()
+                guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "\"") else { throw parser.failure("expected a string key") }
+                let key = try parser.parseString()
+                parser.skipWhitespace()
+                guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: ":") else { throw parser.failure("expected ':'") }
+                parser.index += 1
+                parser.skipWhitespace()
+                if wanted.contains(key) {
+                    built[key] = try parser.parseValue()
+                    kinds[key] = nil
+                } else {
+                    kinds[key] = try parser.skipValue()
+                    built[key] = nil
+                }
+                parser.skipWhitespace()
+                guard parser.index < bytes.count else { throw parser.failure("unexpected end of input") }
+                if bytes[parser.index] == UInt8(ascii: ",") { parser.index += 1; continue }
+                if bytes[parser.index] == UInt8(ascii: "}") { parser.index += 1; break }
+                throw parser.failure("expected ',' or '}'")
+            }
+        }
+        parser.skipWhitespace()
+        if parser.index != bytes.count { throw parser.failure("unexpected data after the JSON value") }
+        return (built, kinds)
+    }
+
+    /// Checks one value without building it.
+    private mutating func skipValue() throws(ShareQueueError) -> Kind {
+        guard index < bytes.count else { throw failure("unexpected end of input") }
+        switch bytes[index] {
+        case UInt8(ascii: "{"):
+            try enter()
+            defer { depth -= 1 }
+            index += 1
+            skipWhitespace()
+            if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; return .object }
+            while true {
+                skipWhitespace()
+                guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw failure("expected a string key") }
+                try skipString()
+                skipWhitespace()
+                guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw failure("expected ':'") }
+                index += 1
+                skipWhitespace()
+                _ = try skipValue()
+                skipWhitespace()
+                guard index < bytes.count else { throw failure("unexpected end of input") }
+                if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
+                if bytes[index] == UInt8(ascii: "}") { index += 1; return .object }
+                throw failure("expected ',' or '}'")
+            }
+        case UInt8(ascii: "["):
+            try enter()
+            defer { depth -= 1 }
+            index += 1
+            skipWhitespace()
+            if index < bytes.count, bytes[index] == UInt8(ascii: "]") { index += 1; return .array(count: 0) }
+            var count = 0
+            while true {
+                skipWhitespace()
+                _ = try skipValue()
+                count += 1
+                skipWhitespace()
+                guard index < bytes.count else { throw failure("unexpected end of input") }
+                if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
+                if bytes[index] == UInt8(ascii: "]") { index += 1; return .array(count: count) }
+                throw failure("expected ',' or ']'")
+            }
+        case UInt8(ascii: "\""): try skipString(); return .string
+        case UInt8(ascii: "t"): try expect("true"); return .bool
+        case UInt8(ascii: "f"): try expect("false"); return .bool
+        case UInt8(ascii: "n"): try expect("null"); return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): _ = try scanNumber(); return .number
+        default: throw failure("unexpected character")
+        }
+    }
+
+    /// Checks a string, escapes included, without building it.
+    private mutating func skipString() throws(ShareQueueError) {
+        index += 1
+        while true {
+            guard index < bytes.count else { throw failure("unterminated string") }
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") { index += 1; return }
+            if byte < 0x20 { throw failure("control character in a string") }
+            if byte != UInt8(ascii: "\\") { index += 1; continue }
+            index += 1
+            guard index < bytes.count else { throw failure("unterminated string") }
+            let escape = bytes[index]
+            index += 1
+            switch escape {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
+                 UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+                continue
+            case UInt8(ascii: "u"):
+                let code = try parseHex4()
+                if (0xD800...0xDBFF).contains(code) {
+                    guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+                        throw failure("lone surrogate in \\u escape")
+                    }
+                    index += 2
+                    guard (0xDC00...0xDFFF).contains(try parseHex4()) else { throw failure("lone surrogate in \\u escape") }
+                } else if (0xDC00...0xDFFF).contains(code) {
+                    throw failure("lone surrogate in \\u escape")
+                }
+            default: throw failure("unknown escape")
+            }
+        }
     }
 
     /// `bytes` without whitespace outside strings. Only for input that `parse` accepted.
@@ -119,6 +252,11 @@ struct JSONParser {
     }
 
     private mutating func parseNumber() throws(ShareQueueError) -> String {
+        String(decoding: bytes[try scanNumber()], as: UTF8.self)
+    }
+
+    /// Checks a number and returns where it is.
+    private mutating func scanNumber() throws(ShareQueueError) -> Range<Int> {
         let begin = index
         func digits(_ parser: inout JSONParser) -> Int {
             let first = parser.index
@@ -139,7 +277,7 @@ struct JSONParser {
             if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
             if digits(&self) == 0 { throw failure("expected a digit in the exponent") }
         }
-        return String(decoding: bytes[begin..<index], as: UTF8.self)
+        return begin..<index
     }
 
     private mutating func parseString() throws(ShareQueueError) -> String {

@@ -251,6 +251,17 @@ package struct FileDescriptor {
         }
     }
 
+    /// The status of the entry `name` in this directory, not following a
+    /// symlink, or nil if there is none. Cheaper than `lstat` on a full path:
+    /// only the last component is looked up. The corresponding C function is `fstatat`.
+    package func linkStatus(of name: String) throws(SystemError) -> FileStatus? {
+        var s = stat()
+        if fstatat(rawValue, name, &s, AT_SYMLINK_NOFOLLOW) == 0 { return FileStatus(s) }
+        let error = SystemError.last("fstatat")
+        if error.isNotFound { return nil }
+        throw error
+    }
+
     /// The corresponding C function is `fstat`.
     package func status() throws(SystemError) -> FileStatus {
         var s = stat()
@@ -395,6 +406,26 @@ package enum Host {
     package static func environment(_ name: String) -> String? {
         guard let value = getenv(name) else { return nil }
         return String(cString: value)
+    }
+
+    /// Cryptographically random bytes from the kernel.
+    package static func randomBytes(_ count: Int) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        #if canImport(Darwin)
+        bytes.withUnsafeMutableBytes { arc4random_buf($0.baseAddress, $0.count) }
+        #else
+        var filled = 0
+        if let urandom = try? FileDescriptor.openFollowingLinks("/dev/urandom") {
+            while filled < count, let n = try? urandom.read(into: &bytes, from: filled), n > 0 { filled += n }
+            urandom.close()
+        }
+        if filled < count {
+            // No /dev/urandom (a bare chroot): the standard library's generator, a system call per 8 bytes.
+            var generator = SystemRandomNumberGenerator()
+            for index in filled..<count { bytes[index] = UInt8.random(in: 0...255, using: &generator) }
+        }
+        #endif
+        return bytes
     }
 
     /// Wall-clock time as milliseconds since 1970.

@@ -22,11 +22,15 @@ public final class QueueAppender {
     public let options: AppendOptions
 
     private let lock: FileDescriptor
+    /// The queue directory, open, so that checking the pending file looks up one name, not a path.
+    private let folder: FileDescriptor
     /// The pending file as last opened, to reuse while a drainer has not sealed it.
     private var pending: (file: FileDescriptor, status: FileStatus)?
     /// Where this appender's own last write ended in `pending`: if the file
     /// still ends there, its tail is known to be whole.
     private var ownEnd: Int64?
+    private var randomPool = RandomPool()
+    private var clock = Timestamp.Cache()
 
     public init(directory: QueueDirectory, options: AppendOptions = AppendOptions()) throws(ShareQueueError) {
         self.directory = directory
@@ -36,10 +40,17 @@ public final class QueueAppender {
         } catch {
             throw ShareQueueError("cannot open the queue's lock file", path: directory.appendLockPath, error, creating: true)
         }
+        do {
+            folder = try FileDescriptor.open(directory.path, .directory)
+        } catch {
+            lock.close()
+            throw ShareQueueError("cannot open the queue directory", path: directory.path, error)
+        }
     }
 
     deinit {
         pending?.file.close()
+        folder.close()
         lock.close()
     }
 
@@ -56,12 +67,12 @@ public final class QueueAppender {
     ///   the queue is full, `.ioError` when the disk fails; the queue is then unchanged.
     public func append(_ drafts: [RecordDraft]) throws(ShareQueueError) -> [String] {
         guard !drafts.isEmpty else { throw ShareQueueError(.noInput, "nothing to append") }
-        let date = Timestamp.now()
+        let date = clock.now()
         var payloads: [[UInt8]] = []
         var ids: [String] = []
         for draft in drafts {
             try draft.validate()
-            let id = draft.id ?? RecordID.random()
+            let id = draft.id ?? RecordID.random(using: &randomPool)
             payloads.append(draft.payload(id: id, date: date))
             ids.append(id)
         }
@@ -123,10 +134,9 @@ public final class QueueAppender {
         }
         defer { lock.unlock() }
         CrashPoint.reached(.appendLocked)
-        let file = try openPending()
+        var (file, size) = try openPending()
         let path = directory.pendingPath
         do {
-            var size = try file.status().size
             guard size + Int64(frames.count) <= options.maxPendingBytes else {
                 throw ShareQueueError(.tryAgain, "the queue is full: \(size) bytes pending, the cap is \(options.maxPendingBytes) bytes; run a drain", path: path)
             }
@@ -153,11 +163,13 @@ public final class QueueAppender {
     }
 
     /// The pending file, reopened if a drainer has sealed the one held.
-    private func openPending() throws(ShareQueueError) -> FileDescriptor {
+    /// - Returns: the file and its size now.
+    private func openPending() throws(ShareQueueError) -> (FileDescriptor, size: Int64) {
         let path = directory.pendingPath
         do {
-            let onDisk = try FileSystem.linkStatus(path)
-            if let held = pending, let onDisk, onDisk.isSameFile(as: held.status) { return held.file }
+            // One lstat tells both whether a drainer sealed the file held and how long it is.
+            let onDisk = try folder.linkStatus(of: "pending.log")
+            if let held = pending, let onDisk, onDisk.isSameFile(as: held.status), onDisk.linkCount == 1 { return (held.file, onDisk.size) }
             pending?.file.close()
             pending = nil
             ownEnd = nil
@@ -176,7 +188,7 @@ public final class QueueAppender {
                 // fsync can report success for a file whose name a power cut could lose.
                 try FileSystem.synchronizeDirectory(directory.path)
             }
-            return file
+            return (file, status.size)
         } catch let error as SystemError {
             throw ShareQueueError("cannot open the pending file", path: path, error, creating: true)
         } catch {

@@ -2,7 +2,7 @@
 /// it waits for another drainer.
 public struct DrainOptions: Sendable {
     /// Records handed to the sink at once; the checkpoint moves after each batch.
-    public var batchSize = 100
+    public var batchSize = 1000
     /// A batch also ends once its records reach this many bytes, which bounds memory.
     public var batchBytes = 4 << 20
     /// Stop after this many records; nil drains everything.
@@ -52,7 +52,7 @@ public final class QueueDrainer {
         defer { drainLock.close() }
         CrashPoint.reached(.drainLocked)
         try setAsideForeignFiles()
-        var run = DrainRun(drainer: self, checkpoint: try Checkpoint(directory: directory, warn: warn))
+        var run = DrainRun(drainer: self, checkpoint: try Checkpoint(directory: directory, warn: warn), buildRecords: sink.needsRecords)
         do {
             try run.deliverAll(into: &sink)
         } catch let error as ShareQueueError {
@@ -139,6 +139,8 @@ private enum BatchItem {
 private struct DrainRun {
     let drainer: QueueDrainer
     let checkpoint: Checkpoint
+    /// Whether the sink reads whole records, or only their stored JSON.
+    let buildRecords: Bool
     var summary = DrainSummary()
     /// Items read but not yet covered by the checkpoint.
     var uncommitted: [BatchItem] = []
@@ -155,9 +157,10 @@ private struct DrainRun {
     var options: DrainOptions { drainer.options }
     var attachments: AttachmentStore { AttachmentStore(directory: directory) }
 
-    init(drainer: QueueDrainer, checkpoint: Checkpoint) {
+    init(drainer: QueueDrainer, checkpoint: Checkpoint, buildRecords: Bool) {
         self.drainer = drainer
         self.checkpoint = checkpoint
+        self.buildRecords = buildRecords
     }
 
     var budgetLeft: Int { options.maxRecords.map { $0 - summary.delivered } ?? Int.max }
@@ -196,9 +199,9 @@ private struct DrainRun {
     mutating func findNewestOfEachKey() throws {
         var newest: [String: (date: String, id: String)] = [:]
         try QueueInspector(directory: directory).forEachPending { drained in
-            guard let key = drained.record.key else { return }
-            if let current = newest[key], drained.record.date < current.date { return }
-            newest[key] = (drained.record.date, drained.record.id)
+            guard let key = drained.key else { return }
+            if let current = newest[key], drained.date < current.date { return }
+            newest[key] = (drained.date, drained.id)
         }
         newestOfKey = newest.mapValues(\.id)
     }
@@ -310,11 +313,14 @@ private struct DrainRun {
             .damaged(DamagedRegion(offset: offset, length: Int64(payload.count + Frame.overhead), reason: reason, bytes: payload, isTornTail: false),
                      segment: segment, end: end)
         }
+        let summary: RecordSummary
+        do { summary = try RecordSummary(jsonBytes: payload) } catch { return damaged(error.message) }
+        if let key = summary.key, let newest = newestOfKey[key], newest != summary.id {
+            return .superseded(DrainedRecord(summary: summary, storedJSON: payload, end: end))
+        }
+        guard buildRecords || summary.hasAttachments else { return .record(DrainedRecord(summary: summary, storedJSON: payload, end: end)) }
         var record: Record
         do { record = try Record(jsonBytes: payload) } catch { return damaged(error.message) }
-        if let key = record.key, let newest = newestOfKey[key], newest != record.id {
-            return .superseded(DrainedRecord(record: record, storedJSON: payload, end: end))
-        }
         if var list = record.attachments {
             for index in list.indices {
                 if let problem = attachments.problem(with: list[index], deliveredTo: options.attachmentsDestination) {
@@ -366,20 +372,20 @@ private struct DrainRun {
     mutating func refused(_ drained: DrainedRecord, error: String) throws {
         let letters = DeadLetters(directory: directory)
         var attempts = letters.attempts()
-        let count = (attempts[drained.record.id] ?? 0) + 1
+        let count = (attempts[drained.id] ?? 0) + 1
         if count >= options.maxAttempts {
             try letters.add(drained, attempts: count, error: error)
-            attempts[drained.record.id] = nil
+            attempts[drained.id] = nil
             try letters.saveAttempts(attempts)
-            drainer.warn("record \(drained.record.id) was refused \(count) times; moved it to \(letters.path): \(error)")
+            drainer.warn("record \(drained.id) was refused \(count) times; moved it to \(letters.path): \(error)")
             summary.deadLettered += 1
-            deadLettered.insert(drained.record.id)
+            deadLettered.insert(drained.id)
             try commit(upTo: drained.end)
             return
         }
-        attempts[drained.record.id] = count
+        attempts[drained.id] = count
         try letters.saveAttempts(attempts)
-        throw ShareQueueError(.tryAgain, "the sink refused record \(drained.record.id) (attempt \(count) of \(options.maxAttempts)); it and the records after it stay queued", cause: error)
+        throw ShareQueueError(.tryAgain, "the sink refused record \(drained.id) (attempt \(count) of \(options.maxAttempts)); it and the records after it stay queued", cause: error)
     }
 
     /// Sets aside the damaged items up to `position`, records the checkpoint,
@@ -408,13 +414,13 @@ private struct DrainRun {
         for item in done {
             switch item {
             case .record(let drained):
-                if !deadLettered.contains(drained.record.id) {
-                    attemptsToClear.append(drained.record.id)
-                    if options.attachmentsDestination != nil { drained.record.attachments?.forEach(attachments.remove) }
+                if !deadLettered.contains(drained.id) {
+                    attemptsToClear.append(drained.id)
+                    if options.attachmentsDestination != nil { drained.decoded?.attachments?.forEach(attachments.remove) }
                 }
             case .superseded(let drained):
                 summary.superseded += 1
-                drained.record.attachments?.forEach(attachments.remove)
+                if drained.hasAttachments { drained.record.attachments?.forEach(attachments.remove) }
             case .damaged:
                 break
             }
@@ -474,7 +480,7 @@ private struct DrainRun {
         var referenced: Set<String> = []
         do {
             try QueueInspector(directory: directory).forEachPending { drained in
-                drained.record.attachments?.forEach { referenced.insert($0.file) }
+                if drained.hasAttachments { drained.record.attachments?.forEach { referenced.insert($0.file) } }
             }
             let letters = DeadLetters(directory: directory)
             for payload in try letters.records(in: letters.path) + letters.records(in: letters.requeuePath) {

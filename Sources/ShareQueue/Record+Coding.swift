@@ -157,3 +157,63 @@ extension Record: Codable {
         for (name, value) in unknownFields { try container.encode(value, forKey: FieldName(name)) }
     }
 }
+
+/// What a drain needs to know of a stored record, read without building the
+/// rest of it: enough for sinks that pass the stored JSON through. It accepts
+/// exactly what `Record(jsonBytes:)` accepts, so the full decoding can be left
+/// for later, or for never.
+struct RecordSummary {
+    let id: String
+    let date: String
+    let key: String?
+    /// Records with attachments are decoded in full: their files need checking.
+    let hasAttachments: Bool
+
+    private static let built: Set<String> = ["v", "id", "date", "source", "kind", "key", "meta"]
+
+    init(jsonBytes: [UInt8]) throws(ShareQueueError) {
+        let (fields, kinds) = try JSONParser.scanObject(jsonBytes, building: Self.built)
+        func string(_ name: String, required: Bool) throws(ShareQueueError) -> String? {
+            switch fields[name] {
+            case .string(let value)?: return value
+            case nil, .null?:
+                if required { throw ShareQueueError(.badData, "not a record: '\(name)' is missing") }
+                return nil
+            default: throw ShareQueueError(.badData, "not a record: '\(name)' is not a string")
+            }
+        }
+        guard case .number(let literal)? = fields["v"], let version = Int(literal), version >= 1 else {
+            throw ShareQueueError(.badData, "not a record: 'v' is missing or not a positive integer")
+        }
+        let id = try string("id", required: true)!
+        guard !id.isEmpty, id.utf8.count <= 128 else { throw ShareQueueError(.badData, "not a record: 'id' is empty or too long") }
+        date = try string("date", required: true)!
+        _ = try string("source", required: true)
+        let kind = Record.Kind(rawValue: try string("kind", required: true)!)
+        let hasText: Bool
+        switch kinds["text"] {
+        case nil, .null?: hasText = false
+        case .string?: hasText = true
+        default: throw ShareQueueError(.badData, "not a record: 'text' is not a string")
+        }
+        if (kind == .text || kind == .url) && !hasText { throw ShareQueueError(.badData, "not a record: a \(kind) record has no 'text'") }
+        if kind == .json && kinds["json"] == nil { throw ShareQueueError(.badData, "not a record: a json record has no 'json'") }
+        key = try string("key", required: false)
+        switch fields["meta"] {
+        case nil, .null?: break
+        case .object(let members)?:
+            for (name, value) in members {
+                guard case .string = value else { throw ShareQueueError(.badData, "not a record: 'meta.\(name)' is not a string") }
+            }
+        default: throw ShareQueueError(.badData, "not a record: 'meta' is not an object")
+        }
+        switch kinds["attachments"] {
+        case nil, .null?:
+            hasAttachments = false
+            if kind == .file { throw ShareQueueError(.badData, "not a record: a file record has no attachments") }
+        case .array?: hasAttachments = true
+        default: throw ShareQueueError(.badData, "not a record: 'attachments' is not an array")
+        }
+        self.id = id
+    }
+}

@@ -3,6 +3,17 @@
 package enum Timestamp {
     package static func now() -> String { format(millisecondsSince1970: Host.millisecondsSince1970()) }
 
+    /// `now()` for a caller that asks often: formats only when the millisecond changes.
+    struct Cache {
+        private var last: (milliseconds: Int64, text: String) = (-1, "")
+
+        mutating func now() -> String {
+            let milliseconds = Host.millisecondsSince1970()
+            if milliseconds != last.milliseconds { last = (milliseconds, Timestamp.format(millisecondsSince1970: milliseconds)) }
+            return last.text
+        }
+    }
+
     static func format(millisecondsSince1970 ms: Int64) -> String {
         let (seconds, millis) = ms.quotientAndRemainder(dividingBy: 1000)
         let (days, secondOfDay) = seconds.quotientAndRemainder(dividingBy: 86_400)

@@ -101,14 +101,16 @@ public enum StressTool {
     /// The processes the benchmark starts to append at once: through the library, or into SQLite.
     static func benchHelper(_ mode: String) -> Never {
         let options = [OptionSpec(names: ["--dir"], value: "DIR", help: ""), OptionSpec(names: ["--db"], value: "PATH", help: ""),
-                       OptionSpec(names: ["--count"], value: "N", help: "")]
+                       OptionSpec(names: ["--count"], value: "N", help: ""), OptionSpec(names: ["--no-sync"], value: nil, help: "")]
         do throws(ShareQueueError) {
             let arguments = try ParsedArguments(Array(CommandLine.arguments.dropFirst(2)), options: options)
             let count = try arguments.integer("--count", in: 1...10_000_000) ?? 1
             if mode == "bench-sqlite" {
                 _ = try SQLiteBenchmark.durableInserts(path: arguments.value("--db") ?? "bench.db", count: count, payload: Benchmark.samplePayload)
             } else {
-                let appender = try QueueAppender(directory: try QueueDirectory(path: arguments.value("--dir") ?? "."))
+                var appendOptions = AppendOptions()
+                appendOptions.synchronize = !arguments.has("--no-sync")
+                let appender = try QueueAppender(directory: try QueueDirectory(path: arguments.value("--dir") ?? "."), options: appendOptions)
                 let draft = RecordDraft(.text(Benchmark.sampleText), source: "bench")
                 for _ in 0..<count { try appender.append(draft) }
             }
