@@ -33,11 +33,14 @@ struct JSONParser {
     /// builds only the top-level members named in `wanted`; of the others it
     /// reports only their kinds. Much cheaper than `parse` for a drain that
     /// passes records through.
-    static func scanObject(_ bytes: [UInt8], building wanted: Set<String>) throws(ShareQueueError) -> (built: [String: JSONValue], kinds: [String: Kind]) {
+    /// - Parameters:
+    ///   - wanted: whether to build the member with this name.
+    ///   - built: receives each member built, in order (a repeated name comes again; the last counts).
+    ///   - skipped: receives the kind of each member checked but not built.
+    static func scanObject(_ bytes: [UInt8], wanted: (String) -> Bool, built: (String, JSONValue) throws(ShareQueueError) -> Void,
+                           skipped: (String, Kind) throws(ShareQueueError) -> Void) throws(ShareQueueError) {
         guard UTF8Validation.isValid(bytes) else { throw ShareQueueError(.badData, "input is not valid UTF-8") }
         var parser = JSONParser(bytes)
-        var built: [String: JSONValue] = [:]
-        var kinds: [String: Kind] = [:]
         parser.skipWhitespace()
         guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "{") else { throw parser.failure("expected a JSON object") }
         parser.index += 1
@@ -53,12 +56,10 @@ struct JSONParser {
                 guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: ":") else { throw parser.failure("expected ':'") }
                 parser.index += 1
                 parser.skipWhitespace()
-                if wanted.contains(key) {
-                    built[key] = try parser.parseValue()
-                    kinds[key] = nil
+                if wanted(key) {
+                    try built(key, try parser.parseValue())
                 } else {
-                    kinds[key] = try parser.skipValue()
-                    built[key] = nil
+                    try skipped(key, try parser.skipValue())
                 }
                 parser.skipWhitespace()
                 guard parser.index < bytes.count else { throw parser.failure("unexpected end of input") }
@@ -69,7 +70,6 @@ struct JSONParser {
         }
         parser.skipWhitespace()
         if parser.index != bytes.count { throw parser.failure("unexpected data after the JSON value") }
-        return (built, kinds)
     }
 
     /// Checks one value without building it.
@@ -281,6 +281,18 @@ struct JSONParser {
     }
 
     private mutating func parseString() throws(ShareQueueError) -> String {
+        // Most strings have no escape: make them straight from their bytes.
+        var end = index + 1
+        while end < bytes.count {
+            let byte = bytes[end]
+            if byte == UInt8(ascii: "\"") {
+                let text = String(decoding: bytes[(index + 1)..<end], as: UTF8.self)
+                index = end + 1
+                return text
+            }
+            if byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+            end += 1
+        }
         index += 1
         var scalars = String.UnicodeScalarView()
         var runStart = index

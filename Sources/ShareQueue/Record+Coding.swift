@@ -169,37 +169,61 @@ struct RecordSummary {
     /// Records with attachments are decoded in full: their files need checking.
     let hasAttachments: Bool
 
-    private static let built: Set<String> = ["v", "id", "date", "source", "kind", "key", "meta"]
-
     init(jsonBytes: [UInt8]) throws(ShareQueueError) {
-        let (fields, kinds) = try JSONParser.scanObject(jsonBytes, building: Self.built)
-        func string(_ name: String, required: Bool) throws(ShareQueueError) -> String? {
-            switch fields[name] {
-            case .string(let value)?: return value
+        // The members checked by value; of the others (text, json, attachments, and
+        // unknown ones) only the kind matters, and they are not built. No
+        // dictionaries: this runs once per record of every drain.
+        var v, id, date, source, kind, key, meta: JSONValue?
+        var text, json, attachments: JSONParser.Kind?
+        try JSONParser.scanObject(
+            jsonBytes,
+            wanted: { name in name == "v" || name == "id" || name == "date" || name == "source" || name == "kind" || name == "key" || name == "meta" },
+            built: { name, value in
+                switch name {
+                case "v": v = value
+                case "id": id = value
+                case "date": date = value
+                case "source": source = value
+                case "kind": kind = value
+                case "key": key = value
+                default: meta = value
+                }
+            },
+            skipped: { name, found in
+                switch name {
+                case "text": text = found
+                case "json": json = found
+                case "attachments": attachments = found
+                default: break
+                }
+            })
+        func string(_ value: JSONValue?, _ name: String, required: Bool) throws(ShareQueueError) -> String? {
+            switch value {
+            case .string(let text)?: return text
             case nil, .null?:
                 if required { throw ShareQueueError(.badData, "not a record: '\(name)' is missing") }
                 return nil
             default: throw ShareQueueError(.badData, "not a record: '\(name)' is not a string")
             }
         }
-        guard case .number(let literal)? = fields["v"], let version = Int(literal), version >= 1 else {
+        guard case .number(let literal)? = v, let version = Int(literal), version >= 1 else {
             throw ShareQueueError(.badData, "not a record: 'v' is missing or not a positive integer")
         }
-        let id = try string("id", required: true)!
-        guard !id.isEmpty, id.utf8.count <= 128 else { throw ShareQueueError(.badData, "not a record: 'id' is empty or too long") }
-        date = try string("date", required: true)!
-        _ = try string("source", required: true)
-        let kind = Record.Kind(rawValue: try string("kind", required: true)!)
+        let recordID = try string(id, "id", required: true)!
+        guard !recordID.isEmpty, recordID.utf8.count <= 128 else { throw ShareQueueError(.badData, "not a record: 'id' is empty or too long") }
+        self.date = try string(date, "date", required: true)!
+        _ = try string(source, "source", required: true)
+        let recordKind = Record.Kind(rawValue: try string(kind, "kind", required: true)!)
         let hasText: Bool
-        switch kinds["text"] {
+        switch text {
         case nil, .null?: hasText = false
         case .string?: hasText = true
         default: throw ShareQueueError(.badData, "not a record: 'text' is not a string")
         }
-        if (kind == .text || kind == .url) && !hasText { throw ShareQueueError(.badData, "not a record: a \(kind) record has no 'text'") }
-        if kind == .json && kinds["json"] == nil { throw ShareQueueError(.badData, "not a record: a json record has no 'json'") }
-        key = try string("key", required: false)
-        switch fields["meta"] {
+        if (recordKind == .text || recordKind == .url) && !hasText { throw ShareQueueError(.badData, "not a record: a \(recordKind) record has no 'text'") }
+        if recordKind == .json && json == nil { throw ShareQueueError(.badData, "not a record: a json record has no 'json'") }
+        self.key = try string(key, "key", required: false)
+        switch meta {
         case nil, .null?: break
         case .object(let members)?:
             for (name, value) in members {
@@ -207,13 +231,13 @@ struct RecordSummary {
             }
         default: throw ShareQueueError(.badData, "not a record: 'meta' is not an object")
         }
-        switch kinds["attachments"] {
+        switch attachments {
         case nil, .null?:
             hasAttachments = false
-            if kind == .file { throw ShareQueueError(.badData, "not a record: a file record has no attachments") }
+            if recordKind == .file { throw ShareQueueError(.badData, "not a record: a file record has no attachments") }
         case .array?: hasAttachments = true
         default: throw ShareQueueError(.badData, "not a record: 'attachments' is not an array")
         }
-        self.id = id
+        self.id = recordID
     }
 }
