@@ -730,10 +730,16 @@ package final class ChangeWatcher {
     package func wait(milliseconds: Int) -> Wake {
         if StopRequest.isRequested { return .stopRequested }
         #if os(Linux)
-        var fds = [pollfd(fd: notifier, events: Int16(POLLIN), revents: 0), pollfd(fd: stopFD, events: Int16(POLLIN), revents: 0)]
-        _ = poll(&fds, nfds_t(fds.count), Int32(clamping: milliseconds))
-        if StopRequest.isRequested { return .stopRequested }
-        return pendingFileWasWritten() ? .changed : .timedOut
+        // Other files of the queue change too (a drain's own checkpoint): those are not a reason to wake.
+        let deadline = Host.monotonicSeconds() + Double(milliseconds) / 1000
+        while true {
+            let left = Int((deadline - Host.monotonicSeconds()) * 1000)
+            if left <= 0 { return .timedOut }
+            var fds = [pollfd(fd: notifier, events: Int16(POLLIN), revents: 0), pollfd(fd: stopFD, events: Int16(POLLIN), revents: 0)]
+            _ = poll(&fds, nfds_t(fds.count), Int32(clamping: left))
+            if StopRequest.isRequested { return .stopRequested }
+            if pendingFileWasWritten() { return .changed }
+        }
         #elseif canImport(Darwin)
         var timeout = timespec(tv_sec: milliseconds / 1000, tv_nsec: (milliseconds % 1000) * 1_000_000)
         var events = [kevent](repeating: kevent(), count: 4)
