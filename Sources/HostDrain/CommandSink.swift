@@ -30,6 +30,10 @@ struct CommandSink: DrainSink {
         do { status = try Host.waitForExit(child.pid) } catch {
             throw ShareQueueError(.tryAgain, "cannot wait for the command", cause: error.description)
         }
+        // Stopped (a service manager stopping the whole group, say) is not refused: try again later.
+        if status != 0 && (StopRequest.isRequested || Host.wasStopped(status)) {
+            throw ShareQueueError(.tryAgain, "the command '\(command)' was stopped before it finished (status \(status))")
+        }
         guard status == 0 else {
             throw Refusal(description: "the command '\(command)' exited with status \(status)")
         }

@@ -146,7 +146,10 @@ public enum HostDrainTool {
 
     static func printStatus(_ directory: QueueDirectory, store: String?, json: Bool) throws(ShareQueueError) {
         let status = try QueueInspector(directory: directory).status()
-        let rows = try store.map { path throws(ShareQueueError) in try StoreSink(path: path, queue: directory).rowCount() }
+        // A store that does not exist yet has no rows; --status does not create it.
+        let rows = try store.map { path throws(ShareQueueError) in
+            try FileSystem.linkStatusOrThrow(path) == nil ? 0 : try StoreSink(path: path, queue: directory).rowCount()
+        }
         var text: String
         if json {
             var object: [String: JSONValue] = [

@@ -31,9 +31,11 @@ struct WatchLoop {
         var lastDrain = -Double.infinity
         var retryDelay: Double? = nil
         while !StopRequest.isRequested {
-            // Leading edge: go at once after a quiet spell; during a burst, once per interval.
+            // Leading edge: go at once after a quiet spell; during a burst, once
+            // per interval; after a failure, not before the retry delay, whatever arrives.
             let sinceLast = Host.monotonicSeconds() - lastDrain
-            if sinceLast < debounce && !watcher.pause(milliseconds: Int((debounce - sinceLast) * 1000)) { break }
+            let wait = max(debounce, retryDelay ?? 0)
+            if sinceLast < wait && !watcher.pause(milliseconds: Int((wait - sinceLast) * 1000)) { break }
             lastDrain = Host.monotonicSeconds()
             do {
                 let summary = try HostDrainTool.drain(directory, options: options, into: &sink)

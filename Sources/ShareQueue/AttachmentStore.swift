@@ -1,16 +1,29 @@
 /// The queue's `attachments` folder: files copied in by producers and handed
-/// on by drains. Every name in it is one this code made, and every file is
-/// opened without following symlinks, so a record cannot make a drain read,
-/// move or delete anything outside the folder.
+/// on by drains. Every name in it is one this code made, and every operation
+/// goes through a descriptor of the folder opened without following a
+/// symlink, and opens files without following one either, so that a record or
+/// a planted link cannot make a drain read, move or delete anything outside it.
 public struct AttachmentStore: Sendable {
     public let directory: QueueDirectory
     static let temporaryPrefix = ".tmp-"
+    static let folderName = "attachments"
     private static let chunkSize = 256 << 10
 
     public init(directory: QueueDirectory) { self.directory = directory }
 
-    var folder: String { directory.path + "/attachments" }
-    func path(of attachment: Attachment) -> String { folder + "/" + attachment.file }
+    var folder: String { directory.path + "/" + Self.folderName }
+
+    /// The absolute path of an attachment's copy in the queue.
+    func path(of attachment: Attachment) -> String { FileSystem.absolute(folder) + "/" + attachment.file }
+
+    /// The folder, opened; nil if it does not exist.
+    /// - Throws: `.configuration` if something other than a directory stands there.
+    func openFolder() throws(ShareQueueError) -> FileDescriptor? {
+        do { return try FileDescriptor.open(folder, .ownDirectory) } catch {
+            if error.isNotFound { return nil }
+            throw ShareQueueError("cannot use the attachments folder", path: folder, error)
+        }
+    }
 
     /// Copies a file into the queue (temporary name, fsync, rename, fsync of
     /// the folder) and describes it, ready for `RecordDraft.attachments`.
@@ -29,12 +42,16 @@ public struct AttachmentStore: Sendable {
         } catch {
             throw error as! ShareQueueError
         }
-        try makeFolder()
+        do { _ = try FileSystem.makeDirectory(folder) } catch {
+            throw ShareQueueError("cannot create the attachments folder", path: folder, error, creating: true)
+        }
+        guard let folderFD = try openFolder() else { throw ShareQueueError(.ioError, "the attachments folder vanished", path: folder) }
+        defer { folderFD.close() }
         let name = String(source.split(separator: "/").last ?? Substring(source))
         let file = RecordID.random() + (MediaType.safeExtension(of: name).map { "." + $0 } ?? "")
-        let temporary = folder + "/" + Self.temporaryPrefix + file
+        let temporary = Self.temporaryPrefix + file
         do {
-            let output = try FileDescriptor.open(temporary, .writeCreateExclusive)
+            let output = try folderFD.open(temporary, .writeCreateExclusive)
             var hasher = SHA256()
             var size: Int64 = 0
             do {
@@ -52,37 +69,33 @@ public struct AttachmentStore: Sendable {
                 }
                 try output.synchronize()
             }
-            try FileSystem.rename(temporary, to: folder + "/" + file)
-            try FileSystem.synchronizeDirectory(folder)
+            try folderFD.rename(temporary, to: file)
+            try folderFD.synchronizeDirectory()
             return Attachment(name: name, file: file, size: size, sha256: hasher.finish(), type: MediaType.guess(fileName: name))
         } catch let error as SystemError {
-            try? FileSystem.removeFile(temporary)
-            throw ShareQueueError(error.isNoSpace ? "no space left to copy the attachment" : "cannot copy the attachment", path: temporary, error)
+            try? folderFD.remove(temporary)
+            throw ShareQueueError(error.isNoSpace ? "no space left to copy the attachment" : "cannot copy the attachment", path: folder + "/" + temporary, error)
         } catch {
-            try? FileSystem.removeFile(temporary)
+            try? folderFD.remove(temporary)
             throw error as! ShareQueueError
         }
     }
 
     /// Removes a copy made by `add`, after its record was delivered or its append failed.
     public func remove(_ attachment: Attachment) {
-        guard attachment.hasSafeFileName else { return }
-        try? FileSystem.removeFile(path(of: attachment))
-    }
-
-    private func makeFolder() throws(ShareQueueError) {
-        do { _ = try FileSystem.makeDirectory(folder) } catch {
-            throw ShareQueueError("cannot create the attachments folder", path: folder, error, creating: true)
-        }
+        guard attachment.hasSafeFileName, let folderFD = try? openFolder() else { return }
+        defer { folderFD.close() }
+        try? folderFD.remove(attachment.file)
     }
 
     /// Checks that an attachment is a file of this folder with the size and
     /// digest its record promises. Returns the reason it is not, or nil.
     func problem(with attachment: Attachment, deliveredTo destination: String?) -> String? {
         guard attachment.hasSafeFileName else { return "attachment file name '\(attachment.file.prefix(100))' is not one the queue makes" }
-        let path = path(of: attachment)
         do {
-            let file = try FileDescriptor.open(path, .readOnly)
+            guard let folderFD = try openFolder() else { return "attachment \(attachment.file) is missing" }
+            defer { folderFD.close() }
+            let file = try folderFD.open(attachment.file, .readOnly)
             defer { file.close() }
             let status = try file.status()
             guard status.isRegularFile else { return "attachment \(attachment.file) is not a regular file" }
@@ -93,7 +106,7 @@ public struct AttachmentStore: Sendable {
                     return "attachment \(attachment.file) has other names"
                 }
             }
-            guard status.size == attachment.size else { return "attachment \(attachment.file) is \(status.size) bytes, not \(attachment.size)" }
+            guard status.size == attachment.size else { return "attachment \(attachment.file) does not have the size its record gives" }
             var hasher = SHA256()
             var chunk = [UInt8](repeating: 0, count: Self.chunkSize)
             var offset: Int64 = 0
@@ -104,8 +117,10 @@ public struct AttachmentStore: Sendable {
                 offset += Int64(n)
             }
             return hasher.finish() == attachment.sha256 ? nil : "attachment \(attachment.file) does not match its sha256"
-        } catch {
+        } catch let error as SystemError {
             return error.isNotFound ? "attachment \(attachment.file) is missing" : "attachment \(attachment.file) cannot be read: \(error)"
+        } catch {
+            return "attachment \(attachment.file) cannot be read: \(error)"
         }
     }
 
@@ -113,18 +128,19 @@ public struct AttachmentStore: Sendable {
     /// synced copy across file systems. The queue's copy stays until the
     /// record's delivery is recorded. Returns the new absolute path.
     func deliver(_ attachment: Attachment, to destination: String) throws(ShareQueueError) -> String {
-        let source = path(of: attachment)
-        let target = destination + "/" + attachment.file
+        let target = FileSystem.absolute(destination) + "/" + attachment.file
         do throws(SystemError) {
-            _ = try FileSystem.makeDirectory(destination)
+            try FileSystem.makeDirectories(destination)
+            guard let folderFD = try? openFolder() else { throw SystemError.missing }
+            defer { folderFD.close() }
             do throws(SystemError) {
-                try FileSystem.link(source, to: target)
+                try folderFD.link(attachment.file, to: target)
             } catch let error where error.isAlreadyExists {
                 // Delivered before by a drain that died; the same bytes are there.
                 if let existing = try FileSystem.linkStatus(target), existing.isRegularFile, existing.size == attachment.size { return target }
                 throw error
             } catch let error where error.isCrossDevice {
-                try copy(source, to: target)
+                try copy(attachment.file, from: folderFD, to: target)
             }
             try FileSystem.synchronizeDirectory(destination)
             return target
@@ -133,57 +149,62 @@ public struct AttachmentStore: Sendable {
         }
     }
 
-    private func copy(_ source: String, to target: String) throws(SystemError) {
+    private func copy(_ name: String, from folderFD: FileDescriptor, to target: String) throws(SystemError) {
         let temporary = target + ".partial"
-        let input = try FileDescriptor.open(source, .readOnly)
+        let input = try folderFD.open(name, .readOnly)
         defer { input.close() }
         try? FileSystem.removeFile(temporary)
         let output = try FileDescriptor.open(temporary, .writeCreateExclusive)
         do {
             defer { output.close() }
             var chunk = [UInt8](repeating: 0, count: Self.chunkSize)
+            var offset: Int64 = 0
             while true {
-                let n = try input.read(into: &chunk, from: 0)
+                let n = try input.read(into: &chunk, from: 0, at: offset)
                 if n == 0 { break }
                 try output.writeAll(Array(chunk[0..<n]))
+                offset += Int64(n)
             }
             try output.synchronize()
         }
         try FileSystem.rename(temporary, to: target)
     }
 
-    /// The number of files and their bytes, for `--status`.
-    func usage() -> (count: Int, bytes: Int64) {
-        guard let names = try? FileSystem.entries(of: folder) else { return (0, 0) }
-        var count = 0
-        var bytes: Int64 = 0
-        for name in names where !name.hasPrefix(".") {
-            guard let status = try? FileSystem.linkStatus(folder + "/" + name), status.isRegularFile else { continue }
-            count += 1
-            bytes += status.size
+    /// The regular files in the folder, with their status.
+    private func files() -> [(name: String, status: FileStatus)] {
+        guard let folderFD = try? openFolder() else { return [] }
+        defer { folderFD.close() }
+        return ((try? folderFD.entries()) ?? []).compactMap { name in
+            guard let status = try? folderFD.linkStatus(of: name), status.isRegularFile else { return nil }
+            return (name, status)
         }
-        return (count, bytes)
     }
 
-    /// Attachment files (not temporaries) older than `age` seconds.
+    /// Attachment copies: not dot files, which are copies being made.
+    private func attachmentFiles() -> [(name: String, status: FileStatus)] { files().filter { !$0.name.hasPrefix(".") } }
+
+    /// The number of files and their bytes, for `--status`.
+    func usage() -> (count: Int, bytes: Int64) {
+        let found = attachmentFiles()
+        return (found.count, found.reduce(0) { $0 + $1.status.size })
+    }
+
+    /// Attachment files with one name, older than `age` seconds.
     func staleFiles(olderThan age: Int64) -> [String] {
-        guard let names = try? FileSystem.entries(of: folder) else { return [] }
         let cutoff = Host.millisecondsSince1970() / 1000 - age
-        return names.filter { name in
-            guard !name.hasPrefix("."), let status = try? FileSystem.linkStatus(folder + "/" + name) else { return false }
-            return status.isRegularFile && status.modificationSeconds < cutoff
-        }
+        return attachmentFiles().filter { $0.status.modificationSeconds < cutoff && $0.status.linkCount == 1 }.map(\.name)
+    }
+
+    /// Removes the named files of the folder.
+    func removeFiles(_ names: [String]) {
+        guard let folderFD = try? openFolder() else { return }
+        defer { folderFD.close() }
+        for name in names { try? folderFD.remove(name) }
     }
 
     /// Removes copies left by producers that died mid-copy, once older than `age` seconds.
     func removeStaleTemporaries(olderThan age: Int64) {
-        guard let names = try? FileSystem.entries(of: folder) else { return }
         let cutoff = Host.millisecondsSince1970() / 1000 - age
-        for name in names where name.hasPrefix(Self.temporaryPrefix) {
-            let path = folder + "/" + name
-            if let status = try? FileSystem.linkStatus(path), status.isRegularFile, status.modificationSeconds < cutoff {
-                try? FileSystem.removeFile(path)
-            }
-        }
+        removeFiles(files().filter { $0.name.hasPrefix(Self.temporaryPrefix) && $0.status.modificationSeconds < cutoff }.map(\.name))
     }
 }

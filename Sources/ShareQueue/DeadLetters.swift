@@ -27,14 +27,24 @@ struct DeadLetters {
 
     func count() -> Int { lines(of: path).count + lines(of: requeuePath).count }
 
-    /// The stored JSON of every dead letter in `file`.
+    /// The stored JSON of every dead letter in `file`, byte for byte.
     func records(in file: String) throws(ShareQueueError) -> [[UInt8]] {
-        try lines(of: file).map { line throws(ShareQueueError) in
-            guard case .object(let fields) = try JSONParser.parse(line), let record = fields["record"] else {
+        let marker = Array(",\"record\":".utf8)
+        return try lines(of: file).map { line throws(ShareQueueError) in
+            // The record is the last member, as `add` writes it; `,"record":` cannot
+            // occur inside a string, where quotes are escaped.
+            guard case .object(let fields) = try JSONParser.parse(line), fields["record"] != nil,
+                  let start = line.lastRange(of: marker)?.upperBound, line.last == UInt8(ascii: "}") else {
                 throw ShareQueueError(.badData, "a dead letter is damaged", path: file)
             }
-            return record.compactJSON
+            return Array(line[start..<(line.count - 1)])
         }
+    }
+
+    /// Whether a dead letter for the record `id` exists already.
+    func contains(_ id: String) -> Bool {
+        let letters = (try? records(in: path)) ?? []
+        return letters.contains { (try? RecordSummary(jsonBytes: $0))?.id == id }
     }
 
     private func lines(of file: String) -> [[UInt8]] {
@@ -72,5 +82,18 @@ struct DeadLetters {
             try? FileSystem.removeFile(temporary)
             throw ShareQueueError("cannot record a refusal", path: attemptsPath, error)
         }
+    }
+}
+
+private extension Array where Element == UInt8 {
+    /// The range of the last occurrence of `pattern`.
+    func lastRange(of pattern: [UInt8]) -> Range<Int>? {
+        guard pattern.count <= count else { return nil }
+        var start = count - pattern.count
+        while start >= 0 {
+            if self[start..<(start + pattern.count)].elementsEqual(pattern) { return start..<(start + pattern.count) }
+            start -= 1
+        }
+        return nil
     }
 }

@@ -23,6 +23,7 @@ package struct SystemError: Error, CustomStringConvertible {
     /// Not an errno: what `openOwnFile` reports for a FIFO, device, symlink or hard link at a queue file's path.
     private static let notRegularFileCode: Int32 = -1
     package static let notRegularFile = SystemError(call: "open", errno: notRegularFileCode)
+    package static let missing = SystemError(call: "open", errno: ENOENT)
 
     package var isNotFound: Bool { errno == ENOENT }
     package var isAccessDenied: Bool { errno == EACCES || errno == EPERM }
@@ -60,7 +61,7 @@ package struct FileStatus {
     package let modificationSeconds: Int64
 
     fileprivate init(_ s: stat) {
-        device = UInt64(s.st_dev)
+        device = UInt64(bitPattern: Int64(s.st_dev))
         inode = UInt64(s.st_ino)
         size = Int64(s.st_size)
         linkCount = UInt64(s.st_nlink)
@@ -88,6 +89,8 @@ package enum OpenMode {
     case lockFile
     case writeCreateExclusive
     case directory
+    /// A directory inside the queue: a symlink there is refused.
+    case ownDirectory
 
     fileprivate var flags: Int32 {
         let common = O_NOFOLLOW | O_CLOEXEC
@@ -98,6 +101,7 @@ package enum OpenMode {
         case .lockFile: return O_RDWR | O_CREAT | common | O_NONBLOCK
         case .writeCreateExclusive: return O_WRONLY | O_CREAT | O_EXCL | common
         case .directory: return O_RDONLY | O_DIRECTORY | O_CLOEXEC
+        case .ownDirectory: return O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW
         }
     }
 }
@@ -262,6 +266,61 @@ package struct FileDescriptor {
         throw error
     }
 
+    /// Opens `name` in this directory, never following a symlink there. The corresponding C function is `openat`.
+    package func open(_ name: String, _ mode: OpenMode, permissions: UInt16 = 0o600) throws(SystemError) -> FileDescriptor {
+        while true {
+            let fd = openat(rawValue, name, mode.flags, mode_t(permissions))
+            if fd >= 0 {
+                if mode.flags & O_NONBLOCK != 0 { _ = fcntl(fd, F_SETFL, mode.flags & O_APPEND) }
+                return FileDescriptor(rawValue: fd)
+            }
+            let error = SystemError.last("openat")
+            if error.errno != EINTR { throw error }
+        }
+    }
+
+    /// Removes `name` from this directory; a name already gone is not an error. The corresponding C function is `unlinkat`.
+    package func remove(_ name: String) throws(SystemError) {
+        if unlinkat(rawValue, name, 0) != 0 {
+            let error = SystemError.last("unlinkat")
+            if !error.isNotFound { throw error }
+        }
+    }
+
+    /// Renames `name` to `newName`, both in this directory. The corresponding C function is `renameat`.
+    package func rename(_ name: String, to newName: String) throws(SystemError) {
+        if renameat(rawValue, name, rawValue, newName) != 0 { throw SystemError.last("renameat") }
+    }
+
+    /// Gives the file `name` of this directory a second name, `path`. The corresponding C function is `linkat`.
+    package func link(_ name: String, to path: String) throws(SystemError) {
+        if linkat(rawValue, name, AT_FDCWD, path, 0) != 0 { throw SystemError.last("linkat") }
+    }
+
+    /// The names in this directory, without "." and "..".
+    package func entries() throws(SystemError) -> [String] {
+        let copy = dup(rawValue)
+        guard copy >= 0, let dir = fdopendir(copy) else { throw SystemError.last("fdopendir") }
+        defer { closedir(dir) }
+        rewinddir(dir)
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) { pointer in
+                pointer.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// Makes this directory's entries durable.
+    package func synchronizeDirectory() throws(SystemError) {
+        if fsync(rawValue) != 0 {
+            let error = SystemError.last("fsync")
+            if error.errno != EINVAL { throw error }
+        }
+    }
+
     /// The corresponding C function is `fstat`.
     package func status() throws(SystemError) -> FileStatus {
         var s = stat()
@@ -294,7 +353,8 @@ package struct FileDescriptor {
     /// must not retry and claim durability (see PostgreSQL's fsync incident).
     package func synchronize() throws(SystemError) {
         #if canImport(Darwin)
-        let result = fsync(rawValue)
+        // On Darwin only F_FULLFSYNC makes the drive flush its cache too.
+        let result = fcntl(rawValue, F_FULLFSYNC) == 0 ? 0 : fsync(rawValue)
         #else
         let result = fdatasync(rawValue)
         #endif
@@ -357,6 +417,20 @@ package enum FileSystem {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         guard getcwd(&buffer, buffer.count) != nil else { return "." }
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// `path` made absolute against the working directory.
+    package static func absolute(_ path: String) -> String {
+        path.hasPrefix("/") ? path : currentDirectory() + "/" + path
+    }
+
+    /// `mkdir -p` with mode 0700.
+    package static func makeDirectories(_ path: String) throws(SystemError) {
+        var prefix = path.hasPrefix("/") ? "" : "."
+        for component in path.split(separator: "/") {
+            prefix += "/" + component
+            _ = try makeDirectory(prefix)
+        }
     }
 
     /// Removes a file; a file that is already gone is not an error.
@@ -598,6 +672,12 @@ package enum Host {
         return (low == 0 ? (status >> 8) & 0xff : 128 + low, peak)
     }
 
+    /// Whether a status from `waitForExit` is a process ended by a signal that
+    /// asks it to stop (SIGHUP, SIGINT, SIGKILL, SIGTERM) rather than an exit of its own.
+    package static func wasStopped(_ status: Int32) -> Bool {
+        [SIGHUP, SIGINT, SIGKILL, SIGTERM].contains { status == 128 + $0 }
+    }
+
     /// Waits for a child and returns its exit status, or 128 + the signal that ended it.
     package static func waitForExit(_ pid: Int32) throws(SystemError) -> Int32 {
         var status: Int32 = 0
@@ -691,6 +771,7 @@ package final class ChangeWatcher {
         #elseif canImport(Darwin)
         queue = kqueue()
         guard queue >= 0 else { throw SystemError.last("kqueue") }
+        guard stopFD >= 0 else { throw SystemError(call: "pipe", errno: EBADF) }
         directoryFD = Darwin.open(directory, O_RDONLY | O_CLOEXEC)
         guard directoryFD >= 0 else { throw SystemError.last("open") }
         var changes = [
@@ -741,13 +822,20 @@ package final class ChangeWatcher {
             if pendingFileWasWritten() { return .changed }
         }
         #elseif canImport(Darwin)
-        var timeout = timespec(tv_sec: milliseconds / 1000, tv_nsec: (milliseconds % 1000) * 1_000_000)
-        var events = [kevent](repeating: kevent(), count: 4)
-        let count = kevent(queue, nil, 0, &events, Int32(events.count), &timeout)
-        if StopRequest.isRequested { return .stopRequested }
-        // The pending file may have been sealed and made anew: watch whichever is there now.
-        watchPendingFile()
-        return count > 0 ? .changed : .timedOut
+        // The directory changes for many reasons (a drain's own checkpoint):
+        // only a pending file that grew or is new is a reason to wake.
+        let deadline = Host.monotonicSeconds() + Double(milliseconds) / 1000
+        while true {
+            let left = Int((deadline - Host.monotonicSeconds()) * 1000)
+            if left <= 0 { return .timedOut }
+            var timeout = timespec(tv_sec: left / 1000, tv_nsec: (left % 1000) * 1_000_000)
+            var events = [kevent](repeating: kevent(), count: 4)
+            _ = kevent(queue, nil, 0, &events, Int32(events.count), &timeout)
+            if StopRequest.isRequested { return .stopRequested }
+            // The pending file may have been sealed and made anew: watch whichever is there now.
+            watchPendingFile()
+            if pendingFileChanged() { return .changed }
+        }
         #else
         var remaining = milliseconds
         while remaining > 0 {
@@ -780,6 +868,17 @@ package final class ChangeWatcher {
         }
     }
     #elseif canImport(Darwin)
+    private var lastSeen: (inode: UInt64, size: Int64)? = nil
+
+    /// Whether the pending file is another file, or another size, than last time.
+    private func pendingFileChanged() -> Bool {
+        let now = (try? FileSystem.linkStatus(pendingPath)).flatMap { $0 }.map { ($0.inode, $0.size) }
+        defer { lastSeen = now }
+        guard let now else { return false }
+        guard let last = lastSeen else { return true }
+        return last != now
+    }
+
     private func watchPendingFile() {
         if pendingFD >= 0 { Darwin.close(pendingFD) }
         pendingFD = Darwin.open(pendingPath, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)

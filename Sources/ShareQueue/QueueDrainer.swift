@@ -77,8 +77,27 @@ public final class QueueDrainer {
                 throw ShareQueueError("cannot take the dead letters", path: letters.path, error)
             }
         }
-        let payloads = try letters.records(in: letters.requeuePath)
-        if !payloads.isEmpty { try QueueAppender(directory: directory).appendStored(payloads) }
+        var payloads = try letters.records(in: letters.requeuePath)
+        // A requeue that died after appending left the file: skip what it already put back.
+        var queued: Set<String> = []
+        try QueueInspector(directory: directory).forEachPending { queued.insert($0.id) }
+        payloads = payloads.filter { payload in (try? RecordSummary(jsonBytes: payload)).map { !queued.contains($0.id) } ?? true }
+        // Records are put back as they were taken, whatever limit the producer used, in atomic appends of at most 16 MiB.
+        var options = AppendOptions()
+        options.maxRecordBytes = Frame.maximumPayloadSize
+        let appender = try QueueAppender(directory: directory, options: options)
+        var chunk: [[UInt8]] = []
+        var chunkBytes = 0
+        for payload in payloads {
+            if !chunk.isEmpty && chunkBytes + payload.count + Frame.overhead > Frame.maximumBatchSize {
+                try appender.appendStored(chunk)
+                chunk = []
+                chunkBytes = 0
+            }
+            chunk.append(payload)
+            chunkBytes += payload.count + Frame.overhead
+        }
+        if !chunk.isEmpty { try appender.appendStored(chunk) }
         try? FileSystem.removeFile(letters.requeuePath)
         return payloads.count
     }
@@ -98,6 +117,15 @@ public final class QueueDrainer {
             }
             warn("\(path) is not a regular file with one name; moved it aside to \(target) without reading it")
         }
+        // The attachments folder must be a directory of the queue's own, not a link to somewhere else.
+        let attachments = AttachmentStore(directory: directory).folder
+        if let status = try FileSystem.linkStatusOrThrow(attachments), !status.isDirectory {
+            let target = directory.path + "/rejected-\(Host.millisecondsSince1970())-\(AttachmentStore.folderName)"
+            do { try FileSystem.rename(attachments, to: target) } catch {
+                throw ShareQueueError("cannot set aside a file the queue did not write", path: attachments, error)
+            }
+            warn("\(attachments) is not a directory; moved it aside to \(target) without following it")
+        }
     }
 
     private func takeDrainLock() throws(ShareQueueError) -> FileDescriptor {
@@ -106,7 +134,7 @@ public final class QueueDrainer {
             let file = try FileDescriptor.open(path, .lockFile)
             let deadline = Host.monotonicSeconds() + options.waitSeconds
             while try !file.lockExclusive(wait: false) {
-                if Host.monotonicSeconds() >= deadline {
+                if Host.monotonicSeconds() >= deadline || options.shouldStop?() == true {
                     file.close()
                     throw ShareQueueError(.tryAgain, "another drain is running", path: directory.path)
                 }
@@ -176,9 +204,18 @@ private struct DrainRun {
                 drainer.warn("the sink's stored position (\(stored)) is past this queue's segments; ignoring it")
             }
         }
-        if options.coalesceKeys { try findNewestOfEachKey() }
         var lastSequence = max(position.segment, sealed.last ?? 0)
-        for sequence in sealed {
+        var segments = sealed
+        if options.coalesceKeys {
+            // Seal first and look only at sealed segments: a record appended
+            // after the look must not be mistaken for an older one.
+            if budgetLeft > 0, try seal(as: lastSequence + 1) {
+                lastSequence += 1
+                segments.append(lastSequence)
+            }
+            try findNewestOfEachKey()
+        }
+        for sequence in segments {
             if sequence < position.segment {
                 // Fully delivered by a drain that died before removing it.
                 try removeSegment(sequence)
@@ -188,17 +225,16 @@ private struct DrainRun {
             guard try deliverSegment(sequence, from: start, into: &sink) else { return }
         }
         guard budgetLeft > 0 else { summary.stoppedAtLimit = true; return }
-        lastSequence += 1
-        if try seal(as: lastSequence) {
-            _ = try deliverSegment(lastSequence, from: 0, into: &sink)
+        if !options.coalesceKeys, try seal(as: lastSequence + 1) {
+            _ = try deliverSegment(lastSequence + 1, from: 0, into: &sink)
         }
     }
 
-    /// Reads what is pending, without changing it, to learn the newest record
-    /// of each key: the latest date, and of equal dates the last appended.
+    /// Reads the sealed segments, without changing them, to learn the newest
+    /// record of each key: the latest date, and of equal dates the last appended.
     mutating func findNewestOfEachKey() throws {
         var newest: [String: (date: String, id: String)] = [:]
-        try QueueInspector(directory: directory).forEachPending { drained in
+        try QueueInspector(directory: directory).forEachPending(includingUnsealed: false) { drained in
             guard let key = drained.key else { return }
             if let current = newest[key], drained.date < current.date { return }
             newest[key] = (drained.date, drained.id)
@@ -339,6 +375,7 @@ private struct DrainRun {
 
     /// Hands the batch's records to the sink, then records the checkpoint.
     mutating func flush<Sink: DrainSink>(ending end: DrainPosition, into sink: inout Sink) throws {
+        try setAsideDamage()
         let records = uncommitted.compactMap { item -> DrainedRecord? in
             if case .record(let drained) = item { return drained }
             return nil
@@ -347,12 +384,32 @@ private struct DrainRun {
         try commit(upTo: end)
     }
 
+    /// Copies the batch's damaged data to the quarantine file before the sink
+    /// sees the batch: a sink that stores its own position may move past the
+    /// damage, and it must be set aside by then. (A drain that dies here sets
+    /// it aside again next time: the quarantine may hold it twice, never zero times.)
+    mutating func setAsideDamage() throws {
+        var found = false
+        for item in uncommitted {
+            guard case .damaged(let damage, let segment, _) = item else { continue }
+            var region = damage
+            if segmentHasOtherNames { region.bytes = [] }
+            if try !setAside(region, segment: segment) {
+                // Recording progress needs no space; copying damage out does. Keep the segment instead.
+                keepSegmentForDamage = true
+            }
+            drainer.warn("set aside \(region.length) bytes at offset \(region.offset) of \(segment): \(region.reason)")
+            found = true
+        }
+        if found { CrashPoint.reached(.drainQuarantined) }
+    }
+
     /// Delivers records; when the sink refuses them, bisects to find the one it
     /// refuses, and counts that record's attempts.
     mutating func deliver<Sink: DrainSink>(_ records: ArraySlice<DrainedRecord>, into sink: inout Sink) throws {
         do {
             try sink.deliver(DrainBatch(records: Array(records), end: records.last!.end))
-        } catch let error where sink.failuresAreRefusals && !(error is ShareQueueError) {
+        } catch let error where sink.failuresAreRefusals && !(error is ShareQueueError) && options.shouldStop?() != true {
             if records.count > 1 {
                 let middle = records.startIndex + records.count / 2
                 try deliver(records[..<middle], into: &sink)
@@ -374,9 +431,8 @@ private struct DrainRun {
         var attempts = letters.attempts()
         let count = (attempts[drained.id] ?? 0) + 1
         if count >= options.maxAttempts {
-            try letters.add(drained, attempts: count, error: error)
-            attempts[drained.id] = nil
-            try letters.saveAttempts(attempts)
+            // A drain that died after this and before the checkpoint meets the record again: one letter is enough.
+            if !letters.contains(drained.id) { try letters.add(drained, attempts: count, error: error) }
             drainer.warn("record \(drained.id) was refused \(count) times; moved it to \(letters.path): \(error)")
             summary.deadLettered += 1
             deadLettered.insert(drained.id)
@@ -388,41 +444,27 @@ private struct DrainRun {
         throw ShareQueueError(.tryAgain, "the sink refused record \(drained.id) (attempt \(count) of \(options.maxAttempts)); it and the records after it stay queued", cause: error)
     }
 
-    /// Sets aside the damaged items up to `position`, records the checkpoint,
-    /// then removes the queue's copies of attachments delivered elsewhere.
+    /// Records the checkpoint at `position`, then forgets the refusals of the
+    /// records before it and removes the queue's copies of attachments delivered elsewhere.
     mutating func commit(upTo position: DrainPosition) throws {
         let count = uncommitted.firstIndex { $0.end > position } ?? uncommitted.count
         let done = uncommitted[..<count]
         guard !done.isEmpty else { return }
-        var quarantined = false
-        for item in done {
-            guard case .damaged(let found, let segment, _) = item else { continue }
-            var region = found
-            if segmentHasOtherNames { region.bytes = [] }
-            if try !setAside(region, segment: segment) {
-                // Recording progress needs no space; copying damage out does. Keep the segment instead.
-                keepSegmentForDamage = true
-            }
-            drainer.warn("set aside \(region.length) bytes at offset \(region.offset) of \(segment): \(region.reason)")
-            summary.quarantined += 1
-            quarantined = true
-        }
-        if quarantined { CrashPoint.reached(.drainQuarantined) }
         try checkpoint.write(position)
         CrashPoint.reached(.drainCheckpointed)
         var attemptsToClear: [String] = []
         for item in done {
             switch item {
             case .record(let drained):
-                if !deadLettered.contains(drained.id) {
-                    attemptsToClear.append(drained.id)
-                    if options.attachmentsDestination != nil { drained.decoded?.attachments?.forEach(attachments.remove) }
+                attemptsToClear.append(drained.id)
+                if !deadLettered.contains(drained.id) && options.attachmentsDestination != nil {
+                    drained.decoded?.attachments?.forEach(attachments.remove)
                 }
             case .superseded(let drained):
                 summary.superseded += 1
                 if drained.hasAttachments { drained.record.attachments?.forEach(attachments.remove) }
             case .damaged:
-                break
+                summary.quarantined += 1
             }
         }
         uncommitted.removeFirst(count)
@@ -489,6 +531,6 @@ private struct DrainRun {
         } catch {
             return  // When in doubt, keep them.
         }
-        for file in stale where !referenced.contains(file) { try? FileSystem.removeFile(store.folder + "/" + file) }
+        store.removeFiles(stale.filter { !referenced.contains($0) })
     }
 }

@@ -27,18 +27,23 @@ public struct QueueInspector {
     /// checkpoint on, then the pending file. A record still being written at
     /// the end of the pending file is not visited.
     public func forEachPending(_ visit: (DrainedRecord) throws -> Void) throws(ShareQueueError) {
-        _ = try walk(visit)
+        _ = try walk(includingUnsealed: true, visit)
+    }
+
+    /// Visits the records of the sealed segments only.
+    func forEachPending(includingUnsealed: Bool, _ visit: (DrainedRecord) throws -> Void) throws(ShareQueueError) {
+        _ = try walk(includingUnsealed: includingUnsealed, visit)
     }
 
     public func status() throws(ShareQueueError) -> QueueStatus {
-        var status = try walk { _ in }
+        var status = try walk(includingUnsealed: true) { _ in }
         status.quarantined = try Quarantine(directory: directory).count()
         status.deadLetters = DeadLetters(directory: directory).count()
         (status.attachments, status.attachmentBytes) = AttachmentStore(directory: directory).usage()
         return status
     }
 
-    private func walk(_ visit: (DrainedRecord) throws -> Void) throws(ShareQueueError) -> QueueStatus {
+    private func walk(includingUnsealed: Bool, _ visit: (DrainedRecord) throws -> Void) throws(ShareQueueError) -> QueueStatus {
         var status = QueueStatus()
         do {
             let position = try Checkpoint.read(directory: directory, warn: { _ in })
@@ -46,7 +51,7 @@ public struct QueueInspector {
             status.sealedSegments = sealed.count
             // The pending file has no sequence number yet: after every sealed one.
             var segments = sealed.map { (directory.sealedPath($0), $0, $0 == position.segment ? position.offset : 0) }
-            segments.append((directory.pendingPath, UInt64.max, 0))
+            if includingUnsealed { segments.append((directory.pendingPath, UInt64.max, 0)) }
             for (path, sequence, offset) in segments {
                 let file: FileDescriptor
                 do { file = try FileDescriptor.open(path, .readOnly) } catch {

@@ -77,7 +77,7 @@ package struct StoreSink: DrainSink {
         loadPosition = try database.prepare("SELECT segment, offset FROM drain_position WHERE queue = ?")
         countRows = try database.prepare("SELECT count(*) FROM records")
         queue = directory.identifier ?? directory.path
-        attachmentsFolder = Self.absolute(path) + ".attachments"
+        attachmentsFolder = FileSystem.absolute(path) + ".attachments"
     }
 
     package mutating func deliver(_ batch: DrainBatch) throws {
@@ -128,8 +128,4 @@ package struct StoreSink: DrainSink {
         }))
     }
 
-    /// `path` made absolute against the working directory, so that stored attachment paths are too.
-    private static func absolute(_ path: String) -> String {
-        path.hasPrefix("/") ? path : FileSystem.currentDirectory() + "/" + path
-    }
 }

@@ -126,7 +126,7 @@ struct CrashPointRun {
         if recovery.status != 0 { problems.append("the recovering drain exited with \(recovery.status)") }
         producers.ledger.addDrainOutput(recovery.output)
         // Only a crash after the sink took a batch and before the checkpoint may repeat that batch.
-        let mayRepeat = point == .drainDelivered || point == .drainQuarantined
+        let mayRepeat = point == .drainDelivered
         return problems + judge(producers.ledger.verdict, allowedDuplicates: mayRepeat ? Self.drainBatch : 0)
     }
 

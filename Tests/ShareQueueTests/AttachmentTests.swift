@@ -120,6 +120,27 @@ struct AttachmentTests {
         #expect(!FileManager.default.fileExists(atPath: inbox + "/" + file))
     }
 
+    @Test("An attachments folder that is a symlink is never followed: producers refuse it, a drain moves it aside")
+    func symlinkedFolder() throws {
+        let scratch = TemporaryDirectory()
+        let q = scratch.queue
+        try run("share-append", ["--dir", q, "first"], in: scratch)
+        let victim = scratch.file("victim")
+        try FileManager.default.createDirectory(atPath: victim, withIntermediateDirectories: true)
+        try Data("precious".utf8).write(to: URL(fileURLWithPath: victim + "/old.txt"))
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-3 * 86_400)], ofItemAtPath: victim + "/old.txt")
+        try FileManager.default.createSymbolicLink(atPath: q + "/attachments", withDestinationPath: victim)
+        let a = try Self.makeFile(scratch, "a.txt", bytes: 10)
+        let refused = try run("share-append", ["--dir", q, "--attach", a.path, "x"], in: scratch)
+        #expect(refused.status == 78, "\(refused.stderr)")
+        let drain = try run("host-drain", ["--dir", q], in: scratch)
+        #expect(drain.status == 0, "\(drain.stderr)")
+        #expect(try jsonObjects(drain.stdout).map { $0["text"] as! String } == ["first"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: victim) == ["old.txt"])
+        #expect(try run("share-append", ["--dir", q, "--attach", a.path, "after"], in: scratch).status == 0)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: victim) == ["old.txt"])
+    }
+
     @Test("Half-copied attachments older than a day are removed by the next drain; younger ones stay")
     func staleTemporaries() throws {
         let scratch = TemporaryDirectory()

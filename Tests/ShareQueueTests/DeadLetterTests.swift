@@ -66,6 +66,31 @@ struct DeadLetterTests {
         #expect(!FileManager.default.fileExists(atPath: q + "/attempts"))
     }
 
+    @Test("A command stopped by a signal has not refused anything: no attempt is counted")
+    func stoppedIsNotRefused() throws {
+        let scratch = TemporaryDirectory()
+        let q = scratch.queue
+        try run("share-append", ["--dir", q, "x"], in: scratch)
+        let drain = try run("host-drain", ["--dir", q, "--max-attempts", "1", "--exec", "kill -TERM $$"], in: scratch)
+        #expect(drain.status == 75)
+        #expect(!FileManager.default.fileExists(atPath: q + "/dead-letters.log"))
+        #expect(!FileManager.default.fileExists(atPath: q + "/attempts"))
+    }
+
+    @Test("Dead letters come back byte for byte, once, even after a requeue that died half-way")
+    func requeueExactly() throws {
+        let scratch = TemporaryDirectory()
+        let q = scratch.queue
+        let appended = try run("share-append", ["--dir", q, "--json"], stdin: "{\"zeta\": 1, \"alpha\": 1.50}", in: scratch).lines
+        #expect(try run("host-drain", ["--dir", q, "--max-attempts", "1", "--exec", "exit 4"], in: scratch).status == 0)
+        let crashed = try run("host-drain", ["--dir", q, "--requeue-dead"], environment: ["SHARE_QUEUE_CRASH_AT": "append-synced"], in: scratch)
+        #expect(crashed.status == 128 + SIGKILL)
+        #expect(try run("host-drain", ["--dir", q, "--requeue-dead"], in: scratch).status == 0)
+        let drain = try run("host-drain", ["--dir", q], in: scratch)
+        #expect(try ids(in: drain.stdout) == appended)
+        #expect(drain.output.contains("\"json\":{\"zeta\":1,\"alpha\":1.50}"))
+    }
+
     @Test("A command that refuses once has the batch bisected at once: all delivered, none twice")
     func refusedOnce() throws {
         let scratch = TemporaryDirectory()

@@ -72,6 +72,48 @@ struct StoreTests {
         #expect(try sqlite(db, "SELECT count(*), count(DISTINCT id) FROM records") == ["\(appended.count)|\(appended.count)"])
     }
 
+    @Test("A damaged record is set aside before the store moves past it, even if the drain dies right after")
+    func damageBeforeStorePosition() throws {
+        let scratch = TemporaryDirectory()
+        let q = scratch.queue
+        let db = scratch.file("inbox.sqlite")
+        let file = scratch.file("a.txt")
+        try Data("attached".utf8).write(to: URL(fileURLWithPath: file))
+        try run("share-append", ["--dir", q, "--attach", file, "with a lost file"], in: scratch)
+        for name in try FileManager.default.contentsOfDirectory(atPath: q + "/attachments") { try FileManager.default.removeItem(atPath: q + "/attachments/" + name) }
+        let good = try run("share-append", ["--dir", q, "good"], in: scratch).lines
+        let crashed = try run("host-drain", ["--dir", q, "--store", db], environment: ["SHARE_QUEUE_CRASH_AT": "drain-delivered"], in: scratch)
+        #expect(crashed.status == 128 + SIGKILL)
+        #expect(try run("host-drain", ["--dir", q, "--store", db], in: scratch).status == 0)
+        #expect(try sqlite(db, "SELECT id FROM records") == good)
+        let quarantine = try jsonObjects(Data(contentsOf: URL(fileURLWithPath: q + "/quarantine.log")))
+        #expect(quarantine.count >= 1)
+        #expect((quarantine[0]["reason"] as? String)?.contains("missing") == true)
+    }
+
+    @Test("--coalesce never drops a record appended while it runs")
+    func coalesceWithConcurrentAppend() throws {
+        let scratch = TemporaryDirectory()
+        let q = scratch.queue
+        let out = scratch.file("delivered")
+        let started = scratch.file("started")
+        let release = scratch.file("release")
+        try run("share-append", ["--dir", q, "filler"], in: scratch)
+        try run("share-append", ["--dir", q, "--key", "w", "old"], in: scratch)
+        #expect(try run("host-drain", ["--dir", q, "--max", "1", "--exec", "cat >> '\(out)'"], in: scratch).status == 0)
+        let slow = try RunningTool("host-drain", ["--dir", q, "--coalesce", "--exec",
+                                                 "touch '\(started)'; while [ ! -e '\(release)' ]; do sleep 0.02; done; cat >> '\(out)'"], in: scratch)
+        defer { slow.kill() }
+        try waitUntil("the slow sink") { FileManager.default.fileExists(atPath: started) }
+        try run("share-append", ["--dir", q, "--key", "w", "new"], in: scratch)
+        _ = FileManager.default.createFile(atPath: release, contents: nil)
+        let first = slow.wait()
+        #expect(first.status == 0)
+        #expect(!first.stderr.contains("superseded"))
+        #expect(try run("host-drain", ["--dir", q, "--coalesce", "--exec", "cat >> '\(out)'"], in: scratch).status == 0)
+        #expect(try jsonObjects(Data(contentsOf: URL(fileURLWithPath: out))).map { $0["text"] as! String } == ["filler", "old", "new"])
+    }
+
     @Test("latest keeps the newest record of each key; every record stays in records")
     func latestWins() throws {
         let scratch = TemporaryDirectory()
