@@ -349,14 +349,22 @@ private struct DrainRun {
             .damaged(DamagedRegion(offset: offset, length: Int64(payload.count + Frame.overhead), reason: reason, bytes: payload, isTornTail: false),
                      segment: segment, end: end)
         }
-        let summary: RecordSummary
-        do { summary = try RecordSummary(jsonBytes: payload) } catch { return damaged(error.message) }
-        if let key = summary.key, let newest = newestOfKey[key], newest != summary.id {
-            return .superseded(DrainedRecord(summary: summary, storedJSON: payload, end: end))
-        }
-        guard buildRecords || summary.hasAttachments else { return .record(DrainedRecord(summary: summary, storedJSON: payload, end: end)) }
         var record: Record
-        do { record = try Record(jsonBytes: payload) } catch { return damaged(error.message) }
+        if buildRecords {
+            do { record = try Record(jsonBytes: payload) } catch { return damaged(error.message) }
+            if let key = record.key, let newest = newestOfKey[key], newest != record.id {
+                return .superseded(DrainedRecord(record: record, storedJSON: payload, end: end))
+            }
+        } else {
+            // The sink passes the stored JSON on: check it all, but build only what the drain itself needs.
+            let summary: RecordSummary
+            do { summary = try RecordSummary(jsonBytes: payload) } catch { return damaged(error.message) }
+            if let key = summary.key, let newest = newestOfKey[key], newest != summary.id {
+                return .superseded(DrainedRecord(summary: summary, storedJSON: payload, end: end))
+            }
+            guard summary.hasAttachments else { return .record(DrainedRecord(summary: summary, storedJSON: payload, end: end)) }
+            do { record = try Record(jsonBytes: payload) } catch { return damaged(error.message) }
+        }
         if var list = record.attachments {
             for index in list.indices {
                 if let problem = attachments.problem(with: list[index], deliveredTo: options.attachmentsDestination) {

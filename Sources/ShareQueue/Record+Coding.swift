@@ -61,35 +61,49 @@ extension Record {
     /// Decodes and checks a stored record; every field is distrusted.
     /// - Throws: `ShareQueueError` of kind `.badData` naming what is wrong.
     public init(jsonBytes: [UInt8]) throws(ShareQueueError) {
-        guard case .object(var fields) = try JSONParser.parse(jsonBytes) else {
-            throw ShareQueueError(.badData, "not a record: the payload is not a JSON object")
-        }
-        func string(_ name: String) throws(ShareQueueError) -> String? {
-            switch fields.removeValue(forKey: name) {
+        // Members straight into variables, without a dictionary of them all: a drain into a store does this per record.
+        var v, idValue, dateValue, sourceValue, kindValue, textValue, json, keyValue, metaValue, attachmentsValue: JSONValue?
+        var unknown: [String: JSONValue] = [:]
+        try JSONParser.scanObject(jsonBytes, wanted: { _ in true }, built: { name, value in
+            switch name {
+            case "v": v = value
+            case "id": idValue = value
+            case "date": dateValue = value
+            case "source": sourceValue = value
+            case "kind": kindValue = value
+            case "text": textValue = value
+            case "json": json = value
+            case "key": keyValue = value
+            case "meta": metaValue = value
+            case "attachments": attachmentsValue = value
+            default: unknown[name] = value
+            }
+        }, skipped: { _, _ in })
+        func string(_ value: JSONValue?, _ name: String) throws(ShareQueueError) -> String? {
+            switch value {
             case nil, .null?: return nil
-            case .string(let value)?: return value
+            case .string(let text)?: return text
             default: throw ShareQueueError(.badData, "not a record: '\(name)' is not a string")
             }
         }
-        func required(_ name: String) throws(ShareQueueError) -> String {
-            guard let value = try string(name) else { throw ShareQueueError(.badData, "not a record: '\(name)' is missing") }
-            return value
+        func required(_ value: JSONValue?, _ name: String) throws(ShareQueueError) -> String {
+            guard let text = try string(value, name) else { throw ShareQueueError(.badData, "not a record: '\(name)' is missing") }
+            return text
         }
-        guard case .number(let literal)? = fields.removeValue(forKey: "v"), let version = Int(literal), version >= 1 else {
+        guard case .number(let literal)? = v, let version = Int(literal), version >= 1 else {
             throw ShareQueueError(.badData, "not a record: 'v' is missing or not a positive integer")
         }
-        let id = try required("id")
+        let id = try required(idValue, "id")
         guard !id.isEmpty, id.utf8.count <= 128 else { throw ShareQueueError(.badData, "not a record: 'id' is empty or too long") }
-        let date = try required("date")
-        let source = try required("source")
-        let kind = Kind(rawValue: try required("kind"))
-        let text = try string("text")
-        let json = fields.removeValue(forKey: "json")
+        let date = try required(dateValue, "date")
+        let source = try required(sourceValue, "source")
+        let kind = Kind(rawValue: try required(kindValue, "kind"))
+        let text = try string(textValue, "text")
         if (kind == .text || kind == .url) && text == nil { throw ShareQueueError(.badData, "not a record: a \(kind) record has no 'text'") }
         if kind == .json && json == nil { throw ShareQueueError(.badData, "not a record: a json record has no 'json'") }
-        let key = try string("key")
+        let key = try string(keyValue, "key")
         var meta: [String: String]? = nil
-        switch fields.removeValue(forKey: "meta") {
+        switch metaValue {
         case nil, .null?: break
         case .object(let members)?:
             meta = [:]
@@ -100,7 +114,7 @@ extension Record {
         default: throw ShareQueueError(.badData, "not a record: 'meta' is not an object")
         }
         var attachments: [Attachment]? = nil
-        switch fields.removeValue(forKey: "attachments") {
+        switch attachmentsValue {
         case nil, .null?: break
         case .array(let values)?:
             attachments = []
@@ -109,7 +123,7 @@ extension Record {
         }
         if kind == .file && (attachments ?? []).isEmpty { throw ShareQueueError(.badData, "not a record: a file record has no attachments") }
         self.init(id: id, date: date, source: source, kind: kind, text: text, json: json, key: key, meta: meta,
-                  attachments: attachments, unknownFields: fields, version: version)
+                  attachments: attachments, unknownFields: unknown, version: version)
     }
 }
 

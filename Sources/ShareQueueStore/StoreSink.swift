@@ -18,7 +18,7 @@ package struct StoreSink: DrainSink {
             key TEXT,
             meta TEXT,
             attachments TEXT,
-            record TEXT NOT NULL,
+            extra TEXT,
             ingested_at TEXT NOT NULL
         );
         CREATE INDEX IF NOT EXISTS records_by_key ON records(key) WHERE key IS NOT NULL;
@@ -61,7 +61,7 @@ package struct StoreSink: DrainSink {
         }
         self.database = database
         insertRecord = try database.prepare("""
-            INSERT INTO records (id, date, source, kind, text, json, key, meta, attachments, record, ingested_at)
+            INSERT INTO records (id, date, source, kind, text, json, key, meta, attachments, extra, ingested_at)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING
             """)
         updateLatest = try database.prepare("""
@@ -91,7 +91,7 @@ package struct StoreSink: DrainSink {
                     .text(record.text), .text(json), .text(record.key),
                     .text(record.meta.map { Self.jsonText(.object($0.mapValues { .string($0) })) }),
                     .text(record.attachments.map { Self.attachmentsJSON($0) }),
-                    .text(String(decoding: drained.jsonLine, as: UTF8.self)), .text(now))
+                    .text(record.unknownFields.isEmpty ? nil : Self.jsonText(.object(record.unknownFields))), .text(now))
                 // A record seen before (the same id) changes nothing, not even `latest`.
                 guard database.changes > 0, let key = record.key else { continue }
                 try updateLatest.run(.text(key), .text(record.id), .text(record.date), .text(record.kind.rawValue), .text(record.text), .text(json))
@@ -110,9 +110,13 @@ package struct StoreSink: DrainSink {
         Int(try countRows.firstRow(columns: 1)?[0] ?? 0)
     }
 
-    /// Every stored record as its JSON line, in the order stored: for checking a store.
+    /// Every stored record as a JSON line (id, date, source, kind, text, key), in
+    /// the order stored: for checking a store.
     package func recordLines() throws(ShareQueueError) -> [String] {
-        try database.prepare("SELECT record FROM records ORDER BY rowid").allText()
+        try database.prepare("""
+            SELECT json_object('v', 1, 'id', id, 'date', date, 'source', source, 'kind', kind, 'text', text, 'key', key)
+            FROM records ORDER BY rowid
+            """).allText()
     }
 
     private static func jsonText(_ value: JSONValue) -> String { String(decoding: value.compactJSON, as: UTF8.self) }

@@ -18,13 +18,15 @@ struct StoreTests {
         #expect(try sqlite(db, "PRAGMA journal_mode") == ["wal"])
         #expect(try sqlite(db, "SELECT id, source, kind, text, meta FROM records WHERE kind = 'text'") == ["\(text[0])|notes|text|hello|{\"app\":\"mail\"}"])
         #expect(try sqlite(db, "SELECT id, json, key FROM records WHERE kind = 'json'") == ["\(json[0])|{\"a\":12345678901234567890}|k"])
-        #expect(try sqlite(db, "SELECT count(*) FROM records WHERE date LIKE '____-__-__T__:__:__.___Z' AND ingested_at IS NOT NULL AND record LIKE '{%'") == ["2"])
+        #expect(try sqlite(db, "SELECT count(*) FROM records WHERE date LIKE '____-__-__T__:__:__.___Z' AND ingested_at IS NOT NULL AND extra IS NULL") == ["2"])
         #expect(try sqlite(db, "SELECT key, id FROM latest") == ["k|\(json[0])"])
         #expect(try sqlite(db, "SELECT count(*) FROM drain_position") == ["1"])
-        // Draining again adds nothing.
-        try run("share-append", ["--dir", q, "third"], in: scratch)
+        // Draining again adds nothing; fields from a newer producer are kept in `extra`.
+        let newer = Array(#"{"v":2,"id":"3B1A7A47-62E9-44DE-8AFC-C39F9309E7F9","date":"2026-11-29T14:52:20.123Z","source":"newer","kind":"text","text":"t","mood":{"x":[1]}}"#.utf8)
+        try QueueAppender(directory: try QueueDirectory(path: q)).appendStored([newer])
         #expect(try run("host-drain", ["--dir", q, "--store", db], in: scratch).status == 0)
         #expect(try sqlite(db, "SELECT count(*), count(DISTINCT id) FROM records") == ["3|3"])
+        #expect(try sqlite(db, "SELECT extra FROM records WHERE source = 'newer'") == [#"{"mood":{"x":[1]}}"#])
         let status = try run("host-drain", ["--dir", q, "--store", db, "--status", "--json"], in: scratch)
         #expect((try JSONSerialization.jsonObject(with: status.stdout) as! [String: Any])["rows"] as? Int == 3)
     }
