@@ -49,12 +49,6 @@ enum JSONWriter {
         }
         out.append(UInt8(ascii: "\""))
     }
-
-    static func string(_ text: String) -> [UInt8] {
-        var out: [UInt8] = []
-        appendString(text, to: &out)
-        return out
-    }
 }
 
 extension JSONValue {

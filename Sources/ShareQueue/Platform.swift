@@ -57,7 +57,6 @@ package struct FileStatus {
     package let linkCount: UInt64
     package let isRegularFile: Bool
     package let isDirectory: Bool
-    package let isSymbolicLink: Bool
     package let modificationSeconds: Int64
 
     fileprivate init(_ s: stat) {
@@ -68,7 +67,6 @@ package struct FileStatus {
         let type = s.st_mode & S_IFMT
         isRegularFile = type == S_IFREG
         isDirectory = type == S_IFDIR
-        isSymbolicLink = type == S_IFLNK
         #if canImport(Darwin)
         modificationSeconds = Int64(s.st_mtimespec.tv_sec)
         #else
@@ -165,18 +163,6 @@ package struct FileDescriptor {
     }
 
     /// Writes all of `bytes`, continuing after short writes. The corresponding C function is `write`.
-    package func writeAll(_ bytes: UnsafeRawBufferPointer) throws(SystemError) {
-        var done = 0
-        while done < bytes.count {
-            let n = Glibc_write(rawValue, bytes.baseAddress! + done, bytes.count - done)
-            if n > 0 { done += n; continue }
-            let error = n == 0 ? SystemError(call: "write", errno: EIO) : SystemError.last("write")
-            if error.errno == EINTR { continue }
-            throw error
-        }
-    }
-
-    /// Writes all of `bytes`.
     package func writeAll(_ bytes: [UInt8]) throws(SystemError) {
         var done = 0
         while done < bytes.count {
@@ -194,16 +180,6 @@ package struct FileDescriptor {
             let n = Glibc_read(rawValue, buffer.baseAddress, buffer.count)
             if n >= 0 { return n }
             let error = SystemError.last("read")
-            if error.errno != EINTR { throw error }
-        }
-    }
-
-    /// Reads up to `buffer.count` bytes at `offset`. The corresponding C function is `pread`.
-    package func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(SystemError) -> Int {
-        while true {
-            let n = pread(rawValue, buffer.baseAddress, buffer.count, off_t(offset))
-            if n >= 0 { return n }
-            let error = SystemError.last("pread")
             if error.errno != EINTR { throw error }
         }
     }
@@ -243,7 +219,7 @@ package struct FileDescriptor {
         return bytes
     }
 
-    /// Writes all of `bytes` at `offset`. The corresponding C function is `pwrite`.
+    /// Writes all of `bytes`, continuing after short writes. The corresponding C function is `write`.at `offset`. The corresponding C function is `pwrite`.
     package func write(_ bytes: [UInt8], at offset: Int64) throws(SystemError) {
         var done = 0
         while done < bytes.count {
@@ -461,18 +437,10 @@ package enum FileSystem {
 
     /// The names in a directory, without "." and "..".
     package static func entries(of path: String) throws(SystemError) -> [String] {
-        guard let dir = opendir(path) else { throw SystemError.last("opendir") }
-        defer { closedir(dir) }
-        var names: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafePointer(to: entry.pointee.d_name) { pointer in
-                pointer.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
-            }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names
+        let directory = try FileDescriptor.open(path, .directory)
+        defer { directory.close() }
+        return try directory.entries()
     }
-
 }
 
 /// Process-wide facilities: environment, time, signals, child processes.
@@ -536,8 +504,6 @@ package enum Host {
     }
 
     package static var processID: Int32 { getpid() }
-
-    package static var isSuperuser: Bool { geteuid() == 0 }
 
     /// Kills the calling process with SIGKILL, as a crash would.
     package static func killSelf() -> Never {

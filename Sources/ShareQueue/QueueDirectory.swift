@@ -180,9 +180,3 @@ extension QueueDirectory {
         #endif
     }
 }
-
-extension String {
-    func trimmingSuffix(_ suffix: String) -> String {
-        hasSuffix(suffix) ? String(dropLast(suffix.count)) : self
-    }
-}
