@@ -1,5 +1,4 @@
 import ShareQueue
-import ShareQueueCLI
 
 /// How records are printed: JSON Lines for programs, or text for people.
 enum RecordFormat: String {

@@ -1,5 +1,4 @@
 import ShareQueue
-import ShareQueueCLI
 
 /// Delivers each batch to standard output. A batch counts as delivered once
 /// it is written (and, when standard output is a file, synced to disk); a
