@@ -12,6 +12,8 @@ public struct DrainedRecord: Sendable {
     let date: String
     let key: String?
     let hasAttachments: Bool
+    /// Whether the stored JSON is not one line, so that `jsonLine` must re-encode it.
+    let spansLines: Bool
     /// The record as the drain built it, its attachments' paths filled in.
     let decoded: Record?
 
@@ -22,6 +24,7 @@ public struct DrainedRecord: Sendable {
         date = record.date
         key = record.key
         hasAttachments = record.attachments != nil
+        spansLines = storedJSON.contains { $0 == 0x0A || $0 == 0x0D }
         decoded = record
     }
 
@@ -32,6 +35,7 @@ public struct DrainedRecord: Sendable {
         date = summary.date
         key = summary.key
         hasAttachments = summary.hasAttachments
+        spansLines = summary.spansLines
         decoded = nil
     }
 
@@ -46,7 +50,7 @@ public struct DrainedRecord: Sendable {
     /// already a single line and nothing was added, so a drain passes them
     /// through unchanged.
     public var jsonLine: [UInt8] {
-        decoded?.attachments != nil || storedJSON.contains(where: { $0 == 0x0A || $0 == 0x0D }) ? record.jsonLine : storedJSON
+        decoded?.attachments != nil || spansLines ? record.jsonLine : storedJSON
     }
 }
 

@@ -7,6 +7,8 @@ struct JSONParser {
     private let bytes: [UInt8]
     private var index = 0
     private var depth = 0
+    /// Whether whitespace between tokens held a line break (a record that is not one line as stored).
+    private var sawLineBreak = false
 
     private init(_ bytes: [UInt8]) { self.bytes = bytes }
 
@@ -37,8 +39,10 @@ struct JSONParser {
     ///   - wanted: whether to build the member with this name.
     ///   - built: receives each member built, in order (a repeated name comes again; the last counts).
     ///   - skipped: receives the kind of each member checked but not built.
+    /// - Returns: whether the object spans lines (whitespace between its tokens holds a line break).
+    @discardableResult
     static func scanObject(_ bytes: [UInt8], wanted: (String) -> Bool, built: (String, JSONValue) throws(ShareQueueError) -> Void,
-                           skipped: (String, Kind) throws(ShareQueueError) -> Void) throws(ShareQueueError) {
+                           skipped: (String, Kind) throws(ShareQueueError) -> Void) throws(ShareQueueError) -> Bool {
         guard UTF8Validation.isValid(bytes) else { throw ShareQueueError(.badData, "input is not valid UTF-8") }
         var parser = JSONParser(bytes)
         parser.skipWhitespace()
@@ -70,6 +74,7 @@ struct JSONParser {
         }
         parser.skipWhitespace()
         if parser.index != bytes.count { throw parser.failure("unexpected data after the JSON value") }
+        return parser.sawLineBreak
     }
 
     /// Checks one value without building it.
@@ -180,7 +185,13 @@ struct JSONParser {
     }
 
     private mutating func skipWhitespace() {
-        while index < bytes.count, [0x20, 0x0A, 0x0D, 0x09].contains(bytes[index]) { index += 1 }
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09: index += 1
+            case 0x0A, 0x0D: index += 1; sawLineBreak = true
+            default: return
+            }
+        }
     }
 
     private mutating func parseValue() throws(ShareQueueError) -> JSONValue {

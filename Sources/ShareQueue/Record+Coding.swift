@@ -182,6 +182,8 @@ struct RecordSummary {
     let key: String?
     /// Records with attachments are decoded in full: their files need checking.
     let hasAttachments: Bool
+    /// Whether the stored JSON spans lines, so that JSON Lines must re-encode it.
+    let spansLines: Bool
 
     init(jsonBytes: [UInt8]) throws(ShareQueueError) {
         // The members checked by value; of the others (text, json, attachments, and
@@ -189,7 +191,7 @@ struct RecordSummary {
         // dictionaries: this runs once per record of every drain.
         var v, id, date, source, kind, key, meta: JSONValue?
         var text, json, attachments: JSONParser.Kind?
-        try JSONParser.scanObject(
+        spansLines = try JSONParser.scanObject(
             jsonBytes,
             wanted: { name in name == "v" || name == "id" || name == "date" || name == "source" || name == "kind" || name == "key" || name == "meta" },
             built: { name, value in

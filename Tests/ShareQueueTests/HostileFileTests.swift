@@ -95,6 +95,17 @@ struct HostileFileTests {
         #expect(mask & (1 << (UInt64(SIGPIPE) - 1)) == 0, "SIGPIPE is ignored in the command: \(line)")
     }
 
+    @Test("A record a foreign producer stored over several lines still comes out as one JSON line")
+    func recordSpanningLines() throws {
+        let scratch = TemporaryDirectory()
+        let q = scratch.queue
+        let pretty = "{\n  \"v\": 1,\n  \"id\": \"3B1A7A47-62E9-44DE-8AFC-C39F9309E7F9\",\n  \"date\": \"2026-11-29T14:52:20.123Z\",\n  \"source\": \"other\",\r\n  \"kind\": \"text\",\n  \"text\": \"two\\nlines\"\n}"
+        try QueueAppender(directory: try QueueDirectory(path: q)).appendStored([Array(pretty.utf8)])
+        let drain = try run("host-drain", ["--dir", q], in: scratch)
+        #expect(drain.lines.count == 1)
+        #expect(try jsonObjects(drain.stdout).first?["text"] as? String == "two\nlines")
+    }
+
     @Test("A sink's stored position past every segment of this queue is ignored, not trusted")
     func storedPositionFromAnotherQueue() throws {
         struct ForeignSink: DrainSink {
