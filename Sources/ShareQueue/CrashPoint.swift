@@ -21,7 +21,7 @@ public enum CrashPoint: String, CaseIterable, Sendable {
     case drainSealed = "drain-sealed"
     /// A sink has taken a batch; the checkpoint does not show it yet.
     case drainDelivered = "drain-delivered"
-    /// Damaged data of a batch is in the quarantine file; the sink has not seen the batch yet.
+    /// Damaged data is in the quarantine file; the checkpoint does not show it yet.
     case drainQuarantined = "drain-quarantined"
     /// The checkpoint shows a batch; the next batch has not started.
     case drainCheckpointed = "drain-checkpointed"

@@ -31,13 +31,13 @@ struct DeadLetters {
     func records(in file: String) throws(ShareQueueError) -> [[UInt8]] {
         let marker = Array(",\"record\":".utf8)
         return try lines(of: file).map { line throws(ShareQueueError) in
-            // The record is the last member, as `add` writes it; `,"record":` cannot
-            // occur inside a string, where quotes are escaped.
-            guard case .object(let fields) = try JSONParser.parse(line), fields["record"] != nil,
-                  let start = line.lastRange(of: marker)?.upperBound, line.last == UInt8(ascii: "}") else {
+            // `add` writes date, attempts and error, then the record, last. The first
+            // `,"record":` is the wrapper's: inside the error string quotes are escaped.
+            guard let start = line.firstRange(of: marker)?.upperBound, line.last == UInt8(ascii: "}"),
+                  case let record = Array(line[start..<(line.count - 1)]), (try? RecordSummary(jsonBytes: record)) != nil else {
                 throw ShareQueueError(.badData, "a dead letter is damaged", path: file)
             }
-            return Array(line[start..<(line.count - 1)])
+            return record
         }
     }
 
@@ -86,13 +86,11 @@ struct DeadLetters {
 }
 
 private extension Array where Element == UInt8 {
-    /// The range of the last occurrence of `pattern`.
-    func lastRange(of pattern: [UInt8]) -> Range<Int>? {
+    /// The range of the first occurrence of `pattern`.
+    func firstRange(of pattern: [UInt8]) -> Range<Int>? {
         guard pattern.count <= count else { return nil }
-        var start = count - pattern.count
-        while start >= 0 {
-            if self[start..<(start + pattern.count)].elementsEqual(pattern) { return start..<(start + pattern.count) }
-            start -= 1
+        for start in 0...(count - pattern.count) where self[start..<(start + pattern.count)].elementsEqual(pattern) {
+            return start..<(start + pattern.count)
         }
         return nil
     }

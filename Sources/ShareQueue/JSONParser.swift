@@ -47,6 +47,7 @@ struct JSONParser {
         var parser = JSONParser(bytes)
         parser.skipWhitespace()
         guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "{") else { throw parser.failure("expected a JSON object") }
+        try parser.enter()
         parser.index += 1
         parser.skipWhitespace()
         if parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "}") {

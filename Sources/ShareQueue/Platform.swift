@@ -639,9 +639,12 @@ package enum Host {
     }
 
     /// Whether a status from `waitForExit` is a process ended by a signal that
-    /// asks it to stop (SIGHUP, SIGINT, SIGKILL, SIGTERM) rather than an exit of its own.
+    /// asks it to stop (SIGHUP, SIGINT, SIGTERM), as a service manager stopping
+    /// a whole group sends. SIGKILL is not among them: the kernel's out-of-memory
+    /// killer sends it, and a record that always gets its command killed must
+    /// still be found and set aside.
     package static func wasStopped(_ status: Int32) -> Bool {
-        [SIGHUP, SIGINT, SIGKILL, SIGTERM].contains { status == 128 + $0 }
+        [SIGHUP, SIGINT, SIGTERM].contains { status == 128 + $0 }
     }
 
     /// Waits for a child and returns its exit status, or 128 + the signal that ended it.

@@ -234,8 +234,15 @@ private struct DrainRun {
     /// record of each key: the latest date, and of equal dates the last appended.
     mutating func findNewestOfEachKey() throws {
         var newest: [String: (date: String, id: String)] = [:]
+        let store = attachments
+        let destination = options.attachmentsDestination
         try QueueInspector(directory: directory).forEachPending(includingUnsealed: false) { drained in
             guard let key = drained.key else { return }
+            // Only a record that will itself be delivered may supersede others.
+            if drained.hasAttachments {
+                guard let record = try? Record(jsonBytes: drained.storedJSON),
+                      (record.attachments ?? []).allSatisfy({ store.problem(with: $0, deliveredTo: destination) == nil }) else { return }
+            }
             if let current = newest[key], drained.date < current.date { return }
             newest[key] = (drained.date, drained.id)
         }
@@ -382,34 +389,44 @@ private struct DrainRun {
     }
 
     /// Hands the batch's records to the sink, then records the checkpoint.
+    ///
+    /// The batch is cut at damaged data: the records before it are delivered
+    /// and recorded first, then the damage is set aside and the checkpoint moves
+    /// past it. So a sink that stores its own position never moves past damage
+    /// that is not yet in the quarantine file, and a sink that keeps failing
+    /// does not have the same damage copied out again on every attempt.
     mutating func flush<Sink: DrainSink>(ending end: DrainPosition, into sink: inout Sink) throws {
-        try setAsideDamage()
-        let records = uncommitted.compactMap { item -> DrainedRecord? in
-            if case .record(let drained) = item { return drained }
-            return nil
+        var records: [DrainedRecord] = []
+        for item in uncommitted {
+            switch item {
+            case .record(let drained):
+                records.append(drained)
+            case .superseded:
+                break
+            case .damaged(let damage, let segment, let damageEnd):
+                if !records.isEmpty { try deliver(records[...], into: &sink) }
+                records = []
+                try setAside(damage, segment: segment)
+                try commit(upTo: damageEnd)
+            }
         }
         if !records.isEmpty { try deliver(records[...], into: &sink) }
         try commit(upTo: end)
     }
 
-    /// Copies the batch's damaged data to the quarantine file before the sink
-    /// sees the batch: a sink that stores its own position may move past the
-    /// damage, and it must be set aside by then. (A drain that dies here sets
-    /// it aside again next time: the quarantine may hold it twice, never zero times.)
-    mutating func setAsideDamage() throws {
-        var found = false
-        for item in uncommitted {
-            guard case .damaged(let damage, let segment, _) = item else { continue }
-            var region = damage
-            if segmentHasOtherNames { region.bytes = [] }
-            if try !setAside(region, segment: segment) {
-                // Recording progress needs no space; copying damage out does. Keep the segment instead.
-                keepSegmentForDamage = true
-            }
-            drainer.warn("set aside \(region.length) bytes at offset \(region.offset) of \(segment): \(region.reason)")
-            found = true
+    /// Copies damaged data to the quarantine file. A drain that dies after this
+    /// and before the checkpoint copies it again next time: the quarantine may
+    /// hold it twice, never zero times.
+    mutating func setAside(_ damage: DamagedRegion, segment: String) throws {
+        var region = damage
+        if segmentHasOtherNames { region.bytes = [] }
+        if let failure = Self.copyToQuarantine(region, segment: segment, in: directory) {
+            // Recording progress needs no space; copying damage out does. Keep the segment instead.
+            guard failure.isNoSpace else { throw failure }
+            keepSegmentForDamage = true
         }
-        if found { CrashPoint.reached(.drainQuarantined) }
+        drainer.warn("set aside \(region.length) bytes at offset \(region.offset) of \(segment): \(region.reason)")
+        CrashPoint.reached(.drainQuarantined)
     }
 
     /// Delivers records; when the sink refuses them, bisects to find the one it
@@ -479,14 +496,13 @@ private struct DrainRun {
         if !attemptsToClear.isEmpty { try clearAttempts(attemptsToClear) }
     }
 
-    /// Copies a damaged region to the quarantine file; false if the disk is full.
-    func setAside(_ region: DamagedRegion, segment: String) throws -> Bool {
+    /// Appends to the quarantine file; returns the failure instead of throwing it.
+    static func copyToQuarantine(_ region: DamagedRegion, segment: String, in directory: QueueDirectory) -> ShareQueueError? {
         do {
             try Quarantine(directory: directory).add(region, segment: segment)
-            return true
+            return nil
         } catch {
-            if error.isNoSpace { return false }
-            throw error
+            return error
         }
     }
 

@@ -174,8 +174,9 @@ extension Record: Codable {
 
 /// What a drain needs to know of a stored record, read without building the
 /// rest of it: enough for sinks that pass the stored JSON through. It accepts
-/// exactly what `Record(jsonBytes:)` accepts, so the full decoding can be left
-/// for later, or for never.
+/// what `Record(jsonBytes:)` accepts, except that it does not look inside
+/// `attachments`: a record with attachments is always decoded in full before
+/// it is delivered or trusted.
 struct RecordSummary {
     let id: String
     let date: String

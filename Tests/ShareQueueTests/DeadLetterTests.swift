@@ -81,14 +81,45 @@ struct DeadLetterTests {
     func requeueExactly() throws {
         let scratch = TemporaryDirectory()
         let q = scratch.queue
-        let appended = try run("share-append", ["--dir", q, "--json"], stdin: "{\"zeta\": 1, \"alpha\": 1.50}", in: scratch).lines
+        let appended = try run("share-append", ["--dir", q, "--json"], stdin: "{\"zeta\": 1, \"record\": {\"a\": 1}, \"alpha\": 1.50}", in: scratch).lines
         #expect(try run("host-drain", ["--dir", q, "--max-attempts", "1", "--exec", "exit 4"], in: scratch).status == 0)
         let crashed = try run("host-drain", ["--dir", q, "--requeue-dead"], environment: ["SHARE_QUEUE_CRASH_AT": "append-synced"], in: scratch)
         #expect(crashed.status == 128 + SIGKILL)
         #expect(try run("host-drain", ["--dir", q, "--requeue-dead"], in: scratch).status == 0)
         let drain = try run("host-drain", ["--dir", q], in: scratch)
         #expect(try ids(in: drain.stdout) == appended)
-        #expect(drain.output.contains("\"json\":{\"zeta\":1,\"alpha\":1.50}"))
+        #expect(drain.output.contains("\"json\":{\"zeta\":1,\"record\":{\"a\":1},\"alpha\":1.50}"))
+        #expect(!FileManager.default.fileExists(atPath: q + "/quarantine.log"))
+    }
+
+    @Test("A record whose command is killed outright (as by the out-of-memory killer) is still found and set aside")
+    func killedCommand() throws {
+        let scratch = TemporaryDirectory()
+        let q = scratch.queue
+        let out = scratch.file("delivered")
+        let appended = try run("share-append", ["--dir", q, "--lines"], stdin: "good\npoison\nalso good\n", in: scratch).lines
+        let command = "input=$(cat); case \"$input\" in *poison*) kill -9 $$;; esac; printf '%s\\n' \"$input\" >> '\(out)'"
+        #expect(try run("host-drain", ["--dir", q, "--max-attempts", "1", "--exec", command], in: scratch).status == 0)
+        #expect(try ids(in: Data(contentsOf: URL(fileURLWithPath: out))) == [appended[0], appended[2]])
+        #expect(try jsonObjects(Data(contentsOf: URL(fileURLWithPath: q + "/dead-letters.log"))).count == 1)
+    }
+
+    @Test("Damage behind a sink that keeps failing is not copied out again on every attempt")
+    func damageNotRequarantined() throws {
+        let scratch = TemporaryDirectory()
+        let q = scratch.queue
+        let appended = try run("share-append", ["--dir", q, "first"], in: scratch).lines
+        try run("share-append", ["--dir", q, "second"], in: scratch)
+        let third = try run("share-append", ["--dir", q, "third"], in: scratch).lines
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: q + "/pending.log"))
+        let secondStart = 20 + Int(bytes[4]) + Int(bytes[5]) << 8
+        bytes[secondStart + 30] ^= 0x01
+        try bytes.write(to: URL(fileURLWithPath: q + "/pending.log"))
+        for _ in 1...3 { #expect(try run("host-drain", ["--dir", q, "--exec", "exit 1"], in: scratch).status == 75) }
+        #expect(!FileManager.default.fileExists(atPath: q + "/quarantine.log"))
+        let drain = try run("host-drain", ["--dir", q], in: scratch)
+        #expect(try ids(in: drain.stdout) == appended + third)
+        #expect(try jsonObjects(Data(contentsOf: URL(fileURLWithPath: q + "/quarantine.log"))).count == 1)
     }
 
     @Test("A command that refuses once has the batch bisected at once: all delivered, none twice")

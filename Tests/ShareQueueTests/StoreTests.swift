@@ -152,6 +152,23 @@ struct StoreTests {
         #expect((try JSONSerialization.jsonObject(with: status.stdout) as! [String: Any])["pending"] as? Int == 0)
     }
 
+    @Test("--coalesce does not let a newer record that cannot be delivered supersede an older one")
+    func coalesceIgnoresUndeliverable() throws {
+        let scratch = TemporaryDirectory()
+        let directory = try QueueDirectory(path: scratch.queue)
+        try QueueAppender(directory: directory).append(RecordDraft(.text("good"), source: "test", key: "k"))
+        let broken = Record.encode(id: RecordID.random(), date: "2999-01-01T00:00:00.000Z", source: "test", kind: .file, text: nil,
+                                   jsonBytes: nil, key: "k", meta: nil, attachments: [])
+        try QueueAppender(directory: directory).appendStored([broken])
+        var options = DrainOptions()
+        options.coalesceKeys = true
+        var sink = CollectingSink()
+        let summary = try QueueDrainer(directory: directory, options: options).drain(into: &sink)
+        #expect(sink.texts == ["good"])
+        #expect(summary.superseded == 0)
+        #expect(summary.quarantined == 1)
+    }
+
     @Test("A store with a newer schema is refused, 78")
     func newerSchema() throws {
         let scratch = TemporaryDirectory()
