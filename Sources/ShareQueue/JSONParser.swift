@@ -31,6 +31,7 @@ struct JSONParser {
         case array(count: Int)
     }
 
+
     /// Checks `bytes` as exactly one JSON object, as strictly as `parse`, but
     /// builds only the top-level members named in `wanted`; of the others it
     /// reports only their kinds. Much cheaper than `parse` for a drain that

@@ -42,3 +42,17 @@ extension JSONValue: Codable {
         }
     }
 }
+
+extension JSONValue {
+    /// What sort of value this is, as the parser reports one it did not build.
+    var kind: JSONParser.Kind {
+        switch self {
+        case .null: return .null
+        case .bool: return .bool
+        case .number: return .number
+        case .string: return .string
+        case .array(let elements): return .array(count: elements.count)
+        case .object: return .object
+        }
+    }
+}

@@ -61,69 +61,115 @@ extension Record {
     /// Decodes and checks a stored record; every field is distrusted.
     /// - Throws: `ShareQueueError` of kind `.badData` naming what is wrong.
     public init(jsonBytes: [UInt8]) throws(ShareQueueError) {
-        // Members straight into variables, without a dictionary of them all: a drain into a store does this per record.
-        var v, idValue, dateValue, sourceValue, kindValue, textValue, json, keyValue, metaValue, attachmentsValue: JSONValue?
-        var unknown: [String: JSONValue] = [:]
-        try JSONParser.scanObject(jsonBytes, wanted: { _ in true }, built: { name, value in
-            switch name {
-            case "v": v = value
-            case "id": idValue = value
-            case "date": dateValue = value
-            case "source": sourceValue = value
-            case "kind": kindValue = value
-            case "text": textValue = value
-            case "json": json = value
-            case "key": keyValue = value
-            case "meta": metaValue = value
-            case "attachments": attachmentsValue = value
-            default: unknown[name] = value
-            }
-        }, skipped: { _, _ in })
-        func string(_ value: JSONValue?, _ name: String) throws(ShareQueueError) -> String? {
+        let fields = try StoredFields(jsonBytes, buildingAll: true)
+        let checked = try fields.check()
+        var meta: [String: String]? = nil
+        if case .object(let members)? = fields.meta { meta = members.mapValues { if case .string(let text) = $0 { text } else { "" } } }
+        var attachments: [Attachment]? = nil
+        if case .array(let values)? = fields.attachments {
+            attachments = []
+            for value in values { attachments?.append(try Attachment(value)) }
+            if checked.kind == .file && attachments!.isEmpty { throw ShareQueueError(.badData, "not a record: a file record has no attachments") }
+        }
+        var text: String? = nil
+        if case .string(let value)? = fields.text { text = value }
+        self.init(id: checked.id, date: checked.date, source: checked.source, kind: checked.kind, text: text, json: fields.json,
+                  key: checked.key, meta: meta, attachments: attachments, unknownFields: fields.unknown, version: checked.version)
+    }
+}
+
+/// The top-level members of a stored record, gathered in one scan, and the
+/// rules every record must keep. Both ways of reading a record, whole
+/// (`Record(jsonBytes:)`) and summed up for a drain (`RecordSummary`), go
+/// through here, so they accept the same records.
+struct StoredFields {
+    var v, id, date, source, kind, key, meta: JSONValue?
+    /// Built only when building all; their kinds are always known.
+    var text, json, attachments: JSONValue?
+    var textKind, jsonKind, attachmentsKind: JSONParser.Kind?
+    var unknown: [String: JSONValue] = [:]
+    /// Whether the stored JSON spans lines.
+    var spansLines = false
+
+    /// The members every reading needs; the others are only checked unless `buildingAll`.
+    private static func isAlwaysBuilt(_ name: String) -> Bool {
+        name == "v" || name == "id" || name == "date" || name == "source" || name == "kind" || name == "key" || name == "meta"
+    }
+
+    init(_ bytes: [UInt8], buildingAll: Bool) throws(ShareQueueError) {
+        // Straight into variables, without a dictionary of the members: this runs per record of every drain.
+        var fields = StoredFields()
+        fields.spansLines = try JSONParser.scanObject(
+            bytes,
+            wanted: { buildingAll || Self.isAlwaysBuilt($0) },
+            built: { name, value in
+                switch name {
+                case "v": fields.v = value
+                case "id": fields.id = value
+                case "date": fields.date = value
+                case "source": fields.source = value
+                case "kind": fields.kind = value
+                case "key": fields.key = value
+                case "meta": fields.meta = value
+                case "text": (fields.text, fields.textKind) = (value, value.kind)
+                case "json": (fields.json, fields.jsonKind) = (value, value.kind)
+                case "attachments": (fields.attachments, fields.attachmentsKind) = (value, value.kind)
+                default: fields.unknown[name] = value
+                }
+            },
+            skipped: { name, found in
+                switch name {
+                case "text": fields.textKind = found
+                case "json": fields.jsonKind = found
+                case "attachments": fields.attachmentsKind = found
+                default: break
+                }
+            })
+        self = fields
+    }
+
+    private init() {}
+
+    /// Applies the rules of a record (all but those inside `attachments`) and returns its labels.
+    func check() throws(ShareQueueError) -> (version: Int, id: String, date: String, source: String, kind: Record.Kind, key: String?) {
+        func string(_ value: JSONValue?, _ name: String, required: Bool) throws(ShareQueueError) -> String? {
             switch value {
-            case nil, .null?: return nil
             case .string(let text)?: return text
+            case nil, .null?:
+                if required { throw ShareQueueError(.badData, "not a record: '\(name)' is missing") }
+                return nil
             default: throw ShareQueueError(.badData, "not a record: '\(name)' is not a string")
             }
-        }
-        func required(_ value: JSONValue?, _ name: String) throws(ShareQueueError) -> String {
-            guard let text = try string(value, name) else { throw ShareQueueError(.badData, "not a record: '\(name)' is missing") }
-            return text
         }
         guard case .number(let literal)? = v, let version = Int(literal), version >= 1 else {
             throw ShareQueueError(.badData, "not a record: 'v' is missing or not a positive integer")
         }
-        let id = try required(idValue, "id")
-        guard !id.isEmpty, id.utf8.count <= 128 else { throw ShareQueueError(.badData, "not a record: 'id' is empty or too long") }
-        let date = try required(dateValue, "date")
-        let source = try required(sourceValue, "source")
-        let kind = Kind(rawValue: try required(kindValue, "kind"))
-        let text = try string(textValue, "text")
-        if (kind == .text || kind == .url) && text == nil { throw ShareQueueError(.badData, "not a record: a \(kind) record has no 'text'") }
-        if kind == .json && json == nil { throw ShareQueueError(.badData, "not a record: a json record has no 'json'") }
-        let key = try string(keyValue, "key")
-        var meta: [String: String]? = nil
-        switch metaValue {
+        let recordID = try string(id, "id", required: true)!
+        guard !recordID.isEmpty, recordID.utf8.count <= 128 else { throw ShareQueueError(.badData, "not a record: 'id' is empty or too long") }
+        let recordDate = try string(date, "date", required: true)!
+        let recordSource = try string(source, "source", required: true)!
+        let recordKind = Record.Kind(rawValue: try string(kind, "kind", required: true)!)
+        switch textKind {
+        case nil, .null?: if recordKind == .text || recordKind == .url { throw ShareQueueError(.badData, "not a record: a \(recordKind) record has no 'text'") }
+        case .string?: break
+        default: throw ShareQueueError(.badData, "not a record: 'text' is not a string")
+        }
+        if recordKind == .json && jsonKind == nil { throw ShareQueueError(.badData, "not a record: a json record has no 'json'") }
+        let recordKey = try string(key, "key", required: false)
+        switch meta {
         case nil, .null?: break
         case .object(let members)?:
-            meta = [:]
             for (name, value) in members {
-                guard case .string(let text) = value else { throw ShareQueueError(.badData, "not a record: 'meta.\(name)' is not a string") }
-                meta?[name] = text
+                guard case .string = value else { throw ShareQueueError(.badData, "not a record: 'meta.\(name)' is not a string") }
             }
         default: throw ShareQueueError(.badData, "not a record: 'meta' is not an object")
         }
-        var attachments: [Attachment]? = nil
-        switch attachmentsValue {
-        case nil, .null?: break
-        case .array(let values)?:
-            attachments = []
-            for value in values { attachments?.append(try Attachment(value)) }
+        switch attachmentsKind {
+        case nil, .null?: if recordKind == .file { throw ShareQueueError(.badData, "not a record: a file record has no attachments") }
+        case .array?: break
         default: throw ShareQueueError(.badData, "not a record: 'attachments' is not an array")
         }
-        if kind == .file && (attachments ?? []).isEmpty { throw ShareQueueError(.badData, "not a record: a file record has no attachments") }
-        self.init(id: id, date: date, source: source, kind: kind, text: text, json: json, key: key, meta: meta,
-                  attachments: attachments, unknownFields: unknown, version: version)
+        return (version, recordID, recordDate, recordSource, recordKind, recordKey)
     }
 }
 
@@ -173,10 +219,9 @@ extension Record: Codable {
 }
 
 /// What a drain needs to know of a stored record, read without building the
-/// rest of it: enough for sinks that pass the stored JSON through. It accepts
-/// what `Record(jsonBytes:)` accepts, except that it does not look inside
-/// `attachments`: a record with attachments is always decoded in full before
-/// it is delivered or trusted.
+/// rest of it: enough for sinks that pass the stored JSON through. It applies
+/// the same rules as `Record(jsonBytes:)`, except inside `attachments`: a
+/// record with attachments is always decoded in full before it is delivered or trusted.
 struct RecordSummary {
     let id: String
     let date: String
@@ -187,74 +232,12 @@ struct RecordSummary {
     let spansLines: Bool
 
     init(jsonBytes: [UInt8]) throws(ShareQueueError) {
-        // The members checked by value; of the others (text, json, attachments, and
-        // unknown ones) only the kind matters, and they are not built. No
-        // dictionaries: this runs once per record of every drain.
-        var v, id, date, source, kind, key, meta: JSONValue?
-        var text, json, attachments: JSONParser.Kind?
-        spansLines = try JSONParser.scanObject(
-            jsonBytes,
-            wanted: { name in name == "v" || name == "id" || name == "date" || name == "source" || name == "kind" || name == "key" || name == "meta" },
-            built: { name, value in
-                switch name {
-                case "v": v = value
-                case "id": id = value
-                case "date": date = value
-                case "source": source = value
-                case "kind": kind = value
-                case "key": key = value
-                default: meta = value
-                }
-            },
-            skipped: { name, found in
-                switch name {
-                case "text": text = found
-                case "json": json = found
-                case "attachments": attachments = found
-                default: break
-                }
-            })
-        func string(_ value: JSONValue?, _ name: String, required: Bool) throws(ShareQueueError) -> String? {
-            switch value {
-            case .string(let text)?: return text
-            case nil, .null?:
-                if required { throw ShareQueueError(.badData, "not a record: '\(name)' is missing") }
-                return nil
-            default: throw ShareQueueError(.badData, "not a record: '\(name)' is not a string")
-            }
-        }
-        guard case .number(let literal)? = v, let version = Int(literal), version >= 1 else {
-            throw ShareQueueError(.badData, "not a record: 'v' is missing or not a positive integer")
-        }
-        let recordID = try string(id, "id", required: true)!
-        guard !recordID.isEmpty, recordID.utf8.count <= 128 else { throw ShareQueueError(.badData, "not a record: 'id' is empty or too long") }
-        self.date = try string(date, "date", required: true)!
-        _ = try string(source, "source", required: true)
-        let recordKind = Record.Kind(rawValue: try string(kind, "kind", required: true)!)
-        let hasText: Bool
-        switch text {
-        case nil, .null?: hasText = false
-        case .string?: hasText = true
-        default: throw ShareQueueError(.badData, "not a record: 'text' is not a string")
-        }
-        if (recordKind == .text || recordKind == .url) && !hasText { throw ShareQueueError(.badData, "not a record: a \(recordKind) record has no 'text'") }
-        if recordKind == .json && json == nil { throw ShareQueueError(.badData, "not a record: a json record has no 'json'") }
-        self.key = try string(key, "key", required: false)
-        switch meta {
-        case nil, .null?: break
-        case .object(let members)?:
-            for (name, value) in members {
-                guard case .string = value else { throw ShareQueueError(.badData, "not a record: 'meta.\(name)' is not a string") }
-            }
-        default: throw ShareQueueError(.badData, "not a record: 'meta' is not an object")
-        }
-        switch attachments {
-        case nil, .null?:
-            hasAttachments = false
-            if recordKind == .file { throw ShareQueueError(.badData, "not a record: a file record has no attachments") }
-        case .array?: hasAttachments = true
-        default: throw ShareQueueError(.badData, "not a record: 'attachments' is not an array")
-        }
-        self.id = recordID
+        let fields = try StoredFields(jsonBytes, buildingAll: false)
+        let checked = try fields.check()
+        id = checked.id
+        date = checked.date
+        key = checked.key
+        hasAttachments = fields.attachmentsKind.map { if case .array = $0 { true } else { false } } ?? false
+        spansLines = fields.spansLines
     }
 }
