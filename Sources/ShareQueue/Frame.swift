@@ -29,16 +29,25 @@ enum Frame {
     /// Appends the frame of `payload` to `buffer`; `last` is false for all
     /// but the last record of an append.
     static func append(payload: [UInt8], to buffer: inout [UInt8], last: Bool = true) {
-        let length = UInt32(payload.count)
-        let lengthBytes = littleEndianBytes(length)
-        var crc = lengthBytes.withUnsafeBytes { CRC32C.checksum($0) }
-        crc = payload.withUnsafeBytes { CRC32C.checksum($0, continuing: crc) }
+        _ = append(to: &buffer, last: last) { $0.append(contentsOf: payload) }
+    }
+
+    /// Appends a frame whose payload `writePayload` appends to the buffer in
+    /// place, so that a record is encoded once, straight into its frame.
+    /// - Returns: the payload's length.
+    static func append(to buffer: inout [UInt8], last: Bool, writePayload: (inout [UInt8]) -> Void) -> Int {
+        let start = buffer.count
         buffer.append(contentsOf: headerMagic)
-        buffer.append(contentsOf: lengthBytes)
-        buffer.append(contentsOf: littleEndianBytes(crc))
-        buffer.append(contentsOf: payload)
+        buffer.append(contentsOf: [0, 0, 0, 0, 0, 0, 0, 0])  // length and checksum, filled in below
+        writePayload(&buffer)
+        let length = buffer.count - start - headerSize
+        let lengthBytes = littleEndianBytes(UInt32(length))
+        var crc = lengthBytes.withUnsafeBytes { CRC32C.checksum($0) }
+        crc = buffer.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[(start + headerSize)...]), continuing: crc) }
+        buffer.replaceSubrange((start + 4)..<(start + headerSize), with: lengthBytes + littleEndianBytes(crc))
         buffer.append(contentsOf: lengthBytes)
         buffer.append(contentsOf: last ? trailerMagic : continuedTrailerMagic)
+        return length
     }
 
     /// What the bytes at the start of a frame say about it.

@@ -68,21 +68,28 @@ public final class QueueAppender {
     public func append(_ drafts: [RecordDraft]) throws(ShareQueueError) -> [String] {
         guard !drafts.isEmpty else { throw ShareQueueError(.noInput, "nothing to append") }
         let date = clock.now()
-        var payloads: [[UInt8]] = []
+        var frames: [UInt8] = []
         var ids: [String] = []
-        for draft in drafts {
+        for (index, draft) in drafts.enumerated() {
             try draft.validate()
             let id = draft.id ?? RecordID.random(using: &randomPool)
-            payloads.append(draft.payload(id: id, date: date))
+            // Encoded once, straight into its frame.
+            let length = Frame.append(to: &frames, last: index == drafts.count - 1) { draft.appendPayload(id: id, date: date, to: &$0) }
+            try Self.checkRecordSize(length, options: options)
             ids.append(id)
         }
-        try appendStored(payloads)
+        try Self.checkBatchSize(frames.count, records: drafts.count)
+        try write(frames)
         return ids
     }
 
     /// Appends records already encoded, such as dead letters put back, as one atomic batch.
     func appendStored(_ payloads: [[UInt8]]) throws(ShareQueueError) {
-        let frames = try Self.frames(of: payloads, options: options)
+        try write(try Self.frames(of: payloads, options: options))
+    }
+
+    /// Writes an append's frames under the lock, then makes them durable.
+    private func write(_ frames: [UInt8]) throws(ShareQueueError) {
         let file = try writeLocked(frames)
         CrashPoint.reached(.appendUnlocked)
         if options.synchronize {
@@ -98,18 +105,24 @@ public final class QueueAppender {
     /// The frames of one append: each record framed, all but the last marked
     /// as continued, so that a reader delivers the batch whole or not at all.
     static func frames(of payloads: [[UInt8]], options: AppendOptions) throws(ShareQueueError) -> [UInt8] {
-        let limit = min(options.maxRecordBytes, Frame.maximumPayloadSize)
         var frames: [UInt8] = []
         for (index, payload) in payloads.enumerated() {
-            guard payload.count <= limit else {
-                throw ShareQueueError(.badData, "the record is \(payload.count) bytes, above the limit of \(limit) bytes")
-            }
+            try checkRecordSize(payload.count, options: options)
             Frame.append(payload: payload, to: &frames, last: index == payloads.count - 1)
         }
-        if payloads.count > 1 && frames.count > Frame.maximumBatchSize {
-            throw ShareQueueError(.badData, "the \(payloads.count) records are \(frames.count) bytes together, above the limit of \(Frame.maximumBatchSize) bytes for one atomic append; append them in parts")
-        }
+        try checkBatchSize(frames.count, records: payloads.count)
         return frames
+    }
+
+    private static func checkRecordSize(_ length: Int, options: AppendOptions) throws(ShareQueueError) {
+        let limit = min(options.maxRecordBytes, Frame.maximumPayloadSize)
+        guard length <= limit else { throw ShareQueueError(.badData, "the record is \(length) bytes, above the limit of \(limit) bytes") }
+    }
+
+    private static func checkBatchSize(_ bytes: Int, records: Int) throws(ShareQueueError) {
+        if records > 1 && bytes > Frame.maximumBatchSize {
+            throw ShareQueueError(.badData, "the \(records) records are \(bytes) bytes together, above the limit of \(Frame.maximumBatchSize) bytes for one atomic append; append them in parts")
+        }
     }
 
     /// Checks drafts as `append` would, without touching any queue: for a

@@ -8,7 +8,18 @@ extension Record {
                        attachments: [Attachment]? = nil, unknownFields: [String: JSONValue] = [:]) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(96 + (text?.utf8.count ?? 0) + (jsonBytes?.count ?? 0))
-        out.append(contentsOf: "{\"v\":\(version),\"id\":".utf8)
+        encode(version: version, id: id, date: date, source: source, kind: kind, text: text, jsonBytes: jsonBytes, key: key,
+               meta: meta, attachments: attachments, unknownFields: unknownFields, into: &out)
+        return out
+    }
+
+    private static let versionOnePrefix = Array("{\"v\":1,\"id\":".utf8)
+
+    /// Appends the stored JSON of a record to `out`: an appender writes it straight into its frames.
+    static func encode(version: Int = Record.currentVersion, id: String, date: String, source: String, kind: Kind,
+                       text: String?, jsonBytes: [UInt8]?, key: String?, meta: [String: String]?,
+                       attachments: [Attachment]? = nil, unknownFields: [String: JSONValue] = [:], into out: inout [UInt8]) {
+        if version == 1 { out.append(contentsOf: versionOnePrefix) } else { out.append(contentsOf: "{\"v\":\(version),\"id\":".utf8) }
         JSONWriter.appendString(id, to: &out)
         out.append(contentsOf: ",\"date\":".utf8)
         JSONWriter.appendString(date, to: &out)
@@ -43,7 +54,6 @@ extension Record {
             JSONWriter.append(unknownFields[name]!, to: &out)
         }
         out.append(UInt8(ascii: "}"))
-        return out
     }
 
     /// This record as one line of compact JSON, without the newline.

@@ -30,6 +30,13 @@ public struct RecordDraft: Sendable {
 
     /// The stored JSON of this draft as a record with `id` made at `date`.
     func payload(id: String, date: String) -> [UInt8] {
+        var out: [UInt8] = []
+        appendPayload(id: id, date: date, to: &out)
+        return out
+    }
+
+    /// Appends the stored JSON of this draft to `out`.
+    func appendPayload(id: String, date: String, to out: inout [UInt8]) {
         let (kind, text, json): (Record.Kind, String?, [UInt8]?)
         switch content {
         case .text(let value): (kind, text, json) = (.text, value, nil)
@@ -37,8 +44,8 @@ public struct RecordDraft: Sendable {
         case .json(let value): (kind, text, json) = (.json, nil, value.bytes)
         case .attachmentsOnly: (kind, text, json) = (.file, nil, nil)
         }
-        return Record.encode(id: id, date: date, source: source, kind: kind, text: text, jsonBytes: json, key: key, meta: meta,
-                             attachments: attachments)
+        Record.encode(id: id, date: date, source: source, kind: kind, text: text, jsonBytes: json, key: key, meta: meta,
+                      attachments: attachments, into: &out)
     }
 
     func validate() throws(ShareQueueError) {
