@@ -3,7 +3,9 @@
 /// A drain checks every record fully, but builds the `Record` only for sinks
 /// that ask for it (`DrainSink.needsRecords`) and for records with
 /// attachments; sinks that pass the stored JSON through skip that cost.
-public struct DrainedRecord: Sendable {
+/// Immutable, and a class so that a drain passing it along batches and
+/// checkpoints copies one reference rather than all its fields.
+public final class DrainedRecord: Sendable {
     /// The stored JSON object, byte for byte as the producer wrote it.
     public let storedJSON: [UInt8]
     /// The queue position just after this record.
