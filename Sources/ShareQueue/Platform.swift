@@ -174,16 +174,6 @@ package struct FileDescriptor {
         }
     }
 
-    /// Reads up to `buffer.count` bytes. The corresponding C function is `read`.
-    package func read(into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> Int {
-        while true {
-            let n = Glibc_read(rawValue, buffer.baseAddress, buffer.count)
-            if n >= 0 { return n }
-            let error = SystemError.last("read")
-            if error.errno != EINTR { throw error }
-        }
-    }
-
     /// Reads into `array` from index `start` to its end, at the current position (a pipe's).
     package func read(into array: inout [UInt8], from start: Int) throws(SystemError) -> Int {
         while true {
@@ -400,12 +390,14 @@ package enum FileSystem {
         path.hasPrefix("/") ? path : currentDirectory() + "/" + path
     }
 
-    /// `mkdir -p` with mode 0700.
+    /// `mkdir -p` with mode 0700; fails with ENOTDIR where something else stands in the way.
     package static func makeDirectories(_ path: String) throws(SystemError) {
         var prefix = path.hasPrefix("/") ? "" : "."
         for component in path.split(separator: "/") {
             prefix += "/" + component
-            _ = try makeDirectory(prefix)
+            if try !makeDirectory(prefix), let existing = try status(prefix), !existing.isDirectory {
+                throw SystemError(call: "mkdir", errno: ENOTDIR)
+            }
         }
     }
 

@@ -63,22 +63,10 @@ public struct QueueDirectory: Sendable {
 
     /// `mkdir -p` with mode 0700, failing with the path that could not be made.
     private static func makeDirectories(_ path: String) throws(ShareQueueError) {
-        if let status = try? FileSystem.status(path) {
-            guard status.isDirectory else { throw ShareQueueError(.cannotCreate, "cannot use the queue directory", path: path, cause: "not a directory") }
-            return
-        }
-        var prefix = path.hasPrefix("/") ? "" : "."
-        for component in path.split(separator: "/") {
-            prefix += "/" + component
-            do {
-                if try !FileSystem.makeDirectory(prefix), let status = try FileSystem.status(prefix), !status.isDirectory {
-                    throw ShareQueueError(.cannotCreate, "cannot create the queue directory", path: path, cause: "\(prefix) is not a directory")
-                }
-            } catch let error as SystemError {
-                throw ShareQueueError("cannot create the queue directory", path: path, error, creating: true)
-            } catch {
-                throw error as! ShareQueueError
-            }
+        do { try FileSystem.makeDirectories(path) } catch {
+            // A file in the way is a directory that cannot be created (73), not a planted file (78).
+            throw ShareQueueError(error.isAccessDenied ? .permissionDenied : .cannotCreate, "cannot create the queue directory",
+                                  path: path, cause: error.description)
         }
     }
 

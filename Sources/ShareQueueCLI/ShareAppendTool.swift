@@ -159,7 +159,7 @@ public enum ShareAppendTool {
         while true {
             let n: Int
             do {
-                n = try chunk.withUnsafeMutableBytes { raw in try FileDescriptor.standardInput.read(into: raw) }
+                n = try FileDescriptor.standardInput.read(into: &chunk, from: 0)
             } catch {
                 throw ShareQueueError(.ioError, "cannot read standard input", cause: "\(error)")
             }
