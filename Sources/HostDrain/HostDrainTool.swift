@@ -63,7 +63,9 @@ public enum HostDrainTool {
         if arguments.has("--status") { return try printStatus(directory, store: arguments.value("--store"), json: arguments.has("--json")) }
         if arguments.has("--peek") { return try peek(directory, format: format) }
         if arguments.has("--requeue-dead") {
-            let count = try QueueDrainer(directory: directory, options: options).requeueDeadLetters()
+            let drainer = QueueDrainer(directory: directory, options: options)
+            drainer.warn = tool.warn
+            let count = try drainer.requeueDeadLetters()
             if !arguments.has("--quiet") { tool.printError("\(tool.name): put \(count) dead letter\(count == 1 ? "" : "s") back in the queue\n") }
             return
         }
@@ -145,7 +147,9 @@ public enum HostDrainTool {
     }
 
     static func printStatus(_ directory: QueueDirectory, store: String?, json: Bool) throws(ShareQueueError) {
-        let status = try QueueInspector(directory: directory).status()
+        var inspector = QueueInspector(directory: directory)
+        inspector.warn = tool.warn
+        let status = try inspector.status()
         // A store that does not exist yet has no rows; --status does not create it.
         let rows = try store.map { path throws(ShareQueueError) in
             try FileSystem.linkStatusOrThrow(path) == nil ? 0 : try StoreSink(path: path, queue: directory).rowCount()

@@ -1,18 +1,31 @@
 /// Records a sink refused too often, set aside with the last error
 /// (`dead-letters.log`, one JSON object a line), and the refusal counts of
-/// records still queued (`attempts`, `<id> <count>` a line).
+/// records still queued (`attempts`, one JSON object a line). Ids are written
+/// as JSON strings, so any id a record may have is held unambiguously; every
+/// read is bounded, whatever size the files declare.
 struct DeadLetters {
     let directory: QueueDirectory
+    /// Receives notices about damaged lines and files set aside.
+    var warn: (String) -> Void = { _ in }
     var path: String { directory.path + "/dead-letters.log" }
     var requeuePath: String { directory.path + "/dead-letters.requeue" }
     var attemptsPath: String { directory.path + "/attempts" }
+
+    /// The longest error kept in a letter, so that the wrapper around a record stays small.
+    static let maximumErrorLength = 4096
+    /// The longest dead letter: the largest record a frame holds, and its wrapper
+    /// (date, attempts, and the error with every byte escaped).
+    static let maximumLetterLength = Frame.maximumPayloadSize + (64 << 10)
+    /// The attempts file counts the few records at the head of the queue; a
+    /// larger one is set aside unread and the counts start over.
+    static let maximumAttemptsSize = 1 << 20
 
     /// Appends one dead letter in a single write and makes it durable.
     func add(_ drained: DrainedRecord, attempts: Int, error: String) throws(ShareQueueError) {
         var line = Array("{\"date\":".utf8)
         JSONWriter.appendString(Timestamp.now(), to: &line)
         line += Array(",\"attempts\":\(attempts),\"error\":".utf8)
-        JSONWriter.appendString(error, to: &line)
+        JSONWriter.appendString(String(decoding: error.utf8.prefix(Self.maximumErrorLength), as: UTF8.self), to: &line)
         line += Array(",\"record\":".utf8) + drained.storedJSON + Array("}\n".utf8)
         do {
             let file = try FileDescriptor.openOwnFile(path, .appendCreate)
@@ -25,56 +38,112 @@ struct DeadLetters {
         }
     }
 
-    func count() -> Int { lines(of: path).count + lines(of: requeuePath).count }
+    /// How many dead letters wait, in both files; damaged lines are not counted.
+    func count() throws(ShareQueueError) -> Int {
+        var letters = 0
+        for file in [path, requeuePath] { try forEachRecord(in: file) { _ in letters += 1 } }
+        return letters
+    }
 
-    /// The stored JSON of every dead letter in `file`, byte for byte.
-    func records(in file: String) throws(ShareQueueError) -> [[UInt8]] {
-        let marker = Array(",\"record\":".utf8)
-        return try lines(of: file).map { line throws(ShareQueueError) in
-            // `add` writes date, attempts and error, then the record, last. The first
-            // `,"record":` is the wrapper's: inside the error string quotes are escaped.
-            guard let start = line.firstRange(of: marker)?.upperBound, line.last == UInt8(ascii: "}"),
-                  case let record = Array(line[start..<(line.count - 1)]), (try? RecordSummary(jsonBytes: record)) != nil else {
-                throw ShareQueueError(.badData, "a dead letter is damaged", path: file)
+    /// Visits the stored JSON of every dead letter in `file`, in order, byte for
+    /// byte, reading one line at a time. A line that is too long or not a dead
+    /// letter is skipped with a warning.
+    /// - Returns: how many lines were skipped.
+    @discardableResult
+    func forEachRecord(in file: String, _ visit: ([UInt8]) throws(ShareQueueError) -> Void) throws(ShareQueueError) -> Int {
+        var skipped = 0
+        try LineReader(maximumLength: Self.maximumLetterLength).forEachLine(in: file) { piece throws(ShareQueueError) in
+            switch piece {
+            case .line(let line):
+                if let record = Self.record(inLetter: line) { return try visit(record) }
+                warn("skipped a damaged dead letter of \(line.count) bytes in \(file)")
+            case .damaged(let offset, let length):
+                warn("skipped a damaged line of \(length) bytes at offset \(offset) of \(file) (a dead letter is at most \(Self.maximumLetterLength) bytes)")
             }
-            return record
+            skipped += 1
         }
+        return skipped
     }
 
-    /// Whether a dead letter for the record `id` exists already.
-    func contains(_ id: String) -> Bool {
-        let letters = (try? records(in: path)) ?? []
-        return letters.contains { (try? RecordSummary(jsonBytes: $0))?.id == id }
+    /// The stored record of a dead-letter line, or nil if the line is not one.
+    private static func record(inLetter line: [UInt8]) -> [UInt8]? {
+        // `add` writes date, attempts and error, then the record, last. The first
+        // `,"record":` is the wrapper's: inside the error string quotes are escaped.
+        let marker = Array(",\"record\":".utf8)
+        guard let start = line.firstRange(of: marker)?.upperBound, line.last == UInt8(ascii: "}") else { return nil }
+        let record = Array(line[start..<(line.count - 1)])
+        return (try? RecordSummary(jsonBytes: record)) == nil ? nil : record
     }
 
-    private func lines(of file: String) -> [[UInt8]] {
-        guard let descriptor = try? FileDescriptor.open(file, .readOnly) else { return [] }
-        defer { descriptor.close() }
-        guard let status = try? descriptor.status(), status.isRegularFile,
-              let bytes = try? descriptor.readFully(count: Int(status.size), at: 0) else { return [] }
-        return bytes.split(separator: 0x0A).map(Array.init)
+    /// Whether this very record (the same stored bytes, not only the same id) is a dead letter already.
+    func contains(_ storedJSON: [UInt8]) -> Bool {
+        var found = false
+        _ = try? forEachRecord(in: path) { record in found = found || record == storedJSON }
+        return found
     }
 
-    func attempts() -> [String: Int] {
-        var counts: [String: Int] = [:]
-        for line in lines(of: attemptsPath) {
-            let words = String(decoding: line, as: UTF8.self).split(separator: " ")
-            if words.count == 2, let count = Int(words[1]) { counts[String(words[0])] = count }
+    // MARK: Refusal counts
+
+    /// Refusal counts by id. The key is the id's UTF-8 bytes: Swift compares
+    /// strings by canonical equivalence, which would merge distinct ids.
+    typealias Counts = [[UInt8]: Int]
+
+    /// The refusal counts of records still queued, read strictly: a line that is
+    /// not exactly `{"id":"…","attempts":N}` counts for nothing, so damage can only
+    /// make a record's count start over (it is then refused more times, never fewer).
+    /// - Returns: the counts, and whether the file held damage and should be rewritten.
+    func attempts() -> (counts: Counts, damaged: Bool) {
+        guard let file = try? FileDescriptor.open(attemptsPath, .readOnly) else { return ([:], false) }
+        defer { file.close() }
+        guard let status = try? file.status(), status.isRegularFile,
+              let bytes = try? file.readFully(count: Int(min(status.size, Int64(Self.maximumAttemptsSize))) + 1, at: 0) else { return ([:], false) }
+        guard bytes.count <= Self.maximumAttemptsSize else {
+            setAsideAttempts()
+            return ([:], false)
         }
-        return counts
+        var counts: Counts = [:]
+        var damaged = 0
+        for line in bytes.split(separator: 0x0A) {
+            guard case .object(let members)? = try? JSONParser.parse(Array(line)), members.count == 2,
+                  case .string(let id)? = members["id"], !id.isEmpty,
+                  case .number(let literal)? = members["attempts"], let count = Int(literal), count > 0 else {
+                damaged += 1
+                continue
+            }
+            counts[Array(id.utf8)] = count
+        }
+        if damaged > 0 { warn("skipped \(damaged) damaged line\(damaged == 1 ? "" : "s") of \(attemptsPath); those refusal counts start over") }
+        return (counts, damaged > 0)
     }
 
-    func saveAttempts(_ counts: [String: Int]) throws(ShareQueueError) {
+    /// Moves an attempts file over the limit out of the way, unread.
+    private func setAsideAttempts() {
+        let target = directory.path + "/rejected-\(Host.millisecondsSince1970())-attempts"
+        do { try FileSystem.rename(attemptsPath, to: target) } catch {
+            warn("\(attemptsPath) is over \(Self.maximumAttemptsSize) bytes and cannot be moved aside (\(error)); refusal counts start over")
+            return
+        }
+        warn("\(attemptsPath) is over \(Self.maximumAttemptsSize) bytes; moved it aside to \(target) without reading it; refusal counts start over")
+    }
+
+    /// Replaces the attempts file (temporary file, fsync, rename), or removes it when no count is left.
+    func saveAttempts(_ counts: Counts) throws(ShareQueueError) {
         if counts.isEmpty {
             try? FileSystem.removeFile(attemptsPath)
             return
+        }
+        var text: [UInt8] = []
+        for (id, count) in counts.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
+            text += Array("{\"id\":".utf8)
+            JSONWriter.appendString(String(decoding: id, as: UTF8.self), to: &text)
+            text += Array(",\"attempts\":\(count)}\n".utf8)
         }
         let temporary = attemptsPath + ".tmp-\(Host.processID)"
         do throws(SystemError) {
             try? FileSystem.removeFile(temporary)
             let file = try FileDescriptor.open(temporary, .writeCreateExclusive)
             try file.closeAfter { () throws(SystemError) in
-                try file.writeAll(Array(counts.map { "\($0.key) \($0.value)\n" }.joined().utf8))
+                try file.writeAll(text)
                 try file.synchronize()
             }
             try FileSystem.rename(temporary, to: attemptsPath)
@@ -82,6 +151,13 @@ struct DeadLetters {
             try? FileSystem.removeFile(temporary)
             throw ShareQueueError("cannot record a refusal", path: attemptsPath, error)
         }
+    }
+
+    /// An id as it appears in messages: a JSON string, so that no id can forge a line of its own.
+    static func quoted(_ id: String) -> String {
+        var bytes: [UInt8] = []
+        JSONWriter.appendString(id, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 }
 

@@ -209,6 +209,25 @@ package struct FileDescriptor {
         return bytes
     }
 
+    /// The first offset at or after `offset` that is not in a hole of a sparse
+    /// file, or nil past the last data: so that a reader skips holes instead of
+    /// reading gigabytes of zeros. A file system that does not track holes
+    /// reports every offset before the end as data. The corresponding C function
+    /// is `lseek` with `SEEK_DATA`.
+    package func nextData(from offset: Int64) throws(SystemError) -> Int64? {
+        #if canImport(Darwin)
+        let seekData = SEEK_DATA
+        #else
+        let seekData: Int32 = 3  // SEEK_DATA on Linux; glibc declares it only with _GNU_SOURCE
+        #endif
+        let found = lseek(rawValue, off_t(offset), seekData)
+        if found >= 0 { return Int64(found) }
+        let error = SystemError.last("lseek")
+        if error.errno == ENXIO { return nil }
+        if error.errno == EINVAL { return offset }  // SEEK_DATA not supported here
+        throw error
+    }
+
     /// Writes all of `bytes`, continuing after short writes. The corresponding C function is `write`.at `offset`. The corresponding C function is `pwrite`.
     package func write(_ bytes: [UInt8], at offset: Int64) throws(SystemError) {
         var done = 0

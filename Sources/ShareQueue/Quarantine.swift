@@ -42,12 +42,15 @@ struct Quarantine {
             var lines = 0
             var offset: Int64 = 0
             var chunk = [UInt8](repeating: 0, count: 64 << 10)
-            while true {
+            // Holes of a sparse file hold no line breaks: skip them rather than read zeros.
+            while let data = try fd.nextData(from: offset) {
+                offset = data
                 let n = try fd.read(into: &chunk, from: 0, at: offset)
                 if n == 0 { return lines }
                 lines += chunk[0..<n].reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
                 offset += Int64(n)
             }
+            return lines
         } catch {
             if error.isNotFound { return 0 }
             throw ShareQueueError("cannot read the quarantine file", path: path, error)

@@ -65,11 +65,12 @@ public final class QueueDrainer {
     }
 
     /// Puts every dead letter back at the end of the queue, with its id and date.
+    /// Lines that are not dead letters are kept aside as a `rejected-*` file.
     /// - Returns: how many records were put back.
     public func requeueDeadLetters() throws(ShareQueueError) -> Int {
         let drainLock = try takeDrainLock()
         defer { drainLock.close() }
-        let letters = DeadLetters(directory: directory)
+        let letters = DeadLetters(directory: directory, warn: warn)
         // Renamed first, so that a crash cannot leave a letter both queued and waiting.
         if try FileSystem.linkStatusOrThrow(letters.requeuePath) == nil {
             guard try FileSystem.linkStatusOrThrow(letters.path) != nil else { return 0 }
@@ -77,18 +78,19 @@ public final class QueueDrainer {
                 throw ShareQueueError("cannot take the dead letters", path: letters.path, error)
             }
         }
-        var payloads = try letters.records(in: letters.requeuePath)
         // A requeue that died after appending left the file: skip what it already put back.
         var queued: Set<String> = []
         try QueueInspector(directory: directory).forEachPending { queued.insert($0.id) }
-        payloads = payloads.filter { payload in (try? RecordSummary(jsonBytes: payload)).map { !queued.contains($0.id) } ?? true }
         // Records are put back as they were taken, whatever limit the producer used, in atomic appends of at most 16 MiB.
         var options = AppendOptions()
         options.maxRecordBytes = Frame.maximumPayloadSize
         let appender = try QueueAppender(directory: directory, options: options)
         var chunk: [[UInt8]] = []
         var chunkBytes = 0
-        for payload in payloads {
+        var count = 0
+        // Read a letter at a time: the file may be far larger than memory.
+        let skipped = try letters.forEachRecord(in: letters.requeuePath) { payload throws(ShareQueueError) in
+            if let summary = try? RecordSummary(jsonBytes: payload), queued.contains(summary.id) { return }
             if !chunk.isEmpty && chunkBytes + payload.count + Frame.overhead > Frame.maximumBatchSize {
                 try appender.appendStored(chunk)
                 chunk = []
@@ -96,10 +98,20 @@ public final class QueueDrainer {
             }
             chunk.append(payload)
             chunkBytes += payload.count + Frame.overhead
+            count += 1
         }
         if !chunk.isEmpty { try appender.appendStored(chunk) }
-        try? FileSystem.removeFile(letters.requeuePath)
-        return payloads.count
+        if skipped > 0 {
+            // What could not be read as letters is not destroyed.
+            let target = directory.path + "/rejected-\(Host.millisecondsSince1970())-dead-letters.requeue"
+            do { try FileSystem.rename(letters.requeuePath, to: target) } catch {
+                throw ShareQueueError("cannot set aside the damaged dead letters", path: letters.requeuePath, error)
+            }
+            warn("\(letters.requeuePath) held \(skipped) damaged line\(skipped == 1 ? "" : "s"); moved the file aside to \(target)")
+        } else {
+            try? FileSystem.removeFile(letters.requeuePath)
+        }
+        return count
     }
 
     /// Moves anything but a regular file with one name away from the paths
@@ -452,21 +464,23 @@ private struct DrainRun {
 
     /// Counts a refusal; at the limit the record becomes a dead letter, else the drain stops here.
     mutating func refused(_ drained: DrainedRecord, error: String) throws {
-        let letters = DeadLetters(directory: directory)
-        var attempts = letters.attempts()
-        let count = (attempts[drained.id] ?? 0) + 1
+        let letters = DeadLetters(directory: directory, warn: drainer.warn)
+        var attempts = letters.attempts().counts
+        let key = Array(drained.id.utf8)
+        let count = (attempts[key] ?? 0) + 1
+        let id = DeadLetters.quoted(drained.id)
         if count >= options.maxAttempts {
             // A drain that died after this and before the checkpoint meets the record again: one letter is enough.
-            if !letters.contains(drained.id) { try letters.add(drained, attempts: count, error: error) }
-            drainer.warn("record \(drained.id) was refused \(count) times; moved it to \(letters.path): \(error)")
+            if !letters.contains(drained.storedJSON) { try letters.add(drained, attempts: count, error: error) }
+            drainer.warn("record \(id) was refused \(count) times; moved it to \(letters.path): \(error)")
             summary.deadLettered += 1
             deadLettered.insert(drained.id)
             try commit(upTo: drained.end)
             return
         }
-        attempts[drained.id] = count
+        attempts[key] = count
         try letters.saveAttempts(attempts)
-        throw ShareQueueError(.tryAgain, "the sink refused record \(drained.id) (attempt \(count) of \(options.maxAttempts)); it and the records after it stay queued", cause: error)
+        throw ShareQueueError(.tryAgain, "the sink refused record \(id) (attempt \(count) of \(options.maxAttempts)); it and the records after it stay queued", cause: error)
     }
 
     /// Records the checkpoint at `position`, then forgets the refusals of the
@@ -507,12 +521,13 @@ private struct DrainRun {
     }
 
     func clearAttempts(_ ids: [String]) throws {
-        let letters = DeadLetters(directory: directory)
-        var attempts = letters.attempts()
-        guard !attempts.isEmpty else { return }
+        let letters = DeadLetters(directory: directory, warn: drainer.warn)
+        var (attempts, damaged) = letters.attempts()
+        guard !attempts.isEmpty || damaged else { return }
         let before = attempts.count
-        for id in ids { attempts[id] = nil }
-        if attempts.count != before { try letters.saveAttempts(attempts) }
+        for id in ids { attempts[Array(id.utf8)] = nil }
+        // A damaged file is rewritten clean, so that its damage is reported once.
+        if attempts.count != before || damaged { try letters.saveAttempts(attempts) }
     }
 
     func removeSegment(_ sequence: UInt64) throws {
@@ -548,9 +563,13 @@ private struct DrainRun {
             try QueueInspector(directory: directory).forEachPending { drained in
                 if drained.hasAttachments { drained.record.attachments?.forEach { referenced.insert($0.file) } }
             }
-            let letters = DeadLetters(directory: directory)
-            for payload in try letters.records(in: letters.path) + letters.records(in: letters.requeuePath) {
-                (try? Record(jsonBytes: payload))?.attachments?.forEach { referenced.insert($0.file) }
+            let letters = DeadLetters(directory: directory, warn: drainer.warn)
+            for file in [letters.path, letters.requeuePath] {
+                let skipped = try letters.forEachRecord(in: file) { payload in
+                    (try? Record(jsonBytes: payload))?.attachments?.forEach { referenced.insert($0.file) }
+                }
+                // A damaged letter might refer to any of them.
+                if skipped > 0 { return }
             }
         } catch {
             return  // When in doubt, keep them.

@@ -20,6 +20,8 @@ public struct QueueStatus: Sendable, Equatable {
 /// Reads pending records without changing anything: for `--status` and `--peek`.
 public struct QueueInspector {
     public let directory: QueueDirectory
+    /// Receives notices about damaged lines skipped in the dead letters.
+    public var warn: (String) -> Void = { _ in }
 
     public init(directory: QueueDirectory) { self.directory = directory }
 
@@ -38,7 +40,7 @@ public struct QueueInspector {
     public func status() throws(ShareQueueError) -> QueueStatus {
         var status = try walk(includingUnsealed: true) { _ in }
         status.quarantined = try Quarantine(directory: directory).count()
-        status.deadLetters = DeadLetters(directory: directory).count()
+        status.deadLetters = try DeadLetters(directory: directory, warn: warn).count()
         (status.attachments, status.attachmentBytes) = AttachmentStore(directory: directory).usage()
         return status
     }

@@ -1,0 +1,85 @@
+/// Reads a file of lines in bounded pieces, so that memory never depends on
+/// what the file declares: a line longer than the limit is reported as damaged,
+/// not held, and the holes of a sparse file are skipped, not read.
+struct LineReader {
+    /// What a reader finds: a line without its line break, or the place of a damaged one.
+    enum Piece {
+        case line([UInt8])
+        /// A line over the limit, or one holding a hole of a sparse file (zeros, never JSON).
+        case damaged(offset: Int64, length: Int64)
+    }
+
+    static let chunkSize = 256 << 10
+
+    let maximumLength: Int
+
+    /// Visits every non-empty line of `path` in order; a missing file or one
+    /// that is not a regular file has none.
+    /// - Throws: what `visit` throws, and `.ioError` and others if the file cannot be read.
+    func forEachLine(in path: String, _ visit: (Piece) throws(ShareQueueError) -> Void) throws(ShareQueueError) {
+        let file: FileDescriptor
+        do { file = try FileDescriptor.open(path, .readOnly) } catch {
+            if error.isNotFound || error.isUnexpectedFileType { return }
+            throw ShareQueueError("cannot read a file of the queue", path: path, error)
+        }
+        defer { file.close() }
+        var line: [UInt8] = []
+        var lineStart: Int64 = 0
+        var lineLength: Int64 = 0
+        var damaged = false
+        func finishLine(endingAt end: Int64) throws(ShareQueueError) {
+            if damaged {
+                try visit(.damaged(offset: lineStart, length: lineLength))
+            } else if lineLength > 0 {
+                try visit(.line(line))
+            }
+            line.removeAll(keepingCapacity: true)
+            (lineStart, lineLength, damaged) = (end, 0, false)
+        }
+        func add(_ bytes: ArraySlice<UInt8>) {
+            lineLength += Int64(bytes.count)
+            guard !damaged else { return }
+            if lineLength > Int64(maximumLength) {
+                damaged = true
+                line = []
+            } else {
+                line.append(contentsOf: bytes)
+            }
+        }
+        do {
+            let status = try file.status()
+            guard status.isRegularFile else { return }
+            var chunk = [UInt8](repeating: 0, count: Self.chunkSize)
+            var offset: Int64 = 0
+            while true {
+                // After the last data, a hole may run to the end of the file.
+                let data = try file.nextData(from: offset) ?? max(offset, status.size)
+                if data > offset {
+                    // A hole holds no line break: it is part of the line it falls in, which is damaged.
+                    lineLength += data - offset
+                    damaged = true
+                    line = []
+                    offset = data
+                }
+                let count = try file.read(into: &chunk, from: 0, at: offset)
+                if count == 0 { break }
+                var start = 0
+                while let newline = chunk[start..<count].firstIndex(of: 0x0A) {
+                    add(chunk[start..<newline])
+                    try finishLine(endingAt: offset + Int64(newline) + 1)
+                    start = newline + 1
+                }
+                add(chunk[start..<count])
+                offset += Int64(count)
+            }
+        } catch let error as SystemError {
+            throw ShareQueueError("cannot read a file of the queue", path: path, error)
+        } catch let error as ShareQueueError {
+            throw error
+        } catch {
+            throw ShareQueueError(.ioError, "cannot read a file of the queue", path: path, cause: "\(error)")
+        }
+        // A last line without a line break still counts.
+        try finishLine(endingAt: lineStart + lineLength)
+    }
+}
