@@ -63,19 +63,23 @@ public final class QueueAppender {
     /// Appends records as one atomic batch: after a crash either all of them
     /// are in the queue or none is.
     /// - Returns: the ids, in order. Once this returns they will be delivered.
-    /// - Throws: `.badData` for a record over the size limit, `.tryAgain` when
+    /// - Throws: `.badData` for a record over the size limit or one a drain would
+    ///   refuse (checked on the very bytes written), `.tryAgain` when
     ///   the queue is full, `.ioError` when the disk fails; the queue is then unchanged.
     public func append(_ drafts: [RecordDraft]) throws(ShareQueueError) -> [String] {
         guard !drafts.isEmpty else { throw ShareQueueError(.noInput, "nothing to append") }
         let date = clock.now()
         var frames: [UInt8] = []
         var ids: [String] = []
+        var payload: [UInt8] = []
         for (index, draft) in drafts.enumerated() {
             try draft.validate()
             let id = draft.id ?? RecordID.random(using: &randomPool)
-            // Encoded once, straight into its frame.
-            let length = Frame.append(to: &frames, last: index == drafts.count - 1) { draft.appendPayload(id: id, date: date, to: &$0) }
-            try Self.checkRecordSize(length, options: options)
+            payload.removeAll(keepingCapacity: true)
+            draft.appendPayload(id: id, date: date, to: &payload)
+            try Self.checkRecordSize(payload.count, options: options)
+            try Self.checkStored(payload)
+            Frame.append(payload: payload, to: &frames, last: index == drafts.count - 1)
             ids.append(id)
         }
         try Self.checkBatchSize(frames.count, records: drafts.count)
@@ -119,6 +123,13 @@ public final class QueueAppender {
         guard length <= limit else { throw ShareQueueError(.badData, "the record is \(length) bytes, above the limit of \(limit) bytes") }
     }
 
+    /// The drain's own check, on the bytes to be written: what an append acknowledges, a drain delivers.
+    private static func checkStored(_ payload: [UInt8]) throws(ShareQueueError) {
+        do { try Record.checkStored(payload) } catch {
+            throw ShareQueueError(.badData, "a drain would refuse this record: \(error.message)")
+        }
+    }
+
     private static func checkBatchSize(_ bytes: Int, records: Int) throws(ShareQueueError) {
         if records > 1 && bytes > Frame.maximumBatchSize {
             throw ShareQueueError(.badData, "the \(records) records are \(bytes) bytes together, above the limit of \(Frame.maximumBatchSize) bytes for one atomic append; append them in parts")
@@ -130,10 +141,15 @@ public final class QueueAppender {
     public static func check(_ drafts: [RecordDraft], options: AppendOptions = AppendOptions()) throws(ShareQueueError) {
         guard !drafts.isEmpty else { throw ShareQueueError(.noInput, "nothing to append") }
         let sampleDate = Timestamp.format(millisecondsSince1970: 0)
+        // Any id made later has this length and these characters; a random one per draft would cost a getrandom each.
+        let sampleID = "00000000-0000-4000-8000-000000000000"
         var payloads: [[UInt8]] = []
         for draft in drafts {
             try draft.validate()
-            payloads.append(draft.payload(id: draft.id ?? RecordID.random(), date: sampleDate))
+            let payload = draft.payload(id: draft.id ?? sampleID, date: sampleDate)
+            try checkRecordSize(payload.count, options: options)
+            try checkStored(payload)
+            payloads.append(payload)
         }
         _ = try frames(of: payloads, options: options)
     }

@@ -78,13 +78,31 @@ extension Record {
         var attachments: [Attachment]? = nil
         if case .array(let values)? = fields.attachments {
             attachments = []
-            for value in values { attachments?.append(try Attachment(value)) }
+            for value in values {
+                let attachment = try Attachment(value)
+                // A rule of the record, not only of delivery, so that a producer checking its record applies it too.
+                guard attachment.hasSafeFileName else {
+                    throw ShareQueueError(.badData, "not a record: attachment file name '\(attachment.file.prefix(100))' is not one the queue makes")
+                }
+                attachments?.append(attachment)
+            }
             if checked.kind == .file && attachments!.isEmpty { throw ShareQueueError(.badData, "not a record: a file record has no attachments") }
         }
         var text: String? = nil
         if case .string(let value)? = fields.text { text = value }
         self.init(id: checked.id, date: checked.date, source: checked.source, kind: checked.kind, text: text, json: fields.json,
                   key: checked.key, meta: meta, attachments: attachments, unknownFields: fields.unknown, version: checked.version)
+    }
+}
+
+extension Record {
+    /// Checks stored bytes with every rule a drain applies to a record before
+    /// delivering it: `RecordSummary`'s, and for a record with attachments, the
+    /// full decoding. A producer runs this on the exact bytes it writes, so it
+    /// never acknowledges a record that a drain would set aside.
+    /// - Throws: `ShareQueueError` of kind `.badData` naming the rule broken.
+    static func checkStored(_ bytes: [UInt8]) throws(ShareQueueError) {
+        if try RecordSummary(jsonBytes: bytes).hasAttachments { _ = try Record(jsonBytes: bytes) }
     }
 }
 

@@ -18,7 +18,13 @@ final class SQLiteDatabase {
             handle = nil
             throw ShareQueueError(result == SQLITE_CANTOPEN ? .cannotCreate : .ioError, "cannot open the store", path: path, cause: message)
         }
-        sqlite3_busy_timeout(handle, busyTimeoutMilliseconds)
+        let timeout = sqlite3_busy_timeout(handle, busyTimeoutMilliseconds)
+        guard timeout == SQLITE_OK else {
+            let error = failure("cannot set the store's busy timeout", code: timeout)
+            sqlite3_close_v2(handle)
+            handle = nil
+            throw error
+        }
         try execute("PRAGMA journal_mode=WAL")
         // FULL: a commit is durable before the checkpoint file moves past it.
         try execute("PRAGMA synchronous=FULL")
@@ -29,7 +35,8 @@ final class SQLiteDatabase {
         try execute("PRAGMA cache_size=-8192")
     }
 
-    deinit { sqlite3_close(handle) }
+    // close_v2: the connection goes once the last of its statements is finalized, whichever goes first.
+    deinit { sqlite3_close_v2(handle) }
 
     func failure(_ what: String, code: Int32? = nil) -> ShareQueueError {
         let result = code ?? sqlite3_errcode(handle)
@@ -68,7 +75,12 @@ final class SQLiteDatabase {
             try body()
             try execute("COMMIT")
         } catch {
-            sqlite3_exec(handle, "ROLLBACK", nil, nil, nil)
+            // A failed statement may have rolled the transaction back already, so ROLLBACK
+            // may fail; what matters is that no transaction is left open.
+            let rollback = sqlite3_exec(handle, "ROLLBACK", nil, nil, nil)
+            if rollback != SQLITE_OK && sqlite3_get_autocommit(handle) == 0 {
+                throw failure("the store cannot roll back after: \(error.message)", code: rollback)
+            }
             throw error
         }
     }
@@ -93,47 +105,64 @@ final class SQLiteStatement {
         case integer(Int64)
     }
 
-    private func bind(_ values: [Value]) {
-        sqlite3_reset(statement)
-        sqlite3_clear_bindings(statement)
-        for (index, value) in values.enumerated() {
+    /// Binds `values` to a statement reset for a new run. Text is bound with
+    /// its byte length, never as a C string: U+0000 is a character like any other.
+    private func bind(_ values: [Value]) throws(ShareQueueError) {
+        var result = sqlite3_reset(statement)
+        if result == SQLITE_OK { result = sqlite3_clear_bindings(statement) }
+        for (index, value) in values.enumerated() where result == SQLITE_OK {
             let position = Int32(index + 1)
             switch value {
-            case .text(let text?): sqlite3_bind_text(statement, position, text, -1, Self.transient)
-            case .text(nil): sqlite3_bind_null(statement, position)
-            case .integer(let number): sqlite3_bind_int64(statement, position, number)
+            case .text(var text?):
+                result = text.withUTF8 { bytes in
+                    // A nil pointer would bind NULL, not an empty string.
+                    guard let base = bytes.baseAddress else { return sqlite3_bind_text(statement, position, "", 0, Self.transient) }
+                    return sqlite3_bind_text64(statement, position, base, sqlite3_uint64(bytes.count), Self.transient, UInt8(SQLITE_UTF8))
+                }
+            case .text(nil): result = sqlite3_bind_null(statement, position)
+            case .integer(let number): result = sqlite3_bind_int64(statement, position, number)
             }
         }
+        guard result == SQLITE_OK else { throw database.failure("the store cannot bind a value", code: result) }
     }
 
     /// Runs a statement that returns no rows.
     func run(_ values: Value...) throws(ShareQueueError) {
-        bind(values)
+        try bind(values)
         let result = sqlite3_step(statement)
-        sqlite3_reset(statement)
+        // After a failed step, reset repeats the step's error: the step's code is the one to report.
+        let reset = sqlite3_reset(statement)
         guard result == SQLITE_DONE else { throw database.failure("the store failed to write", code: result) }
+        guard reset == SQLITE_OK else { throw database.failure("the store failed to write", code: reset) }
     }
 
     /// Runs a query and returns the first column of every row as text.
     func allText(_ values: Value...) throws(ShareQueueError) -> [String] {
-        bind(values)
+        try bind(values)
         defer { sqlite3_reset(statement) }
         var rows: [String] = []
         while true {
             let result = sqlite3_step(statement)
             if result == SQLITE_DONE { return rows }
             guard result == SQLITE_ROW else { throw database.failure("the store failed to read", code: result) }
-            rows.append(sqlite3_column_text(statement, 0).map { String(cString: $0) } ?? "")
+            rows.append(columnText(0))
         }
     }
 
     /// Runs a query and returns the first row's integer columns, or nil if there is no row.
     func firstRow(_ values: Value..., columns: Int32) throws(ShareQueueError) -> [Int64]? {
-        bind(values)
+        try bind(values)
         defer { sqlite3_reset(statement) }
         let result = sqlite3_step(statement)
         if result == SQLITE_DONE { return nil }
         guard result == SQLITE_ROW else { throw database.failure("the store failed to read", code: result) }
         return (0..<columns).map { sqlite3_column_int64(statement, $0) }
+    }
+
+    /// A column of the current row as text, all its bytes (U+0000 included).
+    private func columnText(_ column: Int32) -> String {
+        // Text first, then its length, as SQLite documents: the length is of the text just made.
+        guard let text = sqlite3_column_text(statement, column) else { return "" }
+        return String(decoding: UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(statement, column))), as: UTF8.self)
     }
 }

@@ -107,7 +107,10 @@ struct AttachmentTests {
         if file == "symlink.txt" { try FileManager.default.createSymbolicLink(atPath: q + "/attachments/symlink.txt", withDestinationPath: outside.path) }
         if file == "tampered.txt" { try Data("changed".utf8).write(to: URL(fileURLWithPath: q + "/attachments/tampered.txt")) }
         let attachment = Attachment(name: "x.txt", file: file, size: 64, sha256: outside.sha256, type: "text/plain")
-        try QueueAppender(directory: directory).append(RecordDraft(.text("hostile"), source: "test", attachments: [attachment]))
+        // Planted as stored bytes: a producer refuses a file name the queue does not make.
+        let planted = Record.encode(id: RecordID.random(), date: Timestamp.now(), source: "test", kind: .text, text: "hostile",
+                                    jsonBytes: nil, key: nil, meta: nil, attachments: [attachment])
+        try QueueAppender(directory: directory).appendStored([planted])
         try run("share-append", ["--dir", q, "fine"], in: scratch)
         let inbox = scratch.file("inbox")
         let drain = try run("host-drain", ["--dir", q, "--attachments-to", inbox], in: scratch)

@@ -137,6 +137,31 @@ struct StoreTests {
         #expect(try sqlite(db, "SELECT count(*) FROM records WHERE key = 'wallpaper'") == ["4"])
     }
 
+    @Test("The store keeps every byte: U+0000 in text, key, source and meta, and keys that differ after it stay apart")
+    func nulIsKept() throws {
+        let scratch = TemporaryDirectory()
+        let q = scratch.queue
+        let db = scratch.file("inbox.sqlite")
+        let piped = try run("share-append", ["--dir", q], stdinData: Data("before\0after".utf8), in: scratch)
+        #expect(piped.status == 0, "\(piped.stderr)")
+        // Arguments cannot hold U+0000: key, source and meta come through the library.
+        let appender = try QueueAppender(directory: try QueueDirectory(path: q))
+        let first = try appender.append(RecordDraft(.text("one\0"), source: "src\0a", key: "k\0a", meta: ["m\0k": "v\0v"]))
+        let second = try appender.append(RecordDraft(.text("\0two"), source: "src\0b", key: "k\0b"))
+        let drain = try run("host-drain", ["--dir", q, "--store", db], in: scratch)
+        #expect(drain.status == 0, "\(drain.stderr)")
+        // hex(): the sqlite3 tool itself prints text only up to U+0000.
+        func hex(_ text: String) -> String { text.utf8.map { String(format: "%02X", $0) }.joined() }
+        #expect(try sqlite(db, "SELECT id, hex(text) FROM records WHERE source = 'share-append'") == ["\(piped.lines[0])|\(hex("before\0after"))"])
+        #expect(try sqlite(db, "SELECT id, hex(text), hex(source), hex(key), meta FROM records WHERE source <> 'share-append' ORDER BY rowid") == [
+            "\(first)|\(hex("one\0"))|\(hex("src\0a"))|\(hex("k\0a"))|{\"m\\u0000k\":\"v\\u0000v\"}",
+            "\(second)|\(hex("\0two"))|\(hex("src\0b"))|\(hex("k\0b"))|",
+        ])
+        #expect(try sqlite(db, "SELECT hex(key), id, hex(text) FROM latest ORDER BY key") == [
+            "\(hex("k\0a"))|\(first)|\(hex("one\0"))", "\(hex("k\0b"))|\(second)|\(hex("\0two"))",
+        ])
+    }
+
     @Test("--coalesce delivers only the newest record of each key and counts the rest")
     func coalesce() throws {
         let scratch = TemporaryDirectory()
