@@ -700,7 +700,7 @@ private let linuxRenameNoReplace: UInt32 = 1
 
 /// `renameat2`, which the C library's Swift module does not declare (it is a
 /// GNU extension): looked up once, nil where the C library lacks it.
-nonisolated(unsafe) private let linuxRenameat2: (@convention(c) (Int32, UnsafePointer<CChar>?, Int32, UnsafePointer<CChar>?, UInt32) -> Int32)? = {
+private let linuxRenameat2: (@convention(c) (Int32, UnsafePointer<CChar>?, Int32, UnsafePointer<CChar>?, UInt32) -> Int32)? = {
     guard let handle = dlopen(nil, RTLD_NOW), let symbol = dlsym(handle, "renameat2") else { return nil }
     return unsafeBitCast(symbol, to: (@convention(c) (Int32, UnsafePointer<CChar>?, Int32, UnsafePointer<CChar>?, UInt32) -> Int32).self)
 }()
