@@ -1,11 +1,11 @@
 /// The checkpoint file: where delivery has got to.
 ///
-/// Two 64-byte slots, written in place in turn, each holding
-/// `<serial> <segment> <offset> <crc>` padded with spaces and ending in a
-/// newline; the valid slot with the higher serial wins. Writing in place means
-/// a drain needs no free space to record progress, so it still works when the
-/// queue's file system is full (which is when draining matters most), and a
-/// torn write can only spoil the older slot.
+/// Two 64-byte slots, each holding `<serial> <segment> <offset> <crc>` padded
+/// with spaces and ending in a newline; the valid slot with the higher serial
+/// wins, and a write goes to the other one. Writing in place means a drain
+/// needs no free space to record progress, so it still works when the queue's
+/// file system is full (which is when draining matters most), and a torn write
+/// can only spoil the slot that did not hold the newest position.
 final class Checkpoint {
     static let slotSize = 64
     private static let blankSlot = [UInt8](repeating: 0x20, count: slotSize - 1) + [0x0A]
@@ -13,6 +13,8 @@ final class Checkpoint {
     private let path: String
     private let file: FileDescriptor
     private var serial: UInt64
+    /// The slot that holds `serial`, or nil while neither slot is valid.
+    private var newestSlot: Int?
     /// The position the file holds now.
     private(set) var position: DrainPosition
 
@@ -26,12 +28,12 @@ final class Checkpoint {
         }
         do throws(SystemError) {
             let bytes = try file.readFully(count: 2 * Self.slotSize, at: 0)
-            (serial, position) = Self.parse(bytes, path: path, warn: warn)
+            (serial, position, newestSlot) = Self.parse(bytes, path: path, warn: warn)
             if bytes.count < 2 * Self.slotSize {
                 // Write both slots now, while there is room, so later writes allocate nothing.
                 let blank = Self.blankSlot + Self.blankSlot
                 try file.write(blank, at: 0)
-                if serial > 0 { try file.write(Self.slot(serial: serial, position), at: Int64(serial % 2) * Int64(Self.slotSize)) }
+                if let newestSlot { try file.write(Self.slot(serial: serial, position), at: Int64(newestSlot * Self.slotSize)) }
                 try file.synchronize()
                 try FileSystem.synchronizeDirectory(directory.path)
             }
@@ -43,16 +45,19 @@ final class Checkpoint {
 
     deinit { file.close() }
 
-    /// Records `position` durably in the older slot.
+    /// Records `position` durably in the slot that does not hold the newest
+    /// one, so that a torn write leaves the newest intact.
     func write(_ position: DrainPosition) throws(ShareQueueError) {
         let next = serial + 1
+        let target = newestSlot == 0 ? 1 : 0
         do throws(SystemError) {
-            try file.write(Self.slot(serial: next, position), at: Int64(next % 2) * Int64(Self.slotSize))
+            try file.write(Self.slot(serial: next, position), at: Int64(target * Self.slotSize))
             try file.synchronize()
         } catch {
             throw ShareQueueError("cannot record the checkpoint", path: path, error)
         }
         serial = next
+        newestSlot = target
         self.position = position
     }
 
@@ -71,6 +76,9 @@ final class Checkpoint {
         }
     }
 
+    /// A slot's bytes: `<serial> <segment> <offset>` in decimal, a space, the
+    /// CRC-32C of that text in lower-case hex without leading zeros, spaces up
+    /// to 63 bytes, a newline.
     static func slot(serial: UInt64, _ position: DrainPosition) -> [UInt8] {
         let fields = "\(serial) \(position.segment) \(position.offset)"
         let crc = CRC32C.checksum(Array(fields.utf8))
@@ -79,31 +87,33 @@ final class Checkpoint {
         return text + [0x0A]
     }
 
-    private static func parse(_ bytes: [UInt8], path: String, warn: (String) -> Void) -> (serial: UInt64, position: DrainPosition) {
-        var best: (serial: UInt64, position: DrainPosition)? = nil
-        var offset = 0
-        while offset + slotSize <= bytes.count {
-            if let found = parseSlot(Array(bytes[offset..<(offset + slotSize)])), found.serial > (best?.serial ?? 0) { best = found }
-            offset += slotSize
+    private static func parse(_ bytes: [UInt8], path: String, warn: (String) -> Void) -> (serial: UInt64, position: DrainPosition, slot: Int?) {
+        var best: (serial: UInt64, position: DrainPosition, slot: Int?)? = nil
+        for index in 0..<2 where (index + 1) * slotSize <= bytes.count {
+            if let found = parseSlot(Array(bytes[(index * slotSize)..<((index + 1) * slotSize)])), found.serial > (best?.serial ?? 0) {
+                best = (found.serial, found.position, index)
+            }
         }
         if let best { return best }
         if bytes.contains(where: { $0 != 0x20 && $0 != 0x0A }) {
             warn("the checkpoint (\(path)) is damaged; delivering from the oldest sealed segment again")
         }
-        return (0, .start)
+        return (0, .start, nil)
     }
 
+    /// A slot is valid only if it is exactly what `slot(serial:_:)` writes for
+    /// the values it holds: one spelling, so no two readers can disagree.
     private static func parseSlot(_ slot: [UInt8]) -> (serial: UInt64, position: DrainPosition)? {
-        guard let text = String(validating: slot, as: UTF8.self) else { return nil }
-        let words = text.split(separator: " ").map { $0.trimmingCharacters(in: "\n") }.filter { !$0.isEmpty }
-        guard words.count == 4, let serial = UInt64(words[0]), serial > 0, serial < UInt64.max / 2,
-              let segment = UInt64(words[1]), segment <= QueueDirectory.maximumSequence,
-              let offset = Int64(words[2]), offset >= 0,
-              UInt32(words[3], radix: 16) == CRC32C.checksum(Array("\(words[0]) \(words[1]) \(words[2])".utf8)) else { return nil }
-        return (serial, DrainPosition(segment: segment, offset: offset))
+        let words = slot.split(separator: 0x20)
+        guard words.count == 5, words[4] == [0x0A], let serial = number(words[0]), serial > 0, serial < UInt64.max / 2,
+              let segment = number(words[1]), segment <= QueueDirectory.maximumSequence,
+              let offset = number(words[2]), offset <= UInt64(Int64.max) else { return nil }
+        let position = DrainPosition(segment: segment, offset: Int64(offset))
+        return Self.slot(serial: serial, position) == slot ? (serial, position) : nil
     }
-}
 
-private extension Substring {
-    func trimmingCharacters(in set: Character) -> String { String(filter { $0 != set }) }
+    private static func number(_ digits: ArraySlice<UInt8>) -> UInt64? {
+        guard digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else { return nil }
+        return UInt64(String(decoding: digits, as: UTF8.self))
+    }
 }

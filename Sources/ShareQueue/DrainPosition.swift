@@ -29,3 +29,16 @@ public struct DrainPosition: Sendable, Hashable, Comparable, Codable, CustomStri
         self.init(segment: segment, offset: offset)
     }
 }
+
+extension DrainPosition {
+    /// Whether a drain can have recorded this position, given the sealed
+    /// segments there are now (oldest first). A drain removes each segment
+    /// before it reads the next, so none is left below a true position; and a
+    /// true position leaves a number for the next segment, or is in the last
+    /// one. Anything else is damage, or belongs to another queue: trusting it
+    /// would skip records, so a drain delivers from the start instead.
+    func isPlausible(withSealed sealed: [UInt64]) -> Bool {
+        if let oldest = sealed.first, oldest < segment { return false }
+        return segment < QueueDirectory.maximumSequence || sealed.last == segment
+    }
+}

@@ -4,6 +4,7 @@
 ///     append.lock         producers' lock; never renamed or removed
 ///     pending.log         the segment producers append to
 ///     sealed-<N>.log      segments a drainer has taken, delivered in order of N
+///                         (N zero-padded to 12 digits; other spellings are moved aside)
 ///     drain.lock          one drainer at a time
 ///     checkpoint          how far delivery has got: "segment <N> offset <bytes>"
 ///     quarantine.log      damaged records set aside, one JSON object a line
@@ -35,30 +36,53 @@ public struct QueueDirectory: Sendable {
     var checkpointPath: String { path + "/checkpoint" }
     var quarantinePath: String { path + "/quarantine.log" }
 
-    func sealedName(_ sequence: UInt64) -> String {
+    /// The one spelling of segment `sequence`: at least 12 digits, zero-padded.
+    static func sealedName(_ sequence: UInt64) -> String {
         let digits = String(sequence)
         return "sealed-" + String(repeating: "0", count: max(0, 12 - digits.count)) + digits + ".log"
     }
+
+    func sealedName(_ sequence: UInt64) -> String { Self.sealedName(sequence) }
 
     func sealedPath(_ sequence: UInt64) -> String { path + "/" + sealedName(sequence) }
 
     /// The sealed segments waiting for delivery, oldest first.
     func sealedSegments() throws(ShareQueueError) -> [UInt64] {
+        try segmentListing().sealed
+    }
+
+    /// The directory's segment names, read once: the queue's sealed segments,
+    /// oldest first, and the names that look like segments but are not spelled
+    /// as the queue spells them (`sealed-7.log`), which a drain moves aside.
+    /// Each listed number has exactly one name, so a drain opens what it found.
+    func segmentListing() throws(ShareQueueError) -> (sealed: [UInt64], foreign: [String]) {
         let names: [String]
         do { names = try FileSystem.entries(of: path) } catch { throw ShareQueueError("cannot list the queue directory", path: path, error) }
-        return names.compactMap(Self.sealedSequence(of:)).sorted()
+        var sealed: [UInt64] = []
+        var foreign: [String] = []
+        for name in names where Self.looksLikeSegment(name) {
+            if let sequence = Self.sealedSequence(of: name) { sealed.append(sequence) } else { foreign.append(name) }
+        }
+        return (sealed.sorted(), foreign.sorted())
     }
 
     /// The largest segment number the queue uses: far beyond any real queue's
-    /// life, and far enough from overflow that arithmetic on it is safe. Files
-    /// named with larger numbers are not the queue's, and are left alone.
+    /// life, and far enough from overflow that arithmetic on it is safe.
     static let maximumSequence: UInt64 = 999_999_999_999_999
 
+    /// The number of a segment the queue wrote: nil unless `name` is exactly
+    /// `sealedName(N)` for an N up to `maximumSequence`.
     static func sealedSequence(of name: String) -> UInt64? {
-        guard name.hasPrefix("sealed-"), name.hasSuffix(".log") else { return nil }
+        guard looksLikeSegment(name) else { return nil }
         let digits = name.dropFirst(7).dropLast(4)
-        guard !digits.isEmpty, digits.count <= 15, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
-        return UInt64(digits)
+        guard digits.count <= 15, let sequence = UInt64(digits), name == sealedName(sequence) else { return nil }
+        return sequence
+    }
+
+    /// Whether `name` is `sealed-<ASCII digits>.log`, spelled as the queue spells it or not.
+    static func looksLikeSegment(_ name: String) -> Bool {
+        guard name.hasPrefix("sealed-"), name.hasSuffix(".log"), name.utf8.count > 11 else { return false }
+        return name.utf8.dropFirst(7).dropLast(4).allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
     }
 
     /// `mkdir -p` with mode 0700, failing with the path that could not be made.

@@ -206,14 +206,22 @@ private struct DrainRun {
     var budgetLeft: Int { options.maxRecords.map { $0 - summary.delivered } ?? Int.max }
 
     mutating func deliverAll<Sink: DrainSink>(into sink: inout Sink) throws {
+        let listing = try directory.segmentListing()
+        for name in listing.foreign { try moveAsideForeignSegment(name) }
+        let sealed = listing.sealed
         var position = checkpoint.position
-        let sealed = try directory.sealedSegments()
+        if !position.isPlausible(withSealed: sealed) {
+            // Delivering again is recoverable; skipping is not. Recorded, so that it is reported once.
+            drainer.warn("the checkpoint (\(position)) does not fit the sealed segments there are; delivering from the oldest sealed segment again")
+            position = .start
+            try checkpoint.write(position)
+        }
         if let stored = try sink.deliveredPosition(), stored > position {
             // A position past every segment this queue has made belongs to another queue.
-            if stored.segment <= max(position.segment, sealed.last ?? 0) {
+            if stored.segment <= max(position.segment, sealed.last ?? 0) && stored.isPlausible(withSealed: sealed) {
                 position = stored
             } else {
-                drainer.warn("the sink's stored position (\(stored)) is past this queue's segments; ignoring it")
+                drainer.warn("the sink's stored position (\(stored)) does not fit this queue's segments; ignoring it")
             }
         }
         var lastSequence = max(position.segment, sealed.last ?? 0)
@@ -227,12 +235,8 @@ private struct DrainRun {
             }
             try findNewestOfEachKey()
         }
+        // No segment is below a plausible position: every one is read, none skipped.
         for sequence in segments {
-            if sequence < position.segment {
-                // Fully delivered by a drain that died before removing it.
-                try removeSegment(sequence)
-                continue
-            }
             let start = sequence == position.segment ? position.offset : 0
             guard try deliverSegment(sequence, from: start, into: &sink) else { return }
         }
@@ -261,9 +265,15 @@ private struct DrainRun {
         newestOfKey = newest.mapValues(\.id)
     }
 
-    /// Renames the pending file to a sealed segment under the producers' lock.
-    /// - Returns: false if nothing was pending.
+    /// Renames the pending file to a sealed segment under the producers' lock,
+    /// never over an existing file.
+    /// - Returns: false if nothing was pending, or no segment number is left.
+    /// - Throws: `.tryAgain` if a file took the name since the directory was listed.
     mutating func seal(as sequence: UInt64) throws -> Bool {
+        guard sequence <= QueueDirectory.maximumSequence else {
+            drainer.warn("no segment number is left after \(sequence - 1); the pending records stay queued for the next drain")
+            return false
+        }
         let lockPath = directory.appendLockPath
         let lock: FileDescriptor
         do { lock = try FileDescriptor.open(lockPath, .lockFile) } catch {
@@ -277,11 +287,16 @@ private struct DrainRun {
                 try setAside(pending, name: "pending.log")
                 return false
             }
+            let target = directory.sealedPath(sequence)
             do throws(SystemError) {
-                try FileSystem.rename(pending, to: directory.sealedPath(sequence))
+                try FileSystem.renameWithoutReplacing(pending, to: target)
                 CrashPoint.reached(.drainSealed)
                 try FileSystem.synchronizeDirectory(directory.path)
             } catch {
+                // Not the queue's doing: keep both files; the next drain lists the new one and delivers it first.
+                if error.isAlreadyExists {
+                    throw ShareQueueError(.tryAgain, "a file took the next segment's name while the queue was drained; the pending records stay queued for the next drain", path: target)
+                }
                 throw ShareQueueError("cannot seal the pending file", path: pending, error)
             }
             return true
@@ -291,6 +306,7 @@ private struct DrainRun {
     /// Delivers one sealed segment from `offset`, then removes it.
     /// - Returns: false if the record limit or a stop request ended it early.
     mutating func deliverSegment<Sink: DrainSink>(_ sequence: UInt64, from offset: Int64, into sink: inout Sink) throws -> Bool {
+        // Listed segments are named exactly so: this is the name that was found.
         let name = directory.sealedName(sequence)
         let path = directory.sealedPath(sequence)
         let file: FileDescriptor
@@ -538,6 +554,18 @@ private struct DrainRun {
         } catch {
             throw ShareQueueError("cannot remove a delivered segment", path: path, error)
         }
+    }
+
+    /// Moves aside, unread, a name that looks like a segment but is not spelled
+    /// as the queue spells one: it may hold records, so it is kept, under a name no drain reads.
+    mutating func moveAsideForeignSegment(_ name: String) throws {
+        let path = directory.path + "/" + name
+        let target = directory.path + "/rejected-\(Host.millisecondsSince1970())-\(name)"
+        do { try FileSystem.renameWithoutReplacing(path, to: target) } catch {
+            throw ShareQueueError("cannot set aside a file the queue did not write", path: path, error)
+        }
+        summary.quarantined += 1
+        drainer.warn("\(path) is not named as the queue names its segments; moved it aside to \(target) without reading it")
     }
 
     /// Moves a file that is not what the queue wrote (a symlink, a FIFO, a

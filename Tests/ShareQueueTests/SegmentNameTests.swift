@@ -1,0 +1,228 @@
+import Foundation
+import Testing
+@testable import ShareQueue
+
+/// The checkpoint, the names of sealed segments, and sealing: nothing planted
+/// or damaged there may make a drain skip, overwrite or stop on records.
+@Suite("Checkpoint and segment names")
+struct SegmentNameTests {
+    /// A file holding one record appended through another queue, to plant as a segment.
+    private func segmentFile(_ text: String, in scratch: TemporaryDirectory) throws -> (path: String, id: String) {
+        let other = scratch.file("other-\(UUID().uuidString)")
+        let id = try run("share-append", ["--dir", other, text], in: scratch).lines
+        #expect(id.count == 1)
+        return (other + "/pending.log", id.first ?? "")
+    }
+
+    private func writeCheckpoint(_ q: String, _ slots: [UInt8]) throws {
+        try Data(slots).write(to: URL(fileURLWithPath: q + "/checkpoint"))
+    }
+
+    private func checkpointBytes(_ q: String) -> [UInt8] {
+        [UInt8](FileManager.default.contents(atPath: q + "/checkpoint") ?? Data())
+    }
+
+    private func names(in q: String) -> [String] {
+        (try? FileManager.default.contentsOfDirectory(atPath: q)) ?? []
+    }
+
+    // MARK: The checkpoint and the sink's position are checked against the segments
+
+    @Test("A checkpoint at the last segment number is damage: records are delivered again, never sealed out of sight")
+    func checkpointAtLastNumber() throws {
+        let scratch = TemporaryDirectory()
+        let q = scratch.queue
+        let appended = try run("share-append", ["--dir", q, "--lines"], stdin: "a\nb\nc\n", in: scratch).lines
+        #expect(appended.count == 3)
+        try writeCheckpoint(q, Checkpoint.slot(serial: 5, DrainPosition(segment: 999_999_999_999_999, offset: 0))
+                             + Checkpoint.slot(serial: 4, DrainPosition(segment: 0, offset: 0)))
+        let first = try run("host-drain", ["--dir", q, "--max", "1"], in: scratch)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(try ids(in: first.stdout) == [appended[0]])
+        #expect(first.stderr.contains("checkpoint"))
+        let later = try run("share-append", ["--dir", q, "d"], in: scratch).lines
+        let second = try run("host-drain", ["--dir", q], in: scratch)
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(try ids(in: second.stdout) == Array(appended[1...]) + later)
+        #expect(!names(in: q).contains { $0.hasPrefix("sealed-") }, "\(names(in: q))")
+    }
+
+    @Test("A checkpoint past a sealed segment that is still there is damage: that segment is delivered, not removed")
+    func checkpointPastSealedSegment() throws {
+        let scratch = TemporaryDirectory()
+        let q = scratch.queue
+        let appended = try run("share-append", ["--dir", q, "--lines"], stdin: "a\nb\n", in: scratch).lines
+        #expect(try ids(in: run("host-drain", ["--dir", q, "--max", "1"], in: scratch).stdout) == [appended[0]])
+        let planted = try segmentFile("z", in: scratch)
+        try FileManager.default.copyItem(atPath: planted.path, toPath: q + "/sealed-000000000005.log")
+        try writeCheckpoint(q, Checkpoint.slot(serial: 9, DrainPosition(segment: 5, offset: 0)) + Checkpoint.slot(serial: 8, .start))
+        let drain = try run("host-drain", ["--dir", q], in: scratch)
+        #expect(drain.status == 0, "\(drain.stderr)")
+        // Delivered again from the start: at least once, nothing skipped.
+        #expect(try ids(in: drain.stdout) == appended + [planted.id])
+    }
+
+    @Test("A store's position past a sealed segment that is still there is not trusted: nothing is skipped")
+    func storePositionPastSealedSegment() throws {
+        let scratch = TemporaryDirectory()
+        let q = scratch.queue
+        let db = scratch.file("inbox.sqlite")
+        let appended = try run("share-append", ["--dir", q, "--lines"], stdin: "a\nb\n", in: scratch).lines
+        #expect(try run("host-drain", ["--dir", q, "--store", db, "--max", "1"], in: scratch).status == 0)
+        let planted = try segmentFile("z", in: scratch)
+        try FileManager.default.copyItem(atPath: planted.path, toPath: q + "/sealed-000000000005.log")
+        _ = try sqlite(db, "UPDATE drain_position SET segment = 5, offset = 0")
+        let drain = try run("host-drain", ["--dir", q, "--store", db], in: scratch)
+        #expect(drain.status == 0, "\(drain.stderr)")
+        #expect(try sqlite(db, "SELECT id FROM records ORDER BY rowid") == appended + [planted.id])
+        #expect(drain.stderr.contains("stored position"))
+    }
+
+    // MARK: Sealing never replaces a file
+
+    @Test("Sealing onto a name that appeared meanwhile fails safely; the next drain delivers both files")
+    func sealingNeverReplaces() throws {
+        let scratch = TemporaryDirectory()
+        let q = scratch.queue
+        let appended = try run("share-append", ["--dir", q, "--lines"], stdin: "a\nb\n", in: scratch).lines
+        #expect(try ids(in: run("host-drain", ["--dir", q, "--max", "1"], in: scratch).stdout) == [appended[0]])
+        let pending = try run("share-append", ["--dir", q, "c"], in: scratch).lines
+        let planted = try segmentFile("z", in: scratch)
+        // While segment 1 is delivered, a file appears under the name the pending file is about to get.
+        let output = scratch.file("delivered")
+        let command = "cat >> '\(output)' && cp '\(planted.path)' '\(q)/sealed-000000000002.log'"
+        let first = try run("host-drain", ["--dir", q, "--exec", command], in: scratch)
+        #expect(first.status == 75, "\(first.stderr)")
+        #expect(first.stderr.contains("sealed-000000000002.log"))
+        #expect(try ids(in: Data(contentsOf: URL(fileURLWithPath: output))) == [appended[1]])
+        let second = try run("host-drain", ["--dir", q], in: scratch)
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(try ids(in: second.stdout) == [planted.id] + pending)
+    }
+
+    @Test("A rename that must not replace refuses an existing name and leaves both files as they were",
+          arguments: [false, true])
+    func renameWithoutReplacing(byLinking: Bool) throws {
+        let scratch = TemporaryDirectory()
+        let from = scratch.file("from"), to = scratch.file("to"), free = scratch.file("free")
+        try Data("from".utf8).write(to: URL(fileURLWithPath: from))
+        try Data("to".utf8).write(to: URL(fileURLWithPath: to))
+        let move = byLinking ? FileSystem.renameByLinking : FileSystem.renameWithoutReplacing
+        #expect(throws: SystemError.self) { try move(from, to) }
+        do { try move(from, to) } catch { #expect(error.isAlreadyExists) }
+        #expect(try String(contentsOfFile: from, encoding: .utf8) == "from")
+        #expect(try String(contentsOfFile: to, encoding: .utf8) == "to")
+        try move(from, free)
+        #expect(!FileManager.default.fileExists(atPath: from))
+        #expect(try String(contentsOfFile: free, encoding: .utf8) == "from")
+        #expect(try FileSystem.linkStatus(free)?.linkCount == 1)
+    }
+
+    // MARK: Segment names
+
+    @Test("A segment name the queue does not write is moved aside whole; the drain goes on",
+          arguments: ["sealed-7.log", "sealed-0000000000007.log", "sealed-000000000000007.log", "sealed-0000000000000000000007.log"])
+    func foreignSegmentName(name: String) throws {
+        let scratch = TemporaryDirectory()
+        let q = scratch.queue
+        let queued = try run("share-append", ["--dir", q, "queued"], in: scratch).lines
+        let planted = try segmentFile("planted", in: scratch)
+        try FileManager.default.copyItem(atPath: planted.path, toPath: q + "/" + name)
+        let drain = try run("host-drain", ["--dir", q], in: scratch)
+        #expect(drain.status == 0, "\(drain.stderr)")
+        #expect(try ids(in: drain.stdout) == queued)
+        #expect(drain.stderr.contains(name))
+        let aside = names(in: q).filter { $0.hasPrefix("rejected-") && $0.hasSuffix("-" + name) }
+        #expect(aside.count == 1)
+        #expect(FileManager.default.contents(atPath: q + "/" + (aside.first ?? "")) == FileManager.default.contents(atPath: planted.path))
+        #expect(!names(in: q).contains(name))
+        let again = try run("host-drain", ["--dir", q], in: scratch)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stdout.isEmpty)
+    }
+
+    @Test("Two names with the same number: the queue's is delivered, the other moved aside, nothing lost")
+    func twoNamesOneNumber() throws {
+        let scratch = TemporaryDirectory()
+        let q = scratch.queue
+        let queued = try run("share-append", ["--dir", q, "queued"], in: scratch).lines
+        let canonical = try segmentFile("canonical", in: scratch)
+        let short = try segmentFile("short", in: scratch)
+        try FileManager.default.copyItem(atPath: canonical.path, toPath: q + "/sealed-000000000007.log")
+        try FileManager.default.copyItem(atPath: short.path, toPath: q + "/sealed-7.log")
+        let drain = try run("host-drain", ["--dir", q], in: scratch)
+        #expect(drain.status == 0, "\(drain.stderr)")
+        #expect(try ids(in: drain.stdout) == [canonical.id] + queued)
+        let aside = names(in: q).filter { $0.hasPrefix("rejected-") && $0.hasSuffix("-sealed-7.log") }
+        #expect(aside.count == 1)
+        #expect(FileManager.default.contents(atPath: q + "/" + (aside.first ?? "")) == FileManager.default.contents(atPath: short.path))
+    }
+
+    @Test("Segment names: one spelling per number, and the listing parses exactly what sealing writes")
+    func segmentNameRule() throws {
+        let scratch = TemporaryDirectory()
+        let directory = try QueueDirectory(path: scratch.queue)
+        for sequence: UInt64 in [0, 1, 7, 999_999_999_999, 1_000_000_000_000, 999_999_999_999_999] {
+            #expect(QueueDirectory.sealedSequence(of: directory.sealedName(sequence)) == sequence)
+        }
+        #expect(directory.sealedName(7) == "sealed-000000000007.log")
+        #expect(directory.sealedName(1_000_000_000_000) == "sealed-1000000000000.log")
+        for foreign in ["sealed-7.log", "sealed-0000000000007.log", "sealed-000000000000007.log", "sealed-01000000000000.log",
+                        "sealed-1000000000000000.log", "sealed-+00000000007.log", "sealed-.log"] {
+            #expect(QueueDirectory.sealedSequence(of: foreign) == nil, "\(foreign)")
+        }
+    }
+
+    // MARK: The checkpoint's slots
+
+    @Test("The checkpoint writes the slot that does not hold the newest serial, whatever the parity")
+    func checkpointWritesOlderSlot() throws {
+        let scratch = TemporaryDirectory()
+        let directory = try QueueDirectory(path: scratch.queue)
+        let newest = Checkpoint.slot(serial: 7, DrainPosition(segment: 3, offset: 10))
+        try writeCheckpoint(directory.path, newest + Checkpoint.slot(serial: 3, DrainPosition(segment: 1, offset: 0)))
+        let checkpoint = try Checkpoint(directory: directory, warn: { _ in })
+        #expect(checkpoint.position == DrainPosition(segment: 3, offset: 10))
+        try checkpoint.write(DrainPosition(segment: 3, offset: 20))
+        #expect(checkpointBytes(directory.path) == newest + Checkpoint.slot(serial: 8, DrainPosition(segment: 3, offset: 20)))
+        try checkpoint.write(DrainPosition(segment: 3, offset: 30))
+        #expect(checkpointBytes(directory.path) == Checkpoint.slot(serial: 9, DrainPosition(segment: 3, offset: 30))
+                + Checkpoint.slot(serial: 8, DrainPosition(segment: 3, offset: 20)))
+    }
+
+    @Test("With one slot torn, the checkpoint writes over the torn one, never over the only valid one")
+    func checkpointKeepsTheValidSlot() throws {
+        let scratch = TemporaryDirectory()
+        let directory = try QueueDirectory(path: scratch.queue)
+        let valid = Checkpoint.slot(serial: 4, DrainPosition(segment: 2, offset: 5))
+        let torn = Array("5 2 9 ".utf8) + [UInt8](repeating: 0, count: 57) + [0x0A]
+        try writeCheckpoint(directory.path, torn + valid)
+        let checkpoint = try Checkpoint(directory: directory, warn: { _ in })
+        #expect(checkpoint.position == DrainPosition(segment: 2, offset: 5))
+        try checkpoint.write(DrainPosition(segment: 2, offset: 9))
+        #expect(checkpointBytes(directory.path) == Checkpoint.slot(serial: 5, DrainPosition(segment: 2, offset: 9)) + valid)
+    }
+
+    @Test("A checkpoint slot is valid only in the exact form a drain writes it")
+    func checkpointSlotText() throws {
+        let scratch = TemporaryDirectory()
+        let directory = try QueueDirectory(path: scratch.queue)
+        // A fresh queue's checkpoint: two blank slots.
+        let blank = [UInt8](repeating: 0x20, count: 63) + [0x0A]
+        #expect(checkpointBytes(directory.path) == blank + blank)
+        // CRC-32C of the ASCII text "1 2 3", in lower-case hex without leading zeros.
+        let crc = String(CRC32C.checksum(Array("1 2 3".utf8)), radix: 16)
+        let text = Array("1 2 3 \(crc)".utf8)
+        #expect(Checkpoint.slot(serial: 1, DrainPosition(segment: 2, offset: 3)) == text + [UInt8](repeating: 0x20, count: 63 - text.count) + [0x0A])
+        // The same values in another spelling are not a slot a drain wrote.
+        let upper = Array("9 4 4 \(String(CRC32C.checksum(Array("9 4 4".utf8)), radix: 16).uppercased())".utf8)
+        let signed = Array("+9 4 4 \(String(CRC32C.checksum(Array("+9 4 4".utf8)), radix: 16))".utf8)
+        #expect(upper.contains { (UInt8(ascii: "A")...UInt8(ascii: "F")).contains($0) })
+        for spoiled in [upper, signed] {
+            try writeCheckpoint(directory.path, spoiled + [UInt8](repeating: 0x20, count: 63 - spoiled.count) + [0x0A]
+                                + Checkpoint.slot(serial: 2, DrainPosition(segment: 1, offset: 0)))
+            #expect(try Checkpoint.read(directory: directory, warn: { _ in }) == DrainPosition(segment: 1, offset: 0),
+                    "\(String(decoding: spoiled, as: UTF8.self))")
+        }
+    }
+}
