@@ -114,12 +114,12 @@ public final class QueueAppender {
         return frames
     }
 
-    private static func checkRecordSize(_ length: Int, options: AppendOptions) throws(ShareQueueError) {
+    static func checkRecordSize(_ length: Int, options: AppendOptions) throws(ShareQueueError) {
         let limit = min(options.maxRecordBytes, Frame.maximumPayloadSize)
         guard length <= limit else { throw ShareQueueError(.badData, "the record is \(length) bytes, above the limit of \(limit) bytes") }
     }
 
-    private static func checkBatchSize(_ bytes: Int, records: Int) throws(ShareQueueError) {
+    static func checkBatchSize(_ bytes: Int, records: Int) throws(ShareQueueError) {
         if records > 1 && bytes > Frame.maximumBatchSize {
             throw ShareQueueError(.badData, "the \(records) records are \(bytes) bytes together, above the limit of \(Frame.maximumBatchSize) bytes for one atomic append; append them in parts")
         }
@@ -171,7 +171,7 @@ public final class QueueAppender {
         } catch let error as SystemError {
             throw ShareQueueError(error.isNoSpace ? "no space left for the record" : "cannot write the record", path: path, error)
         } catch {
-            throw error as! ShareQueueError
+            throw ShareQueueError(error, otherwise: "cannot write the record", path: path)
         }
     }
 
@@ -205,7 +205,7 @@ public final class QueueAppender {
         } catch let error as SystemError {
             throw ShareQueueError("cannot open the pending file", path: path, error, creating: true)
         } catch {
-            throw error as! ShareQueueError
+            throw ShareQueueError(error, otherwise: "cannot open the pending file", path: path)
         }
     }
 
