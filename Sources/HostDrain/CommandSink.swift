@@ -3,12 +3,20 @@ import ShareQueue
 /// Delivers each batch to a shell command, as JSON Lines on its standard
 /// input. Exit status 0 means delivered; any other status is a refusal, which
 /// leaves the batch queued and counts against its records.
+///
+/// The command runs in a process group of its own, with a deadline: past
+/// `timeout`, or when this process is asked to stop, the whole group is ended
+/// and the batch stays queued without counting as refused.
 struct CommandSink: DrainSink {
     struct Refusal: Error, CustomStringConvertible {
         let description: String
     }
 
     let command: String
+    /// Seconds a command may run; nil for no limit.
+    let timeout: Double?
+    /// How long an ended command gets between SIGTERM and SIGKILL.
+    static let grace = 2.0
 
     /// A non-zero exit is about the records: the drain bisects to find which.
     var failuresAreRefusals: Bool { true }
@@ -23,12 +31,26 @@ struct CommandSink: DrainSink {
         do { child = try Host.spawnShell(command) } catch {
             throw ShareQueueError(.tryAgain, "cannot start the command", path: "/bin/sh", cause: error.description)
         }
+        let deadline = timeout.map { Host.monotonicSeconds() + $0 }
+        let mustEnd = { StopRequest.isRequested || deadline.map { Host.monotonicSeconds() >= $0 } == true }
+        // Whether the input went out (or writing failed) before the deadline or a stop.
+        var fed = true
         var writeError: SystemError? = nil
-        do { try child.input.writeAll(input) } catch { writeError = error }
+        // A command that reads nothing must not block the drain on a full pipe.
+        do { fed = try child.input.writeAll(input, unless: mustEnd) } catch { writeError = error }
         child.input.close()
-        let status: Int32
-        do { status = try Host.waitForExit(child.pid) } catch {
+        let status: Int32?
+        do {
+            status = fed ? try Host.waitForExit(child.pid, unless: mustEnd) : nil
+            if status == nil { _ = try Host.endProcessGroup(child.pid, grace: Self.grace) }
+        } catch {
             throw ShareQueueError(.tryAgain, "cannot wait for the command", cause: error.description)
+        }
+        guard let status else {
+            if StopRequest.isRequested {
+                throw ShareQueueError(.tryAgain, "stopped: ended the command '\(command)' before it finished")
+            }
+            throw ShareQueueError(.tryAgain, "the command '\(command)' did not finish within \(Self.format(timeout ?? 0)) (--exec-timeout); ended it")
         }
         // Stopped (a service manager stopping the whole group, say) is not refused: try again later.
         if status != 0 && (StopRequest.isRequested || Host.wasStopped(status)) {
@@ -41,5 +63,10 @@ struct CommandSink: DrainSink {
         if let writeError, !writeError.isBrokenPipe {
             throw ShareQueueError(.tryAgain, "cannot write to the command", cause: writeError.description)
         }
+    }
+
+    /// `90s` as given back to people: whole seconds without a fraction.
+    static func format(_ seconds: Double) -> String {
+        seconds == seconds.rounded() ? "\(Int(seconds))s" : "\(seconds)s"
     }
 }

@@ -13,8 +13,9 @@ public enum HostDrainTool {
         options: Tool.directoryOptions + [
             OptionSpec(names: ["--format"], value: "json|text", help: "Print records as JSON Lines (the default) or as text for people."),
             OptionSpec(names: ["--exec"], value: "CMD", help: "Run '/bin/sh -c CMD' for each batch, with the batch as JSON Lines on its standard input; exit status 0 means delivered."),
+            OptionSpec(names: ["--exec-timeout"], value: "DURATION", help: "End a command still running after DURATION, such as 30s, 10m or 1h (default 10m; 0 for no limit): SIGTERM to its process group, SIGKILL 2s later. Its batch stays queued, not refused."),
             OptionSpec(names: ["--store"], value: "PATH", help: "Ingest into the SQLite database PATH (created if missing), exactly once; attachments go to the folder PATH.attachments."),
-            OptionSpec(names: ["--watch"], value: nil, help: "Keep running and deliver as records arrive; SIGINT or SIGTERM finishes the batch in hand and exits 0."),
+            OptionSpec(names: ["--watch"], value: nil, help: "Keep running and deliver as records arrive; SIGINT or SIGTERM finishes the batch in hand and exits 0 (a running --exec command is ended and its batch stays queued)."),
             OptionSpec(names: ["--debounce"], value: "DURATION", help: "With --watch, deliver at most once per DURATION during a burst, such as 50ms or 1s (default 50ms)."),
             OptionSpec(names: ["--coalesce"], value: nil, help: "Deliver only the newest record of each key among those waiting; count the others as superseded."),
             OptionSpec(names: ["--attachments-to"], value: "DIR", help: "Move attachments into DIR (created if missing) and give records their new paths; without it they stay in the queue."),
@@ -30,21 +31,27 @@ public enum HostDrainTool {
         ] + Tool.commonOptions)
 
     public static func main() -> Never {
+        let closed = Host.openClosedStandardDescriptors()
         Host.ignoreBrokenPipes()
         let arguments = tool.parse()
         do throws(ShareQueueError) {
-            try run(arguments)
+            try run(arguments, standardOutputWasClosed: closed.contains(1))
             Host.exit(0)
         } catch {
             tool.fail(error)
         }
     }
 
-    static func run(_ arguments: ParsedArguments) throws(ShareQueueError) {
+    static func run(_ arguments: ParsedArguments, standardOutputWasClosed: Bool) throws(ShareQueueError) {
         guard arguments.arguments.isEmpty else { throw ShareQueueError(.usage, "unexpected argument '\(arguments.arguments[0])'") }
         let formatName = arguments.value("--format") ?? "json"
         guard let format = RecordFormat(rawValue: formatName) else { throw ShareQueueError(.usage, "--format is json or text, not '\(formatName)'") }
         try checkCombinations(arguments)
+        // Records written to /dev/null would be cleared as delivered: refuse before touching the queue.
+        let printsRecords = !arguments.has("--exec") && !arguments.has("--store") && !arguments.has("--requeue-dead")
+        if standardOutputWasClosed && (printsRecords || arguments.has("--status")) {
+            throw ShareQueueError(.ioError, "standard output was closed when host-drain started; refusing to write records or status into nothing")
+        }
         var options = DrainOptions()
         if let batch = try arguments.integer("--batch", in: 1...1_000_000) { options.batchSize = batch }
         if let max = try arguments.integer("--max", in: 1...Int.max) { options.maxRecords = max }
@@ -57,7 +64,8 @@ public enum HostDrainTool {
         }
         options.coalesceKeys = arguments.has("--coalesce")
         options.attachmentsDestination = arguments.value("--attachments-to")
-        let debounce = try arguments.value("--debounce").map(parseDuration) ?? 0.05
+        let debounce = try arguments.value("--debounce").map { text throws(ShareQueueError) in try parseDuration(text, of: "--debounce", upTo: 3600) } ?? 0.05
+        let execTimeout = try arguments.value("--exec-timeout").map { text throws(ShareQueueError) in try parseDuration(text, of: "--exec-timeout", upTo: 30 * 86_400) } ?? 600
 
         let directory = try QueueDirectory(path: try tool.directoryPath(arguments))
         if arguments.has("--status") { return try printStatus(directory, store: arguments.value("--store"), json: arguments.has("--json")) }
@@ -72,7 +80,12 @@ public enum HostDrainTool {
 
         var sink: any DrainSink
         if let command = arguments.value("--exec") {
-            sink = CommandSink(command: command)
+            sink = CommandSink(command: command, timeout: execTimeout > 0 ? execTimeout : nil)
+            if !arguments.has("--watch") {
+                // A stop request ends the running command's group rather than leaving it behind.
+                _ = StopRequest.install()
+                options.shouldStop = { StopRequest.isRequested }
+            }
         } else if let path = arguments.value("--store") {
             let store = try StoreSink(path: path, queue: directory)
             options.attachmentsDestination = store.attachmentsFolder
@@ -102,18 +115,24 @@ public enum HostDrainTool {
             throw ShareQueueError(.usage, "--store keeps every record and puts attachments beside the database; --coalesce and --attachments-to are for the other sinks")
         }
         if arguments.has("--debounce") && !arguments.has("--watch") { throw ShareQueueError(.usage, "--debounce goes with --watch") }
+        if arguments.has("--exec-timeout") && !arguments.has("--exec") { throw ShareQueueError(.usage, "--exec-timeout goes with --exec") }
+        if let command = arguments.value("--exec"), command.allSatisfy(\.isWhitespace) {
+            throw ShareQueueError(.usage, "--exec needs a command; an empty one would take every batch")
+        }
         if arguments.has("--exec") && (arguments.has("--status") || arguments.has("--peek")) {
             throw ShareQueueError(.usage, "--exec delivers records; it does not combine with --status or --peek")
         }
     }
 
-    /// `50ms`, `1.5s`, or a number of seconds.
-    static func parseDuration(_ text: String) throws(ShareQueueError) -> Double {
-        let (number, scale): (Substring, Double) = text.hasSuffix("ms") ? (text.dropLast(2), 0.001) : text.hasSuffix("s") ? (text.dropLast(), 1) : (text[...], 1)
-        guard let value = Double(number), value >= 0, value * scale <= 3600 else {
-            throw ShareQueueError(.usage, "--debounce needs a duration such as 50ms or 1s, not '\(text)'")
+    /// `50ms`, `1.5s`, `10m`, `1h`, or a number of seconds, from 0 to `maximum` seconds.
+    static func parseDuration(_ text: String, of option: String, upTo maximum: Double) throws(ShareQueueError) -> Double {
+        let units: [(suffix: String, scale: Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600)]
+        let unit = units.first { text.hasSuffix($0.suffix) } ?? ("", 1)
+        let number = text.dropLast(unit.suffix.count)
+        guard number.first?.isNumber == true, let value = Double(number), value.isFinite, value * unit.scale <= maximum else {
+            throw ShareQueueError(.usage, "\(option) needs a duration such as 500ms, 30s, 10m or 1h, up to \(Int(maximum))s, not '\(text)'")
         }
-        return value * scale
+        return value * unit.scale
     }
 
     static func drain(_ directory: QueueDirectory, options: DrainOptions, into sink: inout any DrainSink) throws(ShareQueueError) -> DrainSummary {

@@ -40,7 +40,7 @@ public struct AttachmentStore: Sendable {
         } catch let error as SystemError {
             throw ShareQueueError("cannot read the attachment", path: source, error)
         } catch {
-            throw error as! ShareQueueError
+            throw ShareQueueError(error, otherwise: "cannot read the attachment", path: source)
         }
         do { _ = try FileSystem.makeDirectory(folder) } catch {
             throw ShareQueueError("cannot create the attachments folder", path: folder, error, creating: true)
@@ -77,7 +77,7 @@ public struct AttachmentStore: Sendable {
             throw ShareQueueError(error.isNoSpace ? "no space left to copy the attachment" : "cannot copy the attachment", path: folder + "/" + temporary, error)
         } catch {
             try? folderFD.remove(temporary)
-            throw error as! ShareQueueError
+            throw ShareQueueError(error, otherwise: "cannot copy the attachment", path: folder + "/" + temporary)
         }
     }
 

@@ -174,6 +174,25 @@ package struct FileDescriptor {
         }
     }
 
+    /// Writes all of `bytes` to a pipe without ever blocking for long: the
+    /// descriptor is made non-blocking, and while the pipe is full `giveUp` is
+    /// asked every 20 ms. Returns false if it gave up before all was written.
+    package func writeAll(_ bytes: [UInt8], unless giveUp: () -> Bool) throws(SystemError) -> Bool {
+        _ = fcntl(rawValue, F_SETFL, fcntl(rawValue, F_GETFL) | O_NONBLOCK)
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeBytes { raw in Glibc_write(rawValue, raw.baseAddress! + done, raw.count - done) }
+            if n > 0 { done += n; continue }
+            let error = n == 0 ? SystemError(call: "write", errno: EIO) : SystemError.last("write")
+            if error.errno == EINTR { continue }
+            guard error.errno == EAGAIN || error.errno == EWOULDBLOCK else { throw error }
+            if giveUp() { return false }
+            var fds = [pollfd(fd: rawValue, events: Int16(POLLOUT), revents: 0)]
+            _ = poll(&fds, 1, 20)
+        }
+        return true
+    }
+
     /// Reads into `array` from index `start` to its end, at the current position (a pipe's).
     package func read(into array: inout [UInt8], from start: Int) throws(SystemError) -> Int {
         while true {
@@ -501,6 +520,26 @@ package enum Host {
         while nanosleep(&request, &remaining) != 0 && currentErrno() == EINTR { request = remaining }
     }
 
+    /// Opens /dev/null onto whichever of descriptors 0, 1 and 2 is closed, so
+    /// that no file this process opens later becomes standard input, output or
+    /// error (a drain once wrote its records into its own lock file that way).
+    /// Call it before opening anything.
+    /// - Returns: the descriptors that were closed.
+    package static func openClosedStandardDescriptors() -> Set<Int32> {
+        var closed: Set<Int32> = []
+        for fd: Int32 in 0...2 where fcntl(fd, F_GETFD) < 0 && currentErrno() == EBADF {
+            closed.insert(fd)
+            // open returns the lowest free descriptor: this one, as those below it are open.
+            let null = Glibc_open("/dev/null", O_RDWR, 0)
+            if null != fd {
+                // Without /dev/null nothing could stop a file from landing here: give up before touching any.
+                if null >= 0 { _ = Glibc_close(null) }
+                exit(71)
+            }
+        }
+        return closed
+    }
+
     /// A write to a closed pipe then fails with EPIPE instead of killing the process.
     package static func ignoreBrokenPipes() { signal(SIGPIPE, SIG_IGN) }
 
@@ -665,9 +704,44 @@ package enum Host {
             let error = SystemError.last("waitpid")
             if error.errno != EINTR { throw error }
         }
+        return exitCode(status)
+    }
+
+    private static func exitCode(_ status: Int32) -> Int32 {
         let low = status & 0x7f
         if low == 0 { return (status >> 8) & 0xff }
         return 128 + low
+    }
+
+    /// Waits for a child as `waitForExit` does, but returns nil as soon as
+    /// `giveUp` says so (checked every 20 ms), leaving the child running.
+    package static func waitForExit(_ pid: Int32, unless giveUp: () -> Bool) throws(SystemError) -> Int32? {
+        while true {
+            var status: Int32 = 0
+            let result = waitpid(pid, &status, WNOHANG)
+            if result == pid { return exitCode(status) }
+            if result < 0 {
+                let error = SystemError.last("waitpid")
+                if error.errno != EINTR { throw error }
+                continue
+            }
+            if giveUp() { return nil }
+            sleep(milliseconds: 20)
+        }
+    }
+
+    /// Ends the process group that the child `pid` leads (started with
+    /// `newProcessGroup`): SIGTERM to the group, then, if the child has not
+    /// exited within `grace` seconds, or others of its group are left, SIGKILL to the group.
+    /// - Returns: the child's status, as `waitForExit` gives it.
+    package static func endProcessGroup(_ pid: Int32, grace: Double) throws(SystemError) -> Int32 {
+        _ = Glibc_kill(-pid, SIGTERM)
+        let deadline = monotonicSeconds() + grace
+        var status = try waitForExit(pid) { monotonicSeconds() >= deadline }
+        // While any process of the group lives, its id is not reused, so this reaches only the group.
+        _ = Glibc_kill(-pid, SIGKILL)
+        if status == nil { status = try waitForExit(pid) }
+        return status ?? 128 + SIGKILL
     }
 }
 

@@ -118,19 +118,19 @@ public final class QueueAppender {
         return frames
     }
 
-    private static func checkRecordSize(_ length: Int, options: AppendOptions) throws(ShareQueueError) {
+    static func checkRecordSize(_ length: Int, options: AppendOptions) throws(ShareQueueError) {
         let limit = min(options.maxRecordBytes, Frame.maximumPayloadSize)
         guard length <= limit else { throw ShareQueueError(.badData, "the record is \(length) bytes, above the limit of \(limit) bytes") }
     }
 
     /// The drain's own check, on the bytes to be written: what an append acknowledges, a drain delivers.
-    private static func checkStored(_ payload: [UInt8]) throws(ShareQueueError) {
+    static func checkStored(_ payload: [UInt8]) throws(ShareQueueError) {
         do { try Record.checkStored(payload) } catch {
             throw ShareQueueError(.badData, "a drain would refuse this record: \(error.message)")
         }
     }
 
-    private static func checkBatchSize(_ bytes: Int, records: Int) throws(ShareQueueError) {
+    static func checkBatchSize(_ bytes: Int, records: Int) throws(ShareQueueError) {
         if records > 1 && bytes > Frame.maximumBatchSize {
             throw ShareQueueError(.badData, "the \(records) records are \(bytes) bytes together, above the limit of \(Frame.maximumBatchSize) bytes for one atomic append; append them in parts")
         }
@@ -140,18 +140,8 @@ public final class QueueAppender {
     /// producer that must refuse bad input before it opens (or creates) one.
     public static func check(_ drafts: [RecordDraft], options: AppendOptions = AppendOptions()) throws(ShareQueueError) {
         guard !drafts.isEmpty else { throw ShareQueueError(.noInput, "nothing to append") }
-        let sampleDate = Timestamp.format(millisecondsSince1970: 0)
-        // Any id made later has this length and these characters; a random one per draft would cost a getrandom each.
-        let sampleID = "00000000-0000-4000-8000-000000000000"
-        var payloads: [[UInt8]] = []
-        for draft in drafts {
-            try draft.validate()
-            let payload = draft.payload(id: draft.id ?? sampleID, date: sampleDate)
-            try checkRecordSize(payload.count, options: options)
-            try checkStored(payload)
-            payloads.append(payload)
-        }
-        _ = try frames(of: payloads, options: options)
+        var check = AppendCheck(options: options)
+        for draft in drafts { try check.add(draft) }
     }
 
     /// Writes `frames` at the end of the pending file under the producers' lock.
@@ -187,7 +177,7 @@ public final class QueueAppender {
         } catch let error as SystemError {
             throw ShareQueueError(error.isNoSpace ? "no space left for the record" : "cannot write the record", path: path, error)
         } catch {
-            throw error as! ShareQueueError
+            throw ShareQueueError(error, otherwise: "cannot write the record", path: path)
         }
     }
 
@@ -221,7 +211,7 @@ public final class QueueAppender {
         } catch let error as SystemError {
             throw ShareQueueError("cannot open the pending file", path: path, error, creating: true)
         } catch {
-            throw error as! ShareQueueError
+            throw ShareQueueError(error, otherwise: "cannot open the pending file", path: path)
         }
     }
 

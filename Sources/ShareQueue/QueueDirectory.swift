@@ -130,7 +130,7 @@ public struct QueueDirectory: Sendable {
             if error.isNotFound { return nil }
             throw ShareQueueError("cannot read the queue's format marker", path: formatPath, error)
         } catch {
-            throw error as! ShareQueueError
+            throw ShareQueueError(error, otherwise: "cannot read the queue's format marker", path: formatPath)
         }
     }
 

@@ -46,19 +46,27 @@ public final class QueueDrainer {
 
     /// Drains the queue into `sink`.
     /// - Throws: `.tryAgain` if another drainer is running or the sink fails
-    ///   (what it did not take stays queued), `.ioError` and others as they come.
+    ///   (what it did not take stays queued; the sink's error is the cause),
+    ///   `.ioError` when reading or writing the queue's own files fails, and others as they come.
     public func drain<Sink: DrainSink>(into sink: inout Sink) throws(ShareQueueError) -> DrainSummary {
         let drainLock = try takeDrainLock()
         defer { drainLock.close() }
         CrashPoint.reached(.drainLocked)
         try setAsideForeignFiles()
         var run = DrainRun(drainer: self, checkpoint: try Checkpoint(directory: directory, warn: warn), buildRecords: sink.needsRecords)
+        // The sink's own errors are marked, so that they are not mistaken for the queue's.
+        var marked = SinkErrorMarking(sink)
+        defer { sink = marked.sink }
         do {
-            try run.deliverAll(into: &sink)
+            try run.deliverAll(into: &marked)
         } catch let error as ShareQueueError {
             throw error
+        } catch let error as SinkErrorMarking<Sink>.Failure {
+            throw ShareQueueError(.tryAgain, "the sink failed after \(run.summary.delivered) records; the rest stay queued", cause: "\(error.underlying)")
+        } catch let error as SystemError {
+            throw ShareQueueError(.ioError, "cannot read or write the queue's files", path: directory.path, systemError: error)
         } catch {
-            throw ShareQueueError(.tryAgain, "the sink failed after \(run.summary.delivered) records; the rest stay queued", cause: "\(error)")
+            throw ShareQueueError(error, otherwise: "the drain failed", path: directory.path)
         }
         if !run.summary.stoppedAtLimit && !run.summary.stoppedOnRequest { run.removeStaleFiles() }
         return run.summary
@@ -142,21 +150,23 @@ public final class QueueDrainer {
 
     private func takeDrainLock() throws(ShareQueueError) -> FileDescriptor {
         let path = directory.drainLockPath
-        do {
-            let file = try FileDescriptor.open(path, .lockFile)
-            let deadline = Host.monotonicSeconds() + options.waitSeconds
-            while try !file.lockExclusive(wait: false) {
-                if Host.monotonicSeconds() >= deadline || options.shouldStop?() == true {
-                    file.close()
-                    throw ShareQueueError(.tryAgain, "another drain is running", path: directory.path)
-                }
-                Host.sleep(milliseconds: 20)
-            }
-            return file
-        } catch let error as SystemError {
+        let file: FileDescriptor
+        do { file = try FileDescriptor.open(path, .lockFile) } catch {
             throw ShareQueueError("cannot take the drain lock", path: path, error, creating: true)
-        } catch {
-            throw error as! ShareQueueError
+        }
+        let deadline = Host.monotonicSeconds() + options.waitSeconds
+        while true {
+            let locked: Bool
+            do { locked = try file.lockExclusive(wait: false) } catch {
+                file.close()
+                throw ShareQueueError("cannot take the drain lock", path: path, error)
+            }
+            if locked { return file }
+            if Host.monotonicSeconds() >= deadline || options.shouldStop?() == true {
+                file.close()
+                throw ShareQueueError(.tryAgain, "another drain is running", path: directory.path)
+            }
+            Host.sleep(milliseconds: 20)
         }
     }
 }
@@ -333,7 +343,8 @@ private struct DrainRun {
         var records = 0
         var bytes = 0
         while true {
-            let event = try reader.next()
+            let event: SegmentEvent?
+            do { event = try reader.next() } catch { throw ShareQueueError(.ioError, "cannot read a sealed segment", path: path, systemError: error) }
             let finished = event == nil
             var end = DrainPosition(segment: sequence, offset: reader.position)
             switch event {

@@ -73,3 +73,18 @@ extension ShareQueueError {
         self.init(kind, message, path: path, systemError: error)
     }
 }
+
+extension ShareQueueError {
+    /// `error` itself if it is a `ShareQueueError`, else an I/O error with
+    /// `message` and `error` as its cause: for the last `catch` after the typed
+    /// ones, where a forced cast would crash on an error nobody foresaw.
+    package init(_ error: any Error, otherwise message: String, path: String? = nil) {
+        if let error = error as? ShareQueueError {
+            self = error
+        } else if let error = error as? SystemError, let path {
+            self.init(.ioError, message, path: path, systemError: error)
+        } else {
+            self.init(.ioError, message, path: path, cause: "\(error)")
+        }
+    }
+}

@@ -25,8 +25,13 @@ public enum ShareAppendTool {
         ] + Tool.commonOptions)
 
     public static func main() -> Never {
+        let closed = Host.openClosedStandardDescriptors()
         let arguments = tool.parse()
         do throws(ShareQueueError) {
+            // An appended record whose id cannot be printed would look failed and be appended again.
+            if closed.contains(1) && !arguments.has("--quiet") {
+                throw ShareQueueError(.ioError, "standard output was closed when share-append started, so the new ids could not be printed; nothing was appended (use -q to append without them)")
+            }
             let ids = try run(arguments)
             if !arguments.has("--quiet") {
                 do {
@@ -63,26 +68,27 @@ public enum ShareAppendTool {
         if !files.isEmpty && arguments.has("--lines") { throw ShareQueueError(.usage, "--attach adds files to one record; it does not combine with --lines") }
 
         // All input is read and checked before the queue is touched: bad input changes nothing.
-        let contents: [RecordDraft.Content]
-        if !files.isEmpty && arguments.arguments.isEmpty {
-            contents = [.attachmentsOnly]
+        let makeDraft = { (content: RecordDraft.Content) in
+            RecordDraft(content, source: arguments.value("--source") ?? "share-append", key: arguments.value("--key"), meta: meta, id: arguments.value("--id"))
+        }
+        var drafts: [RecordDraft]
+        if arguments.has("--lines") {
+            // Checked line by line as read, so that too much input is refused at the line that breaks a limit.
+            drafts = try readLineDrafts(arguments, limit: 16 << 20, options: options, makeDraft: makeDraft)
         } else {
-            let limit = arguments.has("--lines") ? Int64(16 << 20) : Int64(options.maxRecordBytes) * 4 + 4096
-            contents = try readContents(arguments, limit: limit)
-        }
-        if arguments.has("--id") && contents.count > 1 { throw ShareQueueError(.usage, "--id names one record, but --lines gave \(contents.count)") }
-        var drafts = contents.map {
-            RecordDraft($0, source: arguments.value("--source") ?? "share-append", key: arguments.value("--key"), meta: meta, id: arguments.value("--id"))
-        }
-        for file in files { try checkAttachment(file, maxBytes: maxAttachmentBytes) }
-        if !files.isEmpty {
-            // Stand-ins of the same shape, so that the size check counts the attachment fields.
-            drafts[0].attachments = files.map { file in
-                Attachment(name: String(file.split(separator: "/").last ?? ""), file: "00000000-0000-0000-0000-000000000000.bin",
-                           size: 0, sha256: String(repeating: "0", count: 64), type: "application/octet-stream")
+            let content = !files.isEmpty && arguments.arguments.isEmpty
+                ? .attachmentsOnly : try readContent(arguments, limit: Int64(options.maxRecordBytes) * 4 + 4096)
+            drafts = [makeDraft(content)]
+            for file in files { try checkAttachment(file, maxBytes: maxAttachmentBytes) }
+            if !files.isEmpty {
+                // Stand-ins of the same shape, so that the size check counts the attachment fields.
+                drafts[0].attachments = files.map { file in
+                    Attachment(name: String(file.split(separator: "/").last ?? ""), file: "00000000-0000-0000-0000-000000000000.bin",
+                               size: 0, sha256: String(repeating: "0", count: 64), type: "application/octet-stream")
+                }
             }
+            try QueueAppender.check(drafts, options: options)
         }
-        try QueueAppender.check(drafts, options: options)
 
         let directory = try QueueDirectory(path: try tool.directoryPath(arguments))
         let store = AttachmentStore(directory: directory)
@@ -111,46 +117,83 @@ public enum ShareAppendTool {
         }
     }
 
-    /// The records' contents from the arguments or standard input.
-    static func readContents(_ arguments: ParsedArguments, limit: Int64) throws(ShareQueueError) -> [RecordDraft.Content] {
-        let lines = arguments.has("--lines")
-        var pieces: [[UInt8]]
+    /// The content of one record, from the arguments or all of standard input.
+    static func readContent(_ arguments: ParsedArguments, limit: Int64) throws(ShareQueueError) -> RecordDraft.Content {
+        var input: [UInt8]
         if !arguments.arguments.isEmpty {
-            pieces = [Array(arguments.arguments.joined(separator: " ").utf8)]
+            input = Array(arguments.arguments.joined(separator: " ").utf8)
         } else {
-            var input = try readStandardInput(limit: limit)
-            if lines {
-                pieces = input.split(separator: 0x0A, omittingEmptySubsequences: false).map { line in
-                    line.last == 0x0D ? Array(line.dropLast()) : Array(line)
-                }
-            } else {
-                // A shell's `echo` adds a newline that is not part of the content.
-                if input.last == 0x0A { input.removeLast(); if input.last == 0x0D { input.removeLast() } }
-                pieces = [input]
-            }
+            input = try readStandardInput(limit: limit)
+            // A shell's `echo` adds a newline that is not part of the content.
+            if input.last == 0x0A { input.removeLast(); if input.last == 0x0D { input.removeLast() } }
         }
-        var contents: [RecordDraft.Content] = []
-        for (index, piece) in pieces.enumerated() {
-            if lines && piece.isEmpty { continue }
-            let place = lines ? "line \(index + 1): " : ""
-            guard let text = String(validating: piece, as: UTF8.self) else {
-                throw ShareQueueError(.badData, "\(place)the input is not valid UTF-8")
-            }
-            if !lines && text.isEmpty { throw ShareQueueError(.noInput, "nothing to append: the input is empty") }
-            if arguments.has("--json") {
-                do {
-                    contents.append(.json(try JSONText(validating: piece)))
-                } catch {
-                    throw ShareQueueError(.badData, place + error.message)
-                }
-            } else if arguments.has("--url") {
-                contents.append(.url(text))
-            } else {
-                contents.append(.text(text))
-            }
+        if input.isEmpty { throw ShareQueueError(.noInput, "nothing to append: the input is empty") }
+        return try content(of: input, arguments, place: "")
+    }
+
+    /// A record's content from its bytes, as --json or --url ask.
+    static func content(of bytes: [UInt8], _ arguments: ParsedArguments, place: String) throws(ShareQueueError) -> RecordDraft.Content {
+        if arguments.has("--json") {
+            do { return .json(try JSONText(validating: bytes)) } catch { throw ShareQueueError(.badData, place + error.message) }
         }
-        if contents.isEmpty { throw ShareQueueError(.noInput, "nothing to append: standard input has no non-empty line") }
-        return contents
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw ShareQueueError(.badData, "\(place)the input is not valid UTF-8")
+        }
+        return arguments.has("--url") ? .url(text) : .text(text)
+    }
+
+    /// A draft for every non-empty line of standard input, each checked as
+    /// `QueueAppender.append` will check the batch, as soon as it is read.
+    static func readLineDrafts(_ arguments: ParsedArguments, limit: Int64, options: AppendOptions,
+                               makeDraft: (RecordDraft.Content) -> RecordDraft) throws(ShareQueueError) -> [RecordDraft] {
+        var drafts: [RecordDraft] = []
+        var check = AppendCheck(options: options)
+        try forEachLine(ofStandardInputUpTo: limit) { line, number throws(ShareQueueError) in
+            if line.isEmpty { return }
+            if arguments.has("--id") && !drafts.isEmpty { throw ShareQueueError(.usage, "--id names one record, but --lines gave more than one") }
+            let draft = makeDraft(try content(of: line, arguments, place: "line \(number): "))
+            try check.add(draft)
+            drafts.append(draft)
+        }
+        if drafts.isEmpty { throw ShareQueueError(.noInput, "nothing to append: standard input has no non-empty line") }
+        return drafts
+    }
+
+    /// Reads standard input in chunks and hands over each line, without its
+    /// line ending, with its number; refuses input past `limit` bytes. Only
+    /// the line being read is held, never all of the input.
+    static func forEachLine(ofStandardInputUpTo limit: Int64, _ body: ([UInt8], Int) throws(ShareQueueError) -> Void) throws(ShareQueueError) {
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        var partial: [UInt8] = []
+        var total: Int64 = 0
+        var number = 0
+        func emit(_ line: ArraySlice<UInt8>) throws(ShareQueueError) {
+            number += 1
+            try body(Array(line.last == 0x0D ? line.dropLast() : line), number)
+        }
+        while true {
+            let n: Int
+            do { n = try FileDescriptor.standardInput.read(into: &chunk, from: 0) } catch {
+                throw ShareQueueError(.ioError, "cannot read standard input", cause: "\(error)")
+            }
+            if n == 0 { break }
+            total += Int64(n)
+            if total > limit { throw ShareQueueError(.badData, "the input is larger than the limit of \(limit) bytes") }
+            var lineStart = 0
+            while let newline = chunk[lineStart..<n].firstIndex(of: 0x0A) {
+                if partial.isEmpty {
+                    try emit(chunk[lineStart..<newline])
+                } else {
+                    partial += chunk[lineStart..<newline]
+                    try emit(partial[...])
+                    partial.removeAll(keepingCapacity: true)
+                }
+                lineStart = newline + 1
+            }
+            partial += chunk[lineStart..<n]
+        }
+        // The last line may have no newline; an empty one after the last newline is no line.
+        if !partial.isEmpty { try emit(partial[...]) }
     }
 
     static func readStandardInput(limit: Int64) throws(ShareQueueError) -> [UInt8] {

@@ -1,3 +1,6 @@
+import ShareQueue
 import ShareQueueStress
 
+// Before any file is opened, so that none becomes standard input, output or error.
+_ = Host.openClosedStandardDescriptors()
 StressTool.main()

@@ -1,0 +1,25 @@
+/// A sink that wraps another and marks every error it throws, other than a
+/// `ShareQueueError`, as the sink's: a drain then tells a sink that failed
+/// (try again, 75) from its own reading or writing that failed (74).
+struct SinkErrorMarking<Base: DrainSink>: DrainSink {
+    /// An error the wrapped sink threw; it reads as that error.
+    struct Failure: Error, CustomStringConvertible {
+        let underlying: any Error
+        var description: String { "\(underlying)" }
+    }
+
+    var sink: Base
+
+    init(_ sink: Base) { self.sink = sink }
+
+    mutating func deliver(_ batch: DrainBatch) throws {
+        do { try sink.deliver(batch) } catch let error as ShareQueueError { throw error } catch { throw Failure(underlying: error) }
+    }
+
+    func deliveredPosition() throws -> DrainPosition? {
+        do { return try sink.deliveredPosition() } catch let error as ShareQueueError { throw error } catch { throw Failure(underlying: error) }
+    }
+
+    var failuresAreRefusals: Bool { sink.failuresAreRefusals }
+    var needsRecords: Bool { sink.needsRecords }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import Testing
+
+/// `--exec` commands have a deadline, and end with the drain that started them.
+@Suite("Command deadlines")
+struct ExecTimeoutTests {
+    /// A command that hangs in a grandchild, after writing that grandchild's pid to `pidFile`.
+    static func hangingCommand(_ pidFile: String) -> String {
+        "sleep 1000 & echo $! > '\(pidFile)'.tmp; mv '\(pidFile)'.tmp '\(pidFile)'; wait"
+    }
+
+    /// Whether `pid` is a live process (a zombie waiting for a reaper is not).
+    static func isRunning(_ pid: Int32) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return false }
+        let state = stat[stat.index(close, offsetBy: 2)]
+        return state != "Z" && state != "X"
+    }
+
+    static func readPID(_ path: String) throws -> Int32 {
+        try waitUntil("the command to start") { FileManager.default.fileExists(atPath: path) }
+        let text = try String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        return try #require(Int32(text))
+    }
+
+    static func pending(_ q: String, in scratch: TemporaryDirectory) throws -> Int {
+        let status = try run("host-drain", ["--dir", q, "--status", "--json"], in: scratch)
+        return try #require((try JSONSerialization.jsonObject(with: status.stdout) as? [String: Any])?["pending"] as? Int)
+    }
+
+    /// Waits for `tool` to exit, for at most `seconds`; kills it and fails after that.
+    static func finish(_ tool: RunningTool, within seconds: Double) throws -> ProcessResult {
+        do { try waitUntil("the drain to exit", seconds: seconds) { !tool.process.isRunning } } catch {
+            tool.kill()
+            throw error
+        }
+        return tool.wait()
+    }
+
+    @Test("A command past --exec-timeout is ended, group and all, and counts as try again, not as a refusal")
+    func timeout() throws {
+        let scratch = TemporaryDirectory()
+        let q = scratch.queue
+        let appended = try run("share-append", ["--dir", q, "--lines"], stdin: "a\nb\n", in: scratch).lines
+        let pidFile = scratch.file("pid")
+        let drain = try RunningTool("host-drain", ["--dir", q, "--max-attempts", "1", "--exec-timeout", "1s", "--exec", Self.hangingCommand(pidFile)], in: scratch)
+        defer { drain.kill() }
+        let sleeper = try Self.readPID(pidFile)
+        let result = try Self.finish(drain, within: 15)
+        #expect(result.status == 75)
+        #expect(result.stderr.contains("1s"), "\(result.stderr)")
+        try waitUntil("the command's group to end", seconds: 5) { !Self.isRunning(sleeper) }
+        #expect(try Self.pending(q, in: scratch) == 2)
+        #expect(!FileManager.default.fileExists(atPath: q + "/dead-letters.log"))
+        #expect(!FileManager.default.fileExists(atPath: q + "/attempts"))
+        let out = scratch.file("out")
+        #expect(try run("host-drain", ["--dir", q, "--exec", "cat > '\(out)'"], in: scratch).status == 0)
+        #expect(try ids(in: Data(contentsOf: URL(fileURLWithPath: out))) == appended)
+    }
+
+    @Test("SIGTERM or SIGINT to a drain ends its command's group, leaves the batch queued, and exits within seconds",
+          arguments: [("one-shot", SIGTERM), ("one-shot", SIGINT), ("--watch", SIGTERM), ("--watch", SIGINT)])
+    func stopEndsCommand(_ mode: String, _ signal: Int32) throws {
+        let scratch = TemporaryDirectory()
+        let q = scratch.queue
+        try run("share-append", ["--dir", q, "--lines"], stdin: "a\nb\n", in: scratch)
+        let pidFile = scratch.file("pid")
+        var arguments = ["--dir", q, "--exec", Self.hangingCommand(pidFile)]
+        if mode == "--watch" { arguments.append("--watch") }
+        let drain = try RunningTool("host-drain", arguments, in: scratch)
+        defer { drain.kill() }
+        let sleeper = try Self.readPID(pidFile)
+        kill(drain.pid, signal)
+        let result = try Self.finish(drain, within: 10)
+        #expect(result.status == (mode == "--watch" ? 0 : 75), "\(result.stderr)")
+        try waitUntil("the command's group to end", seconds: 5) { !Self.isRunning(sleeper) }
+        #expect(try Self.pending(q, in: scratch) == 2)
+        #expect(!FileManager.default.fileExists(atPath: q + "/attempts"))
+    }
+
+    @Test("An empty --exec is a usage error that leaves the queue as it was", arguments: ["", "  "])
+    func emptyCommand(_ command: String) throws {
+        let scratch = TemporaryDirectory()
+        let q = scratch.queue
+        try run("share-append", ["--dir", q, "x"], in: scratch)
+        let before = snapshot(q)
+        let result = try run("host-drain", ["--dir", q, "--exec", command], in: scratch)
+        #expect(result.status == 64)
+        #expect(snapshot(q) == before)
+    }
+
+    @Test("--exec-timeout takes 30s, 10m, 1h, plain seconds and 0 (none); anything else is a usage error")
+    func durations() throws {
+        let scratch = TemporaryDirectory()
+        let q = scratch.queue
+        let out = scratch.file("out")
+        for text in ["30s", "10m", "1h", "2.5", "0", "500ms"] {
+            try run("share-append", ["--dir", q, text], in: scratch)
+            let result = try run("host-drain", ["--dir", q, "--exec-timeout", text, "--exec", "cat >> '\(out)'"], in: scratch)
+            #expect(result.status == 0, "\(text): \(result.stderr)")
+        }
+        for text in ["", "-1s", "1x", "s", "ten"] {
+            #expect(try run("host-drain", ["--dir", q, "--exec-timeout", text, "--exec", "cat"], in: scratch).status == 64, "\(text)")
+        }
+        #expect(try run("host-drain", ["--dir", q, "--exec-timeout", "1s"], in: scratch).status == 64)
+    }
+}
