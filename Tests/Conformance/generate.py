@@ -1,0 +1,302 @@
+#!/usr/bin/env python3
+"""Writes the input queues of the conformance corpus, byte for byte.
+
+Written from README.md's "The on-disk format" alone, as a second, independent
+writer of the format: frames, CRC-32C, records, checkpoint slots and the format
+marker are all made here, without the Swift code. Run it from anywhere:
+
+    python3 Tests/Conformance/generate.py
+
+It rewrites every `<case>/queue/` and `<case>/about.txt`; the expected results
+(`<case>/expected/`) come from the tests, run with SHAREQUEUE_UPDATE_CONFORMANCE=1.
+"""
+
+import hashlib
+import json
+import os
+import shutil
+import struct
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+QUEUE_ID = "6F1D3C52-8E0B-4B8A-9C3E-2A4D5B6C7D8E"
+DATE = "2026-11-29T14:52:20.123Z"
+
+HEADER = b"\xffSQR"
+END = b"\xffEND"
+MOR = b"\xffMOR"
+
+
+def crc32c(data, crc=0):
+    """CRC-32C (Castagnoli): reflected polynomial 0x82F63B78, init and xorout 0xFFFFFFFF."""
+    crc ^= 0xFFFFFFFF
+    for byte in data:
+        crc ^= byte
+        for _ in range(8):
+            crc = (crc >> 1) ^ 0x82F63B78 if crc & 1 else crc >> 1
+    return crc ^ 0xFFFFFFFF
+
+
+assert crc32c(b"123456789") == 0xE3069283  # the standard check value
+
+
+def frame(payload, last=True):
+    length = struct.pack("<I", len(payload))
+    crc = struct.pack("<I", crc32c(length + payload))
+    return HEADER + length + crc + payload + length + (END if last else MOR)
+
+
+def batch(payloads):
+    return b"".join(frame(p, last=(i == len(payloads) - 1)) for i, p in enumerate(payloads))
+
+
+def uuid(n):
+    return "00000000-0000-4000-8000-%012d" % n
+
+
+def record(n, text=None, kind="text", **fields):
+    """A record's stored JSON, in the order a producer writes the fields."""
+    value = {"v": 1, "id": uuid(n), "date": DATE, "source": "conformance", "kind": kind}
+    if text is not None:
+        value["text"] = text
+    value.update(fields)
+    return compact(value)
+
+
+def compact(value):
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def slot(serial, segment, offset):
+    fields = "%d %d %d" % (serial, segment, offset)
+    text = "%s %x" % (fields, crc32c(fields.encode()))
+    return (text.ljust(63) + "\n").encode()
+
+
+BLANK_SLOT = b" " * 63 + b"\n"
+
+
+def checkpoint(serial, segment, offset):
+    """Both slots as a drain leaves them: serial s lives in slot s % 2, the other slot blank."""
+    slots = [BLANK_SLOT, BLANK_SLOT]
+    slots[serial % 2] = slot(serial, segment, offset)
+    return slots[0] + slots[1]
+
+
+def format_marker(version=1):
+    return ("ShareQueue queue format %s\nqueue %s\n" % (version, QUEUE_ID)).encode()
+
+
+CASES = []
+
+
+def case(name, about, files):
+    CASES.append((name, about, files))
+
+
+def queue(segments, checkpoint_bytes=BLANK_SLOT * 2, marker=None, extra=None):
+    """A complete queue: format marker, both lock files, a checkpoint, and `segments` (name to bytes)."""
+    files = {
+        "format": marker if marker is not None else format_marker(),
+        "append.lock": b"",
+        "drain.lock": b"",
+        "checkpoint": checkpoint_bytes,
+    }
+    files.update(segments)
+    files.update(extra or {})
+    return files
+
+
+A = record(1, "first")
+B = record(2, "second")
+C = record(3, "third")
+D = record(4, "fourth")
+
+
+def flip(data, index, mask=0x01):
+    data = bytearray(data)
+    data[index] ^= mask
+    return bytes(data)
+
+
+# Clean queues.
+
+case("clean", "Five records, one of them a batch of two, in pending.log: all delivered in order, the segment removed.",
+     queue({"pending.log": frame(A) + frame(record(2, "https://swift.org", kind="url"))
+            + frame(record(3, kind="json", json={"b": [1, 2.50, "x"], "a": None}))
+            + batch([record(4, "batch one"), record(5, "batch two")])}))
+
+case("readme-example", "The 86-byte frame shown in README.md, whose payload is the smallest kind of record: id, date and source are only checked to be strings.",
+     queue({"pending.log": frame(b'{"v":1,"id":"a","date":"d","source":"s","kind":"text","text":"hi"}')}))
+
+case("empty-pending", "An empty pending.log is not sealed: nothing is delivered and the checkpoint stays at the start.",
+     queue({"pending.log": b""}))
+
+# Torn tails: a writer died mid-append.
+
+torn_b = frame(B)
+case("torn-tail-mid-header", "The file ends 7 bytes into the second record's header: a torn tail, set aside.",
+     queue({"pending.log": frame(A) + torn_b[:7]}))
+case("torn-tail-mid-payload", "The file ends in the middle of the second record's payload.",
+     queue({"pending.log": frame(A) + torn_b[:12 + len(B) // 2]}))
+case("torn-tail-mid-trailer", "The file ends 3 bytes before the end of the second record's trailer.",
+     queue({"pending.log": frame(A) + torn_b[:-3]}))
+case("torn-record-then-whole-record", "A record cut short, then a whole record after it (a writer died, then another appended): the cut one is damage, not a torn tail.",
+     queue({"pending.log": frame(A) + torn_b[:30] + frame(C)}))
+
+# Damage in the middle of a file.
+
+case("checksum-mismatch", "One bit flipped in the second record's payload: that frame is set aside, the others delivered.",
+     queue({"pending.log": frame(A) + flip(frame(B), 12 + 20) + frame(C)}))
+bad_length = bytearray(frame(B))
+bad_length[4:8] = struct.pack("<I", len(B) - 5)
+case("length-field-changed", "The second record's length field is 5 less than its payload: its trailer does not match.",
+     queue({"pending.log": frame(A) + bytes(bad_length) + frame(C)}))
+huge = bytearray(frame(B))
+huge[4:8] = struct.pack("<I", (16 << 20) + 1)
+case("length-over-maximum", "The second record declares a payload of 16 MiB + 1: refused without reading that far.",
+     queue({"pending.log": frame(A) + bytes(huge) + frame(C)}))
+case("garbage-between-records", "Bytes that are no frame between two records.",
+     queue({"pending.log": frame(A) + b"not a frame at all\n" + frame(C)}))
+case("false-header-in-garbage", "Garbage holding a header magic followed by more garbage: two damaged regions.",
+     queue({"pending.log": frame(A) + b"junk" + HEADER + b"\x05\x00\x00\x00more junk here" + frame(C)}))
+case("trailer-magic-wrong", "The second record ends in an unknown trailer magic.",
+     queue({"pending.log": frame(A) + frame(B)[:-4] + b"\xffXYZ" + frame(C)}))
+
+# Appends of several records (batches).
+
+case("batch-torn-at-end", "A batch of three whose last frame is cut short: none of the batch is delivered.",
+     queue({"pending.log": frame(A) + batch([B, C, D])[:-10]}))
+case("batch-missing-end-frame", "A batch whose frames are whole but whose END frame is missing (the file ends after a MOR frame).",
+     queue({"pending.log": frame(A) + frame(B, last=False) + frame(C, last=False)}))
+mid = batch([B, C, D])
+c_start = len(frame(B))
+case("batch-damaged-in-middle", "A batch of three whose middle frame has a bad checksum, then one more record: the batch's intact records are delivered.",
+     queue({"pending.log": frame(A) + mid[:c_start] + flip(mid[c_start:c_start + len(frame(C))], 12 + 3) + mid[c_start + len(frame(C)):] + frame(record(5, "fifth"))}))
+
+# Records that are framed well but break a record rule.
+
+bad_records = [
+    compact({"v": 1, "date": DATE, "source": "conformance", "kind": "text", "text": "no id"}),
+    compact({"v": 1, "id": "", "date": DATE, "source": "conformance", "kind": "text", "text": "empty id"}),
+    compact({"v": 1, "id": "x" * 129, "date": DATE, "source": "conformance", "kind": "text", "text": "id over 128 bytes"}),
+    compact({"id": uuid(12), "date": DATE, "source": "conformance", "kind": "text", "text": "no v"}),
+    compact({"v": "1", "id": uuid(13), "date": DATE, "source": "conformance", "kind": "text", "text": "v is a string"}),
+    compact({"v": 0, "id": uuid(14), "date": DATE, "source": "conformance", "kind": "text", "text": "v is 0"}),
+    compact({"v": 1.0, "id": uuid(15), "date": DATE, "source": "conformance", "kind": "text", "text": "v is 1.0"}),
+    compact({"v": 1, "id": uuid(16), "source": "conformance", "kind": "text", "text": "no date"}),
+    compact({"v": 1, "id": uuid(17), "date": DATE, "kind": "text", "text": "no source"}),
+    compact({"v": 1, "id": uuid(18), "date": DATE, "source": "conformance", "text": "no kind"}),
+    compact({"v": 1, "id": uuid(19), "date": DATE, "source": "conformance", "kind": 7, "text": "kind is a number"}),
+    compact({"v": 1, "id": uuid(20), "date": DATE, "source": "conformance", "kind": "text"}),
+    compact({"v": 1, "id": uuid(21), "date": DATE, "source": "conformance", "kind": "url", "text": None}),
+    compact({"v": 1, "id": uuid(22), "date": DATE, "source": "conformance", "kind": "text", "text": ["a"]}),
+    compact({"v": 1, "id": uuid(23), "date": DATE, "source": "conformance", "kind": "json"}),
+    compact({"v": 1, "id": uuid(24), "date": DATE, "source": "conformance", "kind": "text", "text": "t", "key": 5}),
+    compact({"v": 1, "id": uuid(25), "date": DATE, "source": "conformance", "kind": "text", "text": "t", "meta": {"n": 1}}),
+    compact({"v": 1, "id": uuid(26), "date": DATE, "source": "conformance", "kind": "text", "text": "t", "meta": ["x"]}),
+    compact({"v": 1, "id": uuid(27), "date": DATE, "source": "conformance", "kind": "file"}),
+    compact({"v": 1, "id": uuid(28), "date": DATE, "source": "conformance", "kind": "file", "attachments": []}),
+    compact({"v": 1, "id": uuid(29), "date": DATE, "source": "conformance", "kind": "text", "text": "t", "attachments": {"file": "x"}}),
+    compact({"v": 1, "id": uuid(30), "date": DATE, "source": "conformance", "kind": "file",
+             "attachments": [{"name": "a.txt", "file": "a.txt", "size": 1, "sha256": "00"}]}),
+    compact({"v": 1, "id": uuid(31), "date": DATE, "source": "conformance", "kind": "file",
+             "attachments": [{"name": "a.txt", "file": "a.txt", "size": -1, "sha256": "00", "type": "text/plain"}]}),
+    b'{"v":1,"id":"' + uuid(32).encode() + b'","date":"' + DATE.encode() + b'","source":"conformance","kind":"text","text":"trailing comma",}',
+    b'["not", "an", "object"]',
+    b'',
+    b'{"v":1,"id":"' + uuid(33).encode() + b'","date":"' + DATE.encode() + b'","source":"conformance","kind":"text","text":"bad UTF-8 \xc3\x28"}',
+    b'{"v":1,"id":"' + uuid(34).encode() + b'","date":"' + DATE.encode() + b'","source":"conformance","kind":"text","text":"lone surrogate \\ud800"}',
+    b'{"v":1,"id":"' + uuid(35).encode() + b'","date":"' + DATE.encode() + b'","source":"conformance","kind":"text","text":"x"} extra',
+    b'{"v":1,"id":"' + uuid(36).encode() + b'","date":"' + DATE.encode() + b'","source":"conformance","kind":"json","json":' + b"[" * 256 + b"]" * 256 + b'}',
+]
+case("record-rules", "Well-framed records that each break one record rule, between two good ones: each is set aside with its reason.",
+     queue({"pending.log": frame(A) + b"".join(frame(p) for p in bad_records) + frame(D)}))
+
+passing = [
+    record(40, "unknown fields pass through", color="blue", nested={"z": 1, "a": [True, None]}),
+    record(41, kind="contact", card={"name": "Ada"}),
+    compact({"v": 2, "id": uuid(42), "date": DATE, "source": "conformance", "kind": "text", "text": "a newer record version", "lang": "en"}),
+    compact({"v": 1, "id": uuid(43), "date": "not a date", "source": "", "kind": "text", "text": "date and source are only strings"}),
+    record(44, "key, meta, null fields", key="k", meta={"b": "2", "a": "1"}, attachments=None),
+    compact({"v": 1, "id": "any id up to 128 bytes", "date": DATE, "source": "conformance", "kind": "json", "json": None}),
+    b'{"v":1,"id":"' + uuid(46).encode() + b'","date":"' + DATE.encode() + b'","source":"conformance","kind":"text","id":"' + uuid(47).encode() + b'","text":"repeated name: the last one counts"}',
+    b'{"v":1,"id":"' + uuid(48).encode() + b'","json":{"b" : 1.50, "a" : [1e3]},\r\n "date":"' + DATE.encode() + b'",\n "source":"conformance","kind":"json","extra":"stored over several lines: re-encoded"}',
+    b'{ "v":1, "id":"' + uuid(49).encode() + b'", "date":"' + DATE.encode() + b'", "source":"conformance", "kind":"text", "text":"spaces but one line: passed through as stored \\u00e9\\/" }',
+    compact({"v": 1, "id": uuid(50), "date": DATE, "source": "conformance", "kind": "json", "json": "x" * 3,
+             "json2": {"deep": [[[[1]]]]}}),
+]
+case("pass-through", "Records with fields, kinds and versions this reader does not know, repeated names, and odd whitespace: all delivered.",
+     queue({"pending.log": b"".join(frame(p) for p in passing)}))
+
+# Segments and the checkpoint.
+
+seg3 = frame(A) + frame(B) + frame(C)
+case("checkpoint-mid-sealed-segment", "The checkpoint points at the second record of sealed segment 3: delivery resumes there, then pending.log is sealed as segment 4.",
+     queue({"sealed-000000000003.log": seg3, "pending.log": frame(D)}, checkpoint_bytes=checkpoint(5, 3, len(frame(A)))))
+newer = bytearray(slot(8, 3, len(frame(A)) + len(frame(B))))
+newer[0:1] = b"9"  # serial 9 claimed, CRC computed for serial 8: the slot is invalid
+case("checkpoint-newer-slot-damaged", "The slot with the higher serial fails its CRC: the other slot (serial 7, second record) wins.",
+     queue({"sealed-000000000003.log": seg3}, checkpoint_bytes=bytes(newer) + slot(7, 3, len(frame(A)))))
+case("checkpoint-both-slots-damaged", "Neither slot is valid: delivery starts again from the oldest sealed segment.",
+     queue({"sealed-000000000003.log": seg3}, checkpoint_bytes=b"garbage".ljust(63) + b"\n" + b"1 3 20 0".ljust(63) + b"\n"))
+case("checkpoint-higher-serial-wins", "Both slots valid: the one with the higher serial wins even in slot 0.",
+     queue({"sealed-000000000003.log": seg3}, checkpoint_bytes=slot(12, 3, len(frame(A)) + len(frame(B))) + slot(11, 3, len(frame(A)))))
+case("checkpoint-short-file", "A checkpoint file shorter than two slots (one valid slot, as a drain that died creating it might leave): the slot is read.",
+     queue({"sealed-000000000003.log": seg3}, checkpoint_bytes=slot(1, 3, len(frame(A)))))
+case("checkpoint-missing", "No checkpoint file at all: delivery from the start, and the drain creates it.",
+     {k: v for k, v in queue({"sealed-000000000003.log": seg3}).items() if k != "checkpoint"})
+case("checkpoint-past-end", "The checkpoint points past the end of its segment: the segment is delivered from the start.",
+     queue({"sealed-000000000003.log": seg3}, checkpoint_bytes=checkpoint(2, 3, 10_000)))
+case("segment-before-checkpoint", "Sealed segment 2 lies before the checkpoint's segment 3: it is delivered already, and removed unread.",
+     queue({"sealed-000000000002.log": frame(record(9, "already delivered")), "sealed-000000000003.log": seg3},
+           checkpoint_bytes=checkpoint(4, 3, 0)))
+case("sealed-segments-in-order", "Sealed segments 2 and 7 (a gap) and pending.log: delivered 2, 7, then pending sealed as 8.",
+     queue({"sealed-000000000007.log": frame(C), "sealed-000000000002.log": frame(A) + frame(B), "pending.log": frame(D)}))
+case("foreign-segment-names", "Files whose names are not segment names (a 16-digit number, a letter, no number) are left alone.",
+     queue({"sealed-000000000001.log": frame(A), "sealed-1000000000000000.log": frame(B), "sealed-00000000000x.log": frame(C),
+            "sealed-.log": frame(C), "pending.log": frame(D)}))
+
+# The format marker.
+
+case("newer-format", "A format marker with version 2: refused with exit 78, nothing read, written or removed.",
+     queue({"pending.log": frame(A)}, marker=format_marker(2)))
+case("unrecognised-format", "A format marker ShareQueue did not write: refused with exit 78, untouched.",
+     queue({"pending.log": frame(A)}, marker=b"Some other queue format 1\n"))
+case("format-without-identifier", "A marker with the version line only (no queue line): the queue is read.",
+     queue({"pending.log": frame(A)}, marker=b"ShareQueue queue format 1\n"))
+
+# Attachments.
+
+note = b"a small attached note\n"
+note_file = "7A1C2E3F-0000-4000-8000-000000000001.txt"
+attached = {"name": "note.txt", "file": note_file, "size": len(note), "sha256": hashlib.sha256(note).hexdigest(), "type": "text/plain"}
+case("attachment-file-record", "A file record whose attachment is in the queue and matches: delivered with the copy's absolute path added.",
+     queue({"pending.log": frame(record(60, kind="file", attachments=[attached])) + frame(record(61, "with a note", attachments=[attached]))},
+           extra={"attachments/" + note_file: note}))
+wrong = dict(attached, sha256="0" * 64)
+missing = dict(attached, file="7A1C2E3F-0000-4000-8000-000000000099.txt")
+unsafe = dict(attached, file="../format")
+bigger = dict(attached, size=len(note) + 1)
+case("attachment-problems", "Attachments that do not match their record (digest, size), are missing, or are named outside the queue: each record set aside.",
+     queue({"pending.log": frame(A) + frame(record(62, kind="file", attachments=[wrong])) + frame(record(63, kind="file", attachments=[bigger]))
+            + frame(record(64, kind="file", attachments=[missing])) + frame(record(65, kind="file", attachments=[unsafe])) + frame(D)},
+           extra={"attachments/" + note_file: note}))
+
+
+def main():
+    for name, about, files in CASES:
+        folder = os.path.join(HERE, name, "queue")
+        shutil.rmtree(folder, ignore_errors=True)
+        os.makedirs(folder)
+        for path, data in files.items():
+            target = os.path.join(folder, path)
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            with open(target, "wb") as f:
+                f.write(data)
+        with open(os.path.join(HERE, name, "about.txt"), "w") as f:
+            f.write(about + "\n")
+    print("wrote %d cases" % len(CASES))
+
+
+if __name__ == "__main__":
+    main()
