@@ -102,7 +102,10 @@ public struct QueueDirectory: Sendable {
             if let marker = try readFormatMarker() {
                 let lines = String(decoding: marker, as: UTF8.self).split(separator: "\n")
                 let text = lines.first.map(String.init) ?? ""
-                guard text.hasPrefix(Self.formatPrefix), let version = Int(text.dropFirst(Self.formatPrefix.count)) else {
+                // Digits only: `format 0`, `format -1` or `format +1` are no format this or any version wrote.
+                let digits = text.dropFirst(Self.formatPrefix.count)
+                guard text.hasPrefix(Self.formatPrefix), !digits.isEmpty, digits.count <= 9,
+                      digits.allSatisfy({ ("0"..."9").contains($0) }), digits.first != "0", let version = Int(digits) else {
                     throw ShareQueueError(.configuration, "the queue's format marker is not one ShareQueue wrote; refusing to touch the queue", path: formatPath)
                 }
                 guard version <= Self.formatVersion else {

@@ -76,9 +76,9 @@ BLANK_SLOT = b" " * 63 + b"\n"
 
 
 def checkpoint(serial, segment, offset):
-    """Both slots as a drain leaves them: serial s lives in slot s % 2, the other slot blank."""
+    """One valid slot where a drain that wrote serials 1 to s in turn left it (slot (s - 1) % 2), the other blank."""
     slots = [BLANK_SLOT, BLANK_SLOT]
-    slots[serial % 2] = slot(serial, segment, offset)
+    slots[(serial - 1) % 2] = slot(serial, segment, offset)
     return slots[0] + slots[1]
 
 
@@ -247,14 +247,20 @@ case("checkpoint-missing", "No checkpoint file at all: delivery from the start, 
      {k: v for k, v in queue({"sealed-000000000003.log": seg3}).items() if k != "checkpoint"})
 case("checkpoint-past-end", "The checkpoint points past the end of its segment: the segment is delivered from the start.",
      queue({"sealed-000000000003.log": seg3}, checkpoint_bytes=checkpoint(2, 3, 10_000)))
-case("segment-before-checkpoint", "Sealed segment 2 lies before the checkpoint's segment 3: it is delivered already, and removed unread.",
+case("segment-before-checkpoint", "Sealed segment 2 lies before the checkpoint's segment 3: no drain writes such a checkpoint, so it is damage, and delivery starts again from segment 2.",
      queue({"sealed-000000000002.log": frame(record(9, "already delivered")), "sealed-000000000003.log": seg3},
            checkpoint_bytes=checkpoint(4, 3, 0)))
 case("sealed-segments-in-order", "Sealed segments 2 and 7 (a gap) and pending.log: delivered 2, 7, then pending sealed as 8.",
      queue({"sealed-000000000007.log": frame(C), "sealed-000000000002.log": frame(A) + frame(B), "pending.log": frame(D)}))
-case("foreign-segment-names", "Files whose names are not segment names (a 16-digit number, a letter, no number) are left alone.",
+case("foreign-segment-names", "A 16-digit number is no segment name: moved aside unread as rejected-*; names that are not sealed-<digits>.log (a letter, no number) are left alone.",
      queue({"sealed-000000000001.log": frame(A), "sealed-1000000000000000.log": frame(B), "sealed-00000000000x.log": frame(C),
             "sealed-.log": frame(C), "pending.log": frame(D)}))
+
+case("segment-name-spellings", "sealed-7.log, a 13-digit and a 15-digit zero-padded spelling are not the queue's names: moved aside unread, the real segment and pending.log delivered.",
+     queue({"sealed-7.log": frame(A), "sealed-0000000000007.log": frame(A), "sealed-000000000000007.log": frame(A),
+            "sealed-000000000001.log": frame(B), "pending.log": frame(C)}))
+case("checkpoint-at-maximum", "A checkpoint at the largest segment number, with no such segment: damage, delivery from the start; pending.log is sealed as segment 1.",
+     queue({"pending.log": frame(A) + frame(B) + frame(C)}, checkpoint_bytes=slot(5, 999999999999999, 0) + slot(4, 0, 0)))
 
 # The format marker.
 
@@ -262,6 +268,8 @@ case("newer-format", "A format marker with version 2: refused with exit 78, noth
      queue({"pending.log": frame(A)}, marker=format_marker(2)))
 case("unrecognised-format", "A format marker ShareQueue did not write: refused with exit 78, untouched.",
      queue({"pending.log": frame(A)}, marker=b"Some other queue format 1\n"))
+case("format-zero", "A format marker with version 0: no version ever written, so refused with exit 78, untouched.",
+     queue({"pending.log": frame(A)}, marker=format_marker(0)))
 case("format-without-identifier", "A marker with the version line only (no queue line): the queue is read.",
      queue({"pending.log": frame(A)}, marker=b"ShareQueue queue format 1\n"))
 
