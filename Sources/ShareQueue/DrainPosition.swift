@@ -38,6 +38,7 @@ extension DrainPosition {
     /// one. Anything else is damage, or belongs to another queue: trusting it
     /// would skip records, so a drain delivers from the start instead.
     func isPlausible(withSealed sealed: [UInt64]) -> Bool {
+        if offset < 0 { return false }
         if let oldest = sealed.first, oldest < segment { return false }
         return segment < QueueDirectory.maximumSequence || sealed.last == segment
     }

@@ -48,8 +48,11 @@ public struct QueueInspector {
     private func walk(includingUnsealed: Bool, _ visit: (DrainedRecord) throws -> Void) throws(ShareQueueError) -> QueueStatus {
         var status = QueueStatus()
         do {
-            let position = try Checkpoint.read(directory: directory, warn: { _ in })
-            let sealed = try directory.sealedSegments().filter { $0 >= position.segment }
+            let all = try directory.sealedSegments()
+            var position = try Checkpoint.read(directory: directory, warn: { _ in })
+            // As a drain would: a checkpoint no drain can have written hides nothing.
+            if !position.isPlausible(withSealed: all) { position = .start }
+            let sealed = all.filter { $0 >= position.segment }
             status.sealedSegments = sealed.count
             // The pending file has no sequence number yet: after every sealed one.
             var segments = sealed.map { (directory.sealedPath($0), $0, $0 == position.segment ? position.offset : 0) }

@@ -56,6 +56,10 @@ struct SegmentNameTests {
         let planted = try segmentFile("z", in: scratch)
         try FileManager.default.copyItem(atPath: planted.path, toPath: q + "/sealed-000000000005.log")
         try writeCheckpoint(q, Checkpoint.slot(serial: 9, DrainPosition(segment: 5, offset: 0)) + Checkpoint.slot(serial: 8, .start))
+        // --status counts as a drain delivers: everything from the start again.
+        let status = try run("host-drain", ["--dir", q, "--status", "--json"], in: scratch)
+        let counts = try JSONSerialization.jsonObject(with: status.stdout) as? [String: Any]
+        #expect(counts?["pending"] as? Int == 3, "\(status.output)")
         let drain = try run("host-drain", ["--dir", q], in: scratch)
         #expect(drain.status == 0, "\(drain.stderr)")
         // Delivered again from the start: at least once, nothing skipped.
