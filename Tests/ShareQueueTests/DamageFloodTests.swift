@@ -161,6 +161,19 @@ struct DamageFloodTests {
         #expect(lastIsGarbage)
     }
 
+    @Test("A header declaring a large length with no trailer where it says is damage of its own bytes")
+    func largeLengthWithoutTrailer() throws {
+        let scratch = TemporaryDirectory()
+        let records = samplePayloads(30_000)
+        let header = Frame.headerMagic + [0, 0, 0x10, 0] + [0, 0, 0, 0]  // 1 MiB declared
+        let bytes = segment([records[0]]) + header + segment(Array(records[1...]))
+        let events = try readSegment(bytes, in: scratch)
+        let delivered = payloads(events).count
+        #expect(delivered == records.count)
+        let damage = regions(events).map { "\($0.offset) \($0.length) \($0.reason)" }
+        #expect(damage == ["\(records[0].count + Frame.overhead) 12 record trailer does not match its header"])
+    }
+
     @Test("Damage between many records is set aside with them in one pass")
     func interleaved() throws {
         let scratch = TemporaryDirectory()
