@@ -4,7 +4,13 @@ enum Base64 {
 
     static func encode(_ bytes: [UInt8]) -> String {
         var out: [UInt8] = []
-        out.reserveCapacity((bytes.count + 2) / 3 * 4)
+        append(bytes, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends the encoding of `bytes` to `out`, with no copy in between.
+    static func append(_ bytes: [UInt8], to out: inout [UInt8]) {
+        out.reserveCapacity(out.count + (bytes.count + 2) / 3 * 4)
         var i = 0
         while i < bytes.count {
             let b0 = UInt32(bytes[i])
@@ -17,6 +23,5 @@ enum Base64 {
             out.append(i + 2 < bytes.count ? alphabet[Int(triple & 63)] : UInt8(ascii: "="))
             i += 3
         }
-        return String(decoding: out, as: UTF8.self)
     }
 }

@@ -6,23 +6,38 @@ struct Quarantine {
 
     /// Appends one entry in a single write and makes it durable.
     func add(_ region: DamagedRegion, segment: String) throws(ShareQueueError) {
-        var line: [UInt8] = Array("{\"date\":".utf8)
-        JSONWriter.appendString(Timestamp.now(), to: &line)
-        line += Array(",\"segment\":".utf8)
-        JSONWriter.appendString(segment, to: &line)
-        line += Array(",\"offset\":\(region.offset),\"length\":\(region.length),\"reason\":".utf8)
-        JSONWriter.appendString(region.reason, to: &line)
-        line += Array(",\"tornTail\":\(region.isTornTail),\"keptBytes\":\(region.bytes.count),\"data\":\"\(Base64.encode(region.bytes))\"}\n".utf8)
+        try add([region], segment: segment)
+    }
+
+    /// Appends one entry per region, each in a single write (so that a line
+    /// never mixes with another writer's), and makes them durable with one fsync.
+    func add(_ regions: [DamagedRegion], segment: String) throws(ShareQueueError) {
+        guard !regions.isEmpty else { return }
         let path = directory.quarantinePath
         do {
             let fd = try FileDescriptor.openOwnFile(path, .appendCreate)
             try fd.closeAfter { () throws(SystemError) in
-                try fd.writeAll(line)
+                for region in regions { try fd.writeAll(Self.entry(region, segment: segment)) }
                 try fd.synchronize()
             }
         } catch {
             throw ShareQueueError("cannot set a damaged record aside", path: path, error)
         }
+    }
+
+    /// One line of the quarantine file.
+    private static func entry(_ region: DamagedRegion, segment: String) -> [UInt8] {
+        var line: [UInt8] = Array("{\"date\":".utf8)
+        line.reserveCapacity(256 + segment.utf8.count + region.reason.utf8.count + (region.bytes.count + 2) / 3 * 4)
+        JSONWriter.appendString(Timestamp.now(), to: &line)
+        line += Array(",\"segment\":".utf8)
+        JSONWriter.appendString(segment, to: &line)
+        line += Array(",\"offset\":\(region.offset),\"length\":\(region.length),\"reason\":".utf8)
+        JSONWriter.appendString(region.reason, to: &line)
+        line += Array(",\"tornTail\":\(region.isTornTail),\"keptBytes\":\(region.bytes.count),\"data\":\"".utf8)
+        Base64.append(region.bytes, to: &line)
+        line += Array("\"}\n".utf8)
+        return line
     }
 
     /// How many entries the quarantine file holds, and whole segments kept for lack of space.

@@ -226,14 +226,15 @@ public final class QueueAppender {
             return size
         }
         var reader = SegmentReader(file: file, from: 0)
-        var torn: DamagedRegion? = nil
+        // A long torn tail comes in several pieces, all at the end of the file.
+        var torn: [DamagedRegion] = []
         while let event = try reader.next() {
-            if case .damaged(let region) = event, region.isTornTail { torn = region }
+            if case .damaged(let region) = event, region.isTornTail { torn.append(region) }
         }
-        guard let torn else { return size }
+        guard let cut = torn.first?.offset else { return size }
         try Quarantine(directory: directory).add(torn, segment: "pending.log")
         CrashPoint.reached(.appendRepairQuarantined)
-        try file.truncate(to: torn.offset)
-        return torn.offset
+        try file.truncate(to: cut)
+        return cut
     }
 }

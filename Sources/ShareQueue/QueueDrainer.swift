@@ -183,6 +183,9 @@ private enum BatchItem {
         case .damaged(_, _, let end): return end
         }
     }
+
+    var isRecord: Bool { if case .record = self { true } else { false } }
+    var isDamaged: Bool { if case .damaged = self { true } else { false } }
 }
 
 /// The state of one drain while it runs.
@@ -192,8 +195,10 @@ private struct DrainRun {
     /// Whether the sink reads whole records, or only their stored JSON.
     let buildRecords: Bool
     var summary = DrainSummary()
-    /// Items read but not yet covered by the checkpoint.
+    /// Items read, from `firstUncommitted` on not yet covered by the checkpoint
+    /// (an index, so that a commit costs what it covers, not what remains).
     var uncommitted: [BatchItem] = []
+    var firstUncommitted = 0
     /// Records dead-lettered in this batch, whose attachments must stay.
     var deadLettered: Set<String> = []
     /// The id of the newest record of each key, with `coalesceKeys`.
@@ -341,6 +346,7 @@ private struct DrainRun {
 
         var reader = SegmentReader(file: file, from: start)
         var records = 0
+        var damaged = 0
         var bytes = 0
         while true {
             let event: SegmentEvent?
@@ -356,13 +362,17 @@ private struct DrainRun {
             case .damaged(let region)?:
                 end = DrainPosition(segment: sequence, offset: region.end)
                 uncommitted.append(.damaged(region, segment: name, end: end))
+                damaged += 1
+                bytes += region.bytes.count
             case nil:
                 break
             }
-            let full = records >= min(options.batchSize, budgetLeft) || bytes >= options.batchBytes
+            // Damage counts towards a batch too, so that what is held in memory stays bounded.
+            let full = records >= min(options.batchSize, budgetLeft) || damaged >= options.batchSize || bytes >= options.batchBytes
             if finished || full {
                 try flush(ending: end, into: &sink)
                 records = 0
+                damaged = 0
                 bytes = 0
                 if options.shouldStop?() == true {
                     summary.stoppedOnRequest = true
@@ -429,42 +439,55 @@ private struct DrainRun {
 
     /// Hands the batch's records to the sink, then records the checkpoint.
     ///
-    /// The batch is cut at damaged data: the records before it are delivered
-    /// and recorded first, then the damage is set aside and the checkpoint moves
-    /// past it. So a sink that stores its own position never moves past damage
-    /// that is not yet in the quarantine file, and a sink that keeps failing
-    /// does not have the same damage copied out again on every attempt.
+    /// The batch is cut at its first damaged data: the records before it are
+    /// delivered and recorded first, then all the batch's damage is set aside in
+    /// one write and one fsync, and the checkpoint moves past the damage up to
+    /// the next record; then the records after it are delivered. So a sink that
+    /// stores its own position never moves past damage that is not yet in the
+    /// quarantine file, and a sink that keeps failing does not have the same
+    /// damage copied out again on every attempt, except damage between its records.
     mutating func flush<Sink: DrainSink>(ending end: DrainPosition, into sink: inout Sink) throws {
-        var records: [DrainedRecord] = []
-        for item in uncommitted {
-            switch item {
-            case .record(let drained):
-                records.append(drained)
-            case .superseded:
-                break
-            case .damaged(let damage, let segment, let damageEnd):
-                if !records.isEmpty { try deliver(records[...], into: &sink) }
-                records = []
-                try setAside(damage, segment: segment)
-                try commit(upTo: damageEnd)
-            }
+        let items = uncommitted[firstUncommitted...]
+        func records(_ items: ArraySlice<BatchItem>) -> [DrainedRecord] {
+            items.compactMap { if case .record(let drained) = $0 { drained } else { nil } }
         }
-        if !records.isEmpty { try deliver(records[...], into: &sink) }
+        if let firstDamage = items.firstIndex(where: \.isDamaged) {
+            let before = records(items[..<firstDamage])
+            if !before.isEmpty { try deliver(before[...], into: &sink) }
+            try setAside(items[firstDamage...].compactMap { if case .damaged(let damage, let segment, _) = $0 { (damage, segment) } else { nil } })
+            let nextRecord = items[firstDamage...].firstIndex(where: \.isRecord) ?? items.endIndex
+            try commit(upTo: items[nextRecord - 1].end)
+            let after = records(items[nextRecord...])
+            if !after.isEmpty { try deliver(after[...], into: &sink) }
+        } else {
+            let all = records(items)
+            if !all.isEmpty { try deliver(all[...], into: &sink) }
+        }
         try commit(upTo: end)
     }
 
     /// Copies damaged data to the quarantine file. A drain that dies after this
     /// and before the checkpoint copies it again next time: the quarantine may
     /// hold it twice, never zero times.
-    mutating func setAside(_ damage: DamagedRegion, segment: String) throws {
-        var region = damage
-        if segmentHasOtherNames { region.bytes = [] }
-        if let failure = Self.copyToQuarantine(region, segment: segment, in: directory) {
-            // Recording progress needs no space; copying damage out does. Keep the segment instead.
-            guard failure.isNoSpace else { throw failure }
-            keepSegmentForDamage = true
+    mutating func setAside(_ damage: [(region: DamagedRegion, segment: String)]) throws {
+        var start = 0
+        while start < damage.count {
+            // One write for each run of regions of the same segment: all of them, in practice.
+            let segment = damage[start].segment
+            var stop = start
+            while stop < damage.count && damage[stop].segment == segment { stop += 1 }
+            var regions = damage[start..<stop].map(\.region)
+            if segmentHasOtherNames { for index in regions.indices { regions[index].bytes = [] } }
+            if let failure = Self.copyToQuarantine(regions, segment: segment, in: directory) {
+                // Recording progress needs no space; copying damage out does. Keep the segment instead.
+                guard failure.isNoSpace else { throw failure }
+                keepSegmentForDamage = true
+            }
+            for region in regions {
+                drainer.warn("set aside \(region.length) bytes at offset \(region.offset) of \(segment): \(region.reason)")
+            }
+            start = stop
         }
-        drainer.warn("set aside \(region.length) bytes at offset \(region.offset) of \(segment): \(region.reason)")
         CrashPoint.reached(.drainQuarantined)
     }
 
@@ -513,8 +536,9 @@ private struct DrainRun {
     /// Records the checkpoint at `position`, then forgets the refusals of the
     /// records before it and removes the queue's copies of attachments delivered elsewhere.
     mutating func commit(upTo position: DrainPosition) throws {
-        let count = uncommitted.firstIndex { $0.end > position } ?? uncommitted.count
-        let done = uncommitted[..<count]
+        var count = firstUncommitted
+        while count < uncommitted.count && uncommitted[count].end <= position { count += 1 }
+        let done = uncommitted[firstUncommitted..<count]
         guard !done.isEmpty else { return }
         try checkpoint.write(position)
         CrashPoint.reached(.drainCheckpointed)
@@ -533,14 +557,18 @@ private struct DrainRun {
                 summary.quarantined += 1
             }
         }
-        uncommitted.removeFirst(count)
+        firstUncommitted = count
+        if firstUncommitted == uncommitted.count {
+            uncommitted.removeAll(keepingCapacity: true)
+            firstUncommitted = 0
+        }
         if !attemptsToClear.isEmpty { try clearAttempts(attemptsToClear) }
     }
 
     /// Appends to the quarantine file; returns the failure instead of throwing it.
-    static func copyToQuarantine(_ region: DamagedRegion, segment: String, in directory: QueueDirectory) -> ShareQueueError? {
+    static func copyToQuarantine(_ regions: [DamagedRegion], segment: String, in directory: QueueDirectory) -> ShareQueueError? {
         do {
-            try Quarantine(directory: directory).add(region, segment: segment)
+            try Quarantine(directory: directory).add(regions, segment: segment)
             return nil
         } catch {
             return error

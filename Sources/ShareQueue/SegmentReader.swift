@@ -1,9 +1,9 @@
 /// A stretch of a segment that is not a whole, undamaged record.
 struct DamagedRegion: Sendable {
     let offset: Int64
-    let length: Int64
+    var length: Int64
     let reason: String
-    /// The region's bytes, cut at `SegmentReader.keptDamageLimit`.
+    /// The region's bytes: all of them, for a region a reader reports.
     var bytes: [UInt8]
     /// An incomplete append at the very end of the file: a writer died mid-write.
     let isTornTail: Bool
@@ -23,8 +23,14 @@ enum SegmentEvent {
 /// reported only once its last frame is read, so a batch is delivered whole or
 /// not at all. Damage is reported as a region and reading resumes at the next
 /// header magic, so a bad record never costs the others.
+///
+/// Damaged stretches with no record between them are one region, reported in
+/// consecutive pieces of at most `damagePieceSize` bytes, each holding all its
+/// bytes: time is linear in the file and memory does not depend on how much of
+/// it is damaged.
 struct SegmentReader {
-    static let keptDamageLimit = Frame.maximumPayloadSize + Frame.overhead
+    /// The most bytes one reported piece of damage holds.
+    static let damagePieceSize = 1 << 20
     private static let chunkSize = 256 << 10
 
     private let file: FileDescriptor
@@ -34,11 +40,16 @@ struct SegmentReader {
     private var atEndOfFile = false
     /// The file offset of the next byte not yet examined.
     private(set) var position: Int64
-    /// Records of an append whose last frame has not been read yet.
-    private var batch: [(offset: Int64, end: Int64, payload: [UInt8])] = []
+    /// Frames of an append whose last frame has not been read yet.
+    private var batch: [(offset: Int64, end: Int64, payload: [UInt8], continued: Bool)] = []
     private var batchBytes = 0
-    /// Records of a finished append, waiting to be handed out.
+    /// Events found but not handed out yet, from `readyIndex` on (an index,
+    /// not `removeFirst`, so that handing out a big batch stays linear).
     private var ready: [SegmentEvent] = []
+    private var readyIndex = 0
+    /// Damage read but not reported yet: it grows until a record follows, the
+    /// file ends, or it fills a piece.
+    private var damage: DamagedRegion? = nil
 
     init(file: FileDescriptor, from offset: Int64) {
         self.file = file
@@ -48,111 +59,153 @@ struct SegmentReader {
 
     /// The next record or damaged region, or nil at the end of the file.
     mutating func next() throws(SystemError) -> SegmentEvent? {
-        if !ready.isEmpty { return ready.removeFirst() }
         while true {
+            if readyIndex < ready.count { return takeReady() }
             if end - start < Frame.headerSize && !atEndOfFile { try fill(atLeast: Frame.headerSize); continue }
             if end == start {
                 // The file ends inside an append: a writer died before its last frame.
-                return batch.isEmpty ? nil : .damaged(abandonBatch(joining: nil))
+                if !batch.isEmpty { abandonBatch(reason: "unfinished append of several records: the file ends before its last record", tornTail: true) }
+                reportDamage()
+                if readyIndex < ready.count { continue }
+                return nil
             }
             let inspection = buffer.withUnsafeBytes { Frame.inspect(UnsafeRawBufferPointer(rebasing: $0[start..<end])) }
             switch inspection {
             case .complete(let size, let continued):
+                reportDamage()
                 let payload = Array(buffer[(start + Frame.headerSize)..<(start + size - Frame.trailerSize)])
                 let offset = position
                 consume(size)
-                if batch.isEmpty && !continued { return .record(offset: offset, end: position, payload: payload) }
-                batch.append((offset, position, payload))
+                if batch.isEmpty && !continued {
+                    ready.append(.record(offset: offset, end: position, payload: payload))
+                    continue
+                }
+                batch.append((offset, position, payload, continued))
                 batchBytes += size
                 if batchBytes > Frame.maximumBatchSize {
-                    return .damaged(abandonBatch(joining: nil, reason: "an append of several records is over \(Frame.maximumBatchSize) bytes"))
-                }
-                if !continued {
-                    ready = batch.map { .record(offset: $0.offset, end: $0.end, payload: $0.payload) }
-                    batch = []
-                    batchBytes = 0
-                    return ready.removeFirst()
+                    abandonBatch(reason: "an append of several records is over \(Frame.maximumBatchSize) bytes", tornTail: false)
+                } else if !continued {
+                    releaseBatch()
                 }
             case .incomplete where !atEndOfFile:
-                try fill(atLeast: neededForFrame())
+                if try trailerRulesOutFrame() {
+                    try skipDamage(reason: "record trailer does not match its header")
+                } else {
+                    try fill(atLeast: neededForFrame())
+                }
             case .incomplete:
-                return try interruptBatch(with: skipDamage(reason: "incomplete record at end of file", mayBeTorn: true))
+                // All the rest of the file is in the buffer.
+                let later = buffer.withUnsafeBytes { Frame.nextHeader(in: UnsafeRawBufferPointer(rebasing: $0[0..<end]), from: start + 1) }
+                if later != nil {
+                    try skipDamage(reason: "record cut short by the next record")
+                    continue
+                }
+                // A torn tail: the append it belongs to, if any, is not delivered.
+                let reason = "incomplete record at end of file"
+                if batch.isEmpty {
+                    reportDamage()
+                    addDamage(buffer[start..<end], at: position, reason: reason, tornTail: true)
+                } else {
+                    let joined = "unfinished append of several records: " + reason
+                    abandonBatch(reason: joined, tornTail: true)
+                    addDamage(buffer[start..<end], at: position, reason: joined, tornTail: true)
+                }
+                consume(end - start)
+                reportDamage()
             case .damaged(let reason):
-                return try interruptBatch(with: skipDamage(reason: reason, mayBeTorn: false))
+                try skipDamage(reason: reason)
             }
         }
     }
 
-    /// Damage met inside an append. At the end of the file it is a writer that
-    /// died mid-append: none of the append is delivered. Elsewhere it is
-    /// corruption: the append's intact records before it are still delivered.
-    private mutating func interruptBatch(with damage: DamagedRegion) -> SegmentEvent {
-        if batch.isEmpty { return .damaged(damage) }
-        if damage.isTornTail { return .damaged(abandonBatch(joining: damage)) }
-        ready = batch.map { .record(offset: $0.offset, end: $0.end, payload: $0.payload) } + [.damaged(damage)]
-        batch = []
-        batchBytes = 0
-        return ready.removeFirst()
+    private mutating func takeReady() -> SegmentEvent {
+        let event = ready[readyIndex]
+        readyIndex += 1
+        if readyIndex == ready.count {
+            ready.removeAll(keepingCapacity: true)
+            readyIndex = 0
+        }
+        return event
     }
 
-    /// One region for an unfinished append and the damage (if any) that cut it short.
-    private mutating func abandonBatch(joining damage: DamagedRegion?, reason: String? = nil) -> DamagedRegion {
-        let first = batch[0].offset
-        var bytes: [UInt8] = []
-        for record in batch where bytes.count < Self.keptDamageLimit {
-            bytes += record.payload
-        }
-        let last = damage?.end ?? position
-        let region = DamagedRegion(
-            offset: first, length: last - first,
-            reason: reason ?? "unfinished append of several records: " + (damage?.reason ?? "the file ends before its last record"),
-            bytes: Array((bytes + (damage?.bytes ?? [])).prefix(Self.keptDamageLimit)),
-            isTornTail: damage?.isTornTail ?? (end == start && atEndOfFile))
+    /// Hands out the records of the append being read.
+    private mutating func releaseBatch() {
+        for frame in batch { ready.append(.record(offset: frame.offset, end: frame.end, payload: frame.payload)) }
         batch = []
         batchBytes = 0
-        return region
+    }
+
+    /// Turns the append being read into damage: its frames, byte for byte.
+    private mutating func abandonBatch(reason: String, tornTail: Bool) {
+        reportDamage()
+        var frame: [UInt8] = []
+        for index in batch.indices {
+            frame.removeAll(keepingCapacity: true)
+            Frame.append(payload: batch[index].payload, to: &frame, last: !batch[index].continued)
+            batch[index].payload = []  // What is in the damage now need not be held twice.
+            addDamage(frame[...], at: batch[index].offset, reason: reason, tornTail: tornTail)
+        }
+        batch = []
+        batchBytes = 0
+    }
+
+    /// Damage at `start`. In the middle of the file the append being read is
+    /// corruption's victim, not a torn write: its intact records are still
+    /// delivered. The bytes up to the next header magic join the damage.
+    private mutating func skipDamage(reason: String) throws(SystemError) {
+        releaseBatch()
+        let found = buffer.withUnsafeBytes { Frame.nextHeader(in: UnsafeRawBufferPointer(rebasing: $0[0..<end]), from: start + 1) }
+        // Without a magic in the buffer, keep the last three bytes: they may begin one.
+        let stop = found ?? (atEndOfFile ? end : max(start + 1, end - 3))
+        addDamage(buffer[start..<stop], at: position, reason: reason, tornTail: false)
+        consume(stop - start)
+    }
+
+    /// Adds bytes that follow the open damage to it, reporting each piece that fills up.
+    private mutating func addDamage(_ bytes: ArraySlice<UInt8>, at offset: Int64, reason: String, tornTail: Bool) {
+        if damage?.isTornTail != nil && damage?.isTornTail != tornTail { reportDamage() }
+        var rest = bytes
+        var at = offset
+        while !rest.isEmpty {
+            if damage == nil { damage = DamagedRegion(offset: at, length: 0, reason: reason, bytes: [], isTornTail: tornTail) }
+            let taken = rest.prefix(Self.damagePieceSize - damage!.bytes.count)
+            damage?.bytes.append(contentsOf: taken)
+            damage?.length += Int64(taken.count)
+            rest = rest.dropFirst(taken.count)
+            at += Int64(taken.count)
+            if damage!.bytes.count == Self.damagePieceSize { reportDamage() }
+        }
+    }
+
+    /// Hands out the open damage, if any.
+    private mutating func reportDamage() {
+        guard let region = damage else { return }
+        ready.append(.damaged(region))
+        damage = nil
     }
 
     /// Bytes needed from `start` to judge the frame there.
     private func neededForFrame() -> Int {
         guard end - start >= Frame.headerSize else { return Frame.headerSize }
-        let length = Int(buffer[start + 4]) | Int(buffer[start + 5]) << 8 | Int(buffer[start + 6]) << 16 | Int(buffer[start + 7]) << 24
-        return Frame.overhead + length
+        return Frame.overhead + declaredLength()
     }
 
-    /// Reports the region from `position` to the next header magic (or the end
-    /// of the file) and moves past it.
-    private mutating func skipDamage(reason: String, mayBeTorn: Bool) throws(SystemError) -> DamagedRegion {
-        let offset = position
-        var kept: [UInt8] = []
-        var length: Int64 = 0
-        var searchFrom = start + 1
-        while true {
-            let found = buffer.withUnsafeBytes { Frame.nextHeader(in: UnsafeRawBufferPointer(rebasing: $0[0..<end]), from: searchFrom) }
-            if let found {
-                keep(start..<found, into: &kept, length: &length)
-                consume(found - start)
-                let cut = mayBeTorn ? "record cut short by the next record" : reason
-                return DamagedRegion(offset: offset, length: length, reason: cut, bytes: kept, isTornTail: false)
-            }
-            if atEndOfFile {
-                keep(start..<end, into: &kept, length: &length)
-                consume(end - start)
-                return DamagedRegion(offset: offset, length: length, reason: reason, bytes: kept, isTornTail: mayBeTorn)
-            }
-            // Keep the last three bytes: they may begin a header magic.
-            let keepFrom = max(start, end - 3)
-            keep(start..<keepFrom, into: &kept, length: &length)
-            consume(keepFrom - start)
-            try fill(atLeast: end - start + Self.chunkSize)
-            searchFrom = start
-        }
+    private func declaredLength() -> Int {
+        Int(buffer[start + 4]) | Int(buffer[start + 5]) << 8 | Int(buffer[start + 6]) << 16 | Int(buffer[start + 7]) << 24
     }
 
-    private func keep(_ range: Range<Int>, into kept: inout [UInt8], length: inout Int64) {
-        let room = max(0, Self.keptDamageLimit - kept.count)
-        kept.append(contentsOf: buffer[range.lowerBound..<(range.lowerBound + min(room, range.count))])
-        length += Int64(range.count)
+    /// Whether the trailer where a large frame's header says it is shows the
+    /// frame is damaged, read on its own so that a header declaring a large
+    /// length does not make the reader read and hold that much. (Smaller frames
+    /// fit a quarter of the buffer, so reading them moves few bytes.)
+    private func trailerRulesOutFrame() throws(SystemError) -> Bool {
+        guard end - start >= Frame.headerSize, neededForFrame() > Self.chunkSize / 4 else { return false }
+        let length = declaredLength()
+        let trailer = try file.readFully(count: Frame.trailerSize, at: position + Int64(Frame.headerSize + length))
+        guard trailer.count == Frame.trailerSize else { return false }  // The file ends first: judged once read.
+        let lengthMatches = Int(trailer[0]) | Int(trailer[1]) << 8 | Int(trailer[2]) << 16 | Int(trailer[3]) << 24 == length
+        let magic = trailer[4...]
+        return !lengthMatches || !(magic.elementsEqual(Frame.trailerMagic) || magic.elementsEqual(Frame.continuedTrailerMagic))
     }
 
     private mutating func consume(_ count: Int) {
@@ -161,16 +214,21 @@ struct SegmentReader {
     }
 
     /// Reads until at least `count` bytes follow `start`, or the file ends.
+    /// What is left is moved to the front only when `count` bytes would not
+    /// fit after it, so that a byte is moved rarely, not once per read.
     private mutating func fill(atLeast count: Int) throws(SystemError) {
-        if start > 0 {
-            buffer.removeSubrange(0..<start)
-            buffer.append(contentsOf: repeatElement(0, count: start))
-            end -= start
+        if start == end || start + count > buffer.count {
+            let left = end - start
+            if left > 0 && start > 0 {
+                let from = start
+                buffer.withUnsafeMutableBufferPointer { $0.baseAddress!.update(from: $0.baseAddress! + from, count: left) }
+            }
             start = 0
+            end = left
         }
-        if buffer.count < count { buffer += [UInt8](repeating: 0, count: count - buffer.count) }
-        while end < count && !atEndOfFile {
-            let n = try file.read(into: &buffer, from: end, at: position + Int64(end))
+        if buffer.count < count { buffer.append(contentsOf: repeatElement(0, count: count - buffer.count)) }
+        while end - start < count && !atEndOfFile {
+            let n = try file.read(into: &buffer, from: end, at: position + Int64(end - start))
             if n == 0 { atEndOfFile = true } else { end += n }
         }
     }

@@ -1,0 +1,208 @@
+import Foundation
+import Testing
+@testable import ShareQueue
+
+/// What one host-drain run took: its exit status, standard output, seconds and peak resident memory.
+struct MeasuredDrain {
+    let status: Int32
+    let output: Data
+    let seconds: Double
+    let peakMemory: Int64
+}
+
+/// Runs `host-drain --dir queue -q`, killing it after `deadline` seconds.
+func measuredDrain(_ queue: String, deadline: Double, in scratch: TemporaryDirectory) throws -> MeasuredDrain {
+    let output = scratch.file("drain-\(UUID().uuidString)")
+    let memory = output + ".memory"
+    // The peak memory comes from /usr/bin/time: a child spawned straight from
+    // this process inherits this process's peak, since Linux keeps it across exec.
+    let timer = FileManager.default.isExecutableFile(atPath: "/usr/bin/time") ? "/usr/bin/time -f %M -o \"$3\" " : ""
+    let started = Host.monotonicSeconds()
+    let child = try Host.spawn("/bin/sh", ["-c", "exec \(timer)\"$0\" --dir \"$1\" -q > \"$2\"", Executables.path("host-drain"), queue, output, memory],
+                               silenceErrors: true, newProcessGroup: true)
+    let finished = Finished()
+    DispatchQueue.global().asyncAfter(deadline: .now() + deadline) {
+        finished.killUnlessDone(child.pid)
+    }
+    var (status, peak) = try Host.waitForExitMeasuringMemory(child.pid)
+    finished.markDone()
+    let seconds = Host.monotonicSeconds() - started
+    if !timer.isEmpty {
+        // time(1) exits with its command's status and writes its peak in kilobytes.
+        let kilobytes = String(decoding: FileManager.default.contents(atPath: memory) ?? Data(), as: UTF8.self)
+        peak = (kilobytes.split(separator: "\n").last.flatMap { Int64($0) } ?? Int64.max / 1024) * 1024
+    }
+    return MeasuredDrain(status: status, output: FileManager.default.contents(atPath: output) ?? Data(), seconds: seconds, peakMemory: peak)
+}
+
+/// Kills a child at its deadline only if it has not been reaped, so that a reused pid is never hit.
+final class Finished: @unchecked Sendable {
+    private let lock = NSLock()
+    private var done = false
+    func markDone() { lock.withLock { done = true } }
+    /// Kills the child's whole process group.
+    func killUnlessDone(_ pid: Int32) { lock.withLock { if !done { Foundation.kill(-pid, SIGKILL) } } }
+}
+
+/// Planted damage of the kind that once made a drain take minutes and hundreds
+/// of megabytes: many small damaged stretches, each its own region.
+enum DamageFlood: String, CaseIterable, CustomTestStringConvertible {
+    /// The header magic over and over: each declares a length far above the maximum.
+    case repeatedMagic
+    /// Headers that declare the largest legal length, and nothing after them.
+    case largestLengths
+    /// Whole 20-byte frames with an empty payload and a wrong checksum.
+    case badChecksums
+
+    var testDescription: String { rawValue }
+
+    /// About 1 MiB of it.
+    var bytes: [UInt8] {
+        let unit: [UInt8]
+        switch self {
+        case .repeatedMagic: unit = Frame.headerMagic
+        case .largestLengths: unit = Frame.headerMagic + [0, 0, 0, 1] + [0, 0, 0, 0]
+        case .badChecksums: unit = Frame.headerMagic + [0, 0, 0, 0] + [0xDE, 0xAD, 0xBE, 0xEF] + [0, 0, 0, 0] + Frame.trailerMagic
+        }
+        return Array([[UInt8]](repeating: unit, count: (1 << 20) / unit.count).joined())
+    }
+}
+
+/// Damage is handled in time linear in its bytes, in memory that does not
+/// depend on how much of it there is, and set aside merged, without growing
+/// the quarantine file much beyond the damaged bytes.
+@Suite("Floods of damage", .serialized)
+struct DamageFloodTests {
+    /// The quarantine file's entries, in order.
+    static func quarantine(_ queue: String) throws -> [[String: Any]] {
+        try jsonObjects(FileManager.default.contents(atPath: queue + "/quarantine.log") ?? Data())
+    }
+
+    @Test("1 MiB of planted damage drains fast, in bounded memory, merged into few entries", arguments: DamageFlood.allCases)
+    func plantedFlood(_ flood: DamageFlood) throws {
+        let scratch = TemporaryDirectory()
+        // The same number of bytes of whole records, to compare the time with.
+        let baseline = scratch.path + "/baseline"
+        let appender = try QueueAppender(directory: try QueueDirectory(path: baseline))
+        let line = String(repeating: "r", count: 80)
+        for batch in 0..<10 {
+            _ = try appender.append((0..<1000).map { RecordDraft(.text("\(line) \(batch) \($0)"), source: "test") })
+        }
+        let whole = try measuredDrain(baseline, deadline: 120, in: scratch)
+        #expect(whole.status == 0)
+        #expect(try ids(in: whole.output).count == 10_000)
+
+        let queue = scratch.queue
+        let appended = try run("share-append", ["--dir", queue, "the one real record"], in: scratch)
+        #expect(appended.status == 0)
+        let pending = queue + "/pending.log"
+        let recordBytes = try #require(FileManager.default.contents(atPath: pending)).count
+        let planted = flood.bytes
+        let handle = try #require(FileHandle(forWritingAtPath: pending))
+        handle.seekToEndOfFile()
+        handle.write(Data(planted))
+        handle.closeFile()
+
+        let bound = 10 * whole.seconds + 5
+        let drained = try measuredDrain(queue, deadline: bound + 5, in: scratch)
+        #expect(drained.status == 0)
+        #expect(try ids(in: drained.output) == appended.lines)
+        #expect(drained.seconds < bound, "damage took \(drained.seconds) s; as many bytes of records took \(whole.seconds) s")
+        #expect(drained.peakMemory < 64 << 20, "peak memory \(drained.peakMemory) bytes")
+
+        // Every planted byte is in the quarantine file once, in order, in few entries.
+        let entries = try Self.quarantine(queue)
+        let entryCount = entries.count
+        #expect(entryCount <= 4)
+        var offset = Int64(recordBytes)
+        var data = Data()
+        for entry in entries {
+            #expect((entry["offset"] as? NSNumber)?.int64Value == offset)
+            offset += (entry["length"] as? NSNumber)?.int64Value ?? 0
+            data += Data(base64Encoded: entry["data"] as? String ?? "") ?? Data()
+        }
+        #expect(offset - Int64(recordBytes) == Int64(planted.count))
+        #expect(data == Data(planted))
+        let quarantineSize = try #require(FileManager.default.attributesOfItem(atPath: queue + "/quarantine.log")[.size] as? Int)
+        #expect(quarantineSize <= 2 * planted.count + 4096)
+    }
+
+    @Test("Adjacent damage is one region, set aside in pieces of at most 1 MiB; records between damage are delivered")
+    func mergedRegions() throws {
+        let scratch = TemporaryDirectory()
+        let records = samplePayloads(4)
+        let magic = DamageFlood.repeatedMagic.bytes
+        let checksums = DamageFlood.badChecksums.bytes
+        let garbage = [UInt8](repeating: 0x41, count: 3 << 20)
+        // record, 2 MiB of two kinds of damage, record, 1 byte, record, 3 MiB of garbage, record
+        let bytes = segment([records[0]]) + magic + checksums + segment([records[1]]) + [0x42]
+            + segment([records[2]]) + garbage + segment([records[3]])
+        let events = try readSegment(bytes, in: scratch)
+        #expect(payloads(events) == records)
+        // Values, not the regions themselves, go into expectations: a failure would print them all.
+        let damage = regions(events)
+        let wholePieces = damage.allSatisfy { $0.length <= 1 << 20 && $0.bytes.count == Int($0.length) && !$0.isTornTail }
+        #expect(wholePieces)
+        let pieces = damage.count
+        #expect(pieces == 2 + 1 + 3)
+        // Pieces of one region follow each other without a gap.
+        let firstEnd = Int64(records[0].count + Frame.overhead + magic.count + checksums.count)
+        let first = damage.filter { $0.offset < firstEnd }
+        let (firstPieces, firstRegionEnd) = (first.count, first.last?.end)
+        #expect(firstPieces == 2)
+        #expect(firstRegionEnd == firstEnd)
+        let gapless = zip(first, first.dropFirst()).allSatisfy { $0.end == $1.offset }
+        #expect(gapless)
+        let firstReason = first.first?.reason ?? ""
+        #expect(firstReason.contains("above the maximum"))
+        let oneByteRegions = damage.filter { $0.length == 1 }.count
+        #expect(oneByteRegions == 1)
+        let lastIsGarbage = damage.last?.bytes == [UInt8](repeating: 0x41, count: 1 << 20)
+        #expect(lastIsGarbage)
+    }
+
+    @Test("A header declaring a large length with no trailer where it says is damage of its own bytes")
+    func largeLengthWithoutTrailer() throws {
+        let scratch = TemporaryDirectory()
+        let records = samplePayloads(30_000)
+        let header = Frame.headerMagic + [0, 0, 0x10, 0] + [0, 0, 0, 0]  // 1 MiB declared
+        let bytes = segment([records[0]]) + header + segment(Array(records[1...]))
+        let events = try readSegment(bytes, in: scratch)
+        let delivered = payloads(events).count
+        #expect(delivered == records.count)
+        let damage = regions(events).map { "\($0.offset) \($0.length) \($0.reason)" }
+        #expect(damage == ["\(records[0].count + Frame.overhead) 12 record trailer does not match its header"])
+    }
+
+    @Test("Damage between many records is set aside with them in one pass")
+    func interleaved() throws {
+        let scratch = TemporaryDirectory()
+        let directory = try QueueDirectory(path: scratch.queue)
+        var options = AppendOptions()
+        options.synchronize = false
+        let appender = try QueueAppender(directory: directory, options: options)
+        for i in 0..<2000 { _ = try appender.append(RecordDraft(.text("record \(i)"), source: "test")) }
+        let clean = [UInt8](try Data(contentsOf: URL(fileURLWithPath: directory.pendingPath)))
+        // The same records, each followed by a few bytes of garbage.
+        var damaged: [UInt8] = []
+        var offset = 0
+        while offset < clean.count {
+            let length = Int(clean[offset + 4]) | Int(clean[offset + 5]) << 8
+            damaged += clean[offset..<(offset + length + Frame.overhead)] + [0x41, 0x42, 0x43]
+            offset += length + Frame.overhead
+        }
+        func timedDrain(_ bytes: [UInt8]) throws -> (seconds: Double, delivered: Int) {
+            try Data(bytes).write(to: URL(fileURLWithPath: directory.pendingPath))
+            var sink = CollectingSink()
+            let started = Host.monotonicSeconds()
+            _ = try QueueDrainer(directory: directory).drain(into: &sink)
+            return (Host.monotonicSeconds() - started, sink.texts.count)
+        }
+        let cleanRun = try timedDrain(clean)
+        let damagedRun = try timedDrain(damaged)
+        #expect(cleanRun.delivered == 2000)
+        #expect(damagedRun.delivered == 2000)
+        #expect(try Quarantine(directory: directory).count() == 2000)
+        #expect(damagedRun.seconds < 4 * cleanRun.seconds + 0.5, "with damage \(damagedRun.seconds) s, without \(cleanRun.seconds) s")
+    }
+}
