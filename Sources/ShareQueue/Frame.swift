@@ -78,6 +78,12 @@ enum Frame {
         if Int(readLittleEndian(bytes, at: trailer)) != length || !(isLast || isContinued) {
             return .damaged(reason: "record trailer does not match its header")
         }
+        // No UTF-8 text holds the byte FF, which every header magic begins with. Checked
+        // before the CRC, so that headers planted inside one another's payloads are
+        // refused at the first FF, and the CRCs computed cover any byte about once.
+        if containsFF(UnsafeRawBufferPointer(rebasing: bytes[headerSize..<trailer])) {
+            return .damaged(reason: "the payload holds a byte FF, which no UTF-8 record has")
+        }
         var crc = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[4..<8]))
         crc = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[headerSize..<trailer]), continuing: crc)
         if crc != readLittleEndian(bytes, at: 8) { return .damaged(reason: "checksum mismatch") }
@@ -108,6 +114,22 @@ enum Frame {
             i += 1
         }
         return nil
+    }
+
+    /// Whether any byte is FF, eight bytes at a time: a word has an FF byte
+    /// exactly when its complement has a zero byte.
+    static func containsFF(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var i = 0
+        while i + 8 <= bytes.count {
+            let word = ~bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            if (word &- 0x0101_0101_0101_0101) & ~word & 0x8080_8080_8080_8080 != 0 { return true }
+            i += 8
+        }
+        while i < bytes.count {
+            if bytes[i] == 0xFF { return true }
+            i += 1
+        }
+        return false
     }
 
     private static func littleEndianBytes(_ value: UInt32) -> [UInt8] {

@@ -354,9 +354,9 @@ private struct DrainRun {
             let finished = event == nil
             var end = DrainPosition(segment: sequence, offset: reader.position)
             switch event {
-            case .record(let recordOffset, let recordEnd, let payload)?:
+            case .record(let recordOffset, let recordEnd, let payload, let continued)?:
                 end = DrainPosition(segment: sequence, offset: recordEnd)
-                let item = try prepare(payload, at: recordOffset, end: end, segment: name)
+                let item = try prepare(payload, continued: continued, at: recordOffset, end: end, segment: name)
                 if case .record = item { records += 1; bytes += payload.count }
                 uncommitted.append(item)
             case .damaged(let region)?:
@@ -400,10 +400,13 @@ private struct DrainRun {
 
     /// Decodes a stored record and readies its attachments; what cannot be
     /// delivered becomes a damaged region to set aside.
-    mutating func prepare(_ payload: [UInt8], at offset: Int64, end: DrainPosition, segment: String) throws -> BatchItem {
+    mutating func prepare(_ payload: [UInt8], continued: Bool, at offset: Int64, end: DrainPosition, segment: String) throws -> BatchItem {
         func damaged(_ reason: String) -> BatchItem {
-            .damaged(DamagedRegion(offset: offset, length: Int64(payload.count + Frame.overhead), reason: reason, bytes: payload, isTornTail: false),
-                     segment: segment, end: end)
+            // Set aside as the frame it was, byte for byte, like any other damage, so that it merges with its neighbours.
+            var frame: [UInt8] = []
+            Frame.append(payload: payload, to: &frame, last: !continued)
+            return .damaged(DamagedRegion(offset: offset, length: Int64(frame.count), reason: reason, bytes: frame, isTornTail: false),
+                            segment: segment, end: end)
         }
         var record: Record
         if buildRecords {
@@ -476,7 +479,7 @@ private struct DrainRun {
             let segment = damage[start].segment
             var stop = start
             while stop < damage.count && damage[stop].segment == segment { stop += 1 }
-            var regions = damage[start..<stop].map(\.region)
+            var regions = DamagedRegion.merged(damage[start..<stop].map(\.region))
             if segmentHasOtherNames { for index in regions.indices { regions[index].bytes = [] } }
             if let failure = Self.copyToQuarantine(regions, segment: segment, in: directory) {
                 // Recording progress needs no space; copying damage out does. Keep the segment instead.

@@ -70,7 +70,7 @@ public struct QueueInspector {
                 status.pendingBytes += fileStatus.size - start
                 var reader = SegmentReader(file: file, from: start)
                 while let event = try reader.next() {
-                    guard case .record(_, let end, let payload) = event, let summary = try? RecordSummary(jsonBytes: payload) else { continue }
+                    guard case .record(_, let end, let payload, _) = event, let summary = try? RecordSummary(jsonBytes: payload) else { continue }
                     status.pending += 1
                     if status.oldest == nil { status.oldest = summary.date }
                     try visit(DrainedRecord(summary: summary, storedJSON: payload, end: DrainPosition(segment: sequence, offset: end)))

@@ -1,20 +1,8 @@
-/// A stretch of a segment that is not a whole, undamaged record.
-struct DamagedRegion: Sendable {
-    let offset: Int64
-    var length: Int64
-    let reason: String
-    /// The region's bytes: all of them, for a region a reader reports.
-    var bytes: [UInt8]
-    /// An incomplete append at the very end of the file: a writer died mid-write.
-    let isTornTail: Bool
-
-    var end: Int64 { offset + length }
-}
-
 /// What a segment reader finds next.
 enum SegmentEvent {
-    /// A record: its frame starts at `offset` and ends at `end`.
-    case record(offset: Int64, end: Int64, payload: [UInt8])
+    /// A record: its frame starts at `offset` and ends at `end`; `continued`
+    /// when the frame is not the last of its append (a `MOR` trailer).
+    case record(offset: Int64, end: Int64, payload: [UInt8], continued: Bool)
     case damaged(DamagedRegion)
 }
 
@@ -77,7 +65,7 @@ struct SegmentReader {
                 let offset = position
                 consume(size)
                 if batch.isEmpty && !continued {
-                    ready.append(.record(offset: offset, end: position, payload: payload))
+                    ready.append(.record(offset: offset, end: position, payload: payload, continued: false))
                     continue
                 }
                 batch.append((offset, position, payload, continued))
@@ -130,7 +118,9 @@ struct SegmentReader {
 
     /// Hands out the records of the append being read.
     private mutating func releaseBatch() {
-        for frame in batch { ready.append(.record(offset: frame.offset, end: frame.end, payload: frame.payload)) }
+        for frame in batch {
+            ready.append(.record(offset: frame.offset, end: frame.end, payload: frame.payload, continued: frame.continued))
+        }
         batch = []
         batchBytes = 0
     }

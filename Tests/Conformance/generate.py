@@ -209,8 +209,10 @@ bad_records = [
     b'{"v":1,"id":"' + uuid(35).encode() + b'","date":"' + DATE.encode() + b'","source":"conformance","kind":"text","text":"x"} extra',
     b'{"v":1,"id":"' + uuid(36).encode() + b'","date":"' + DATE.encode() + b'","source":"conformance","kind":"json","json":' + b"[" * 256 + b"]" * 256 + b'}',
 ]
-case("record-rules", "Well-framed records that each break one record rule, between two good ones: each is set aside with its reason.",
-     queue({"pending.log": frame(A) + b"".join(frame(p) for p in bad_records) + frame(D)}))
+case("record-rules", "Well-framed records that each break one record rule, each followed by a good one: each is set aside, as its whole frame, with its reason.",
+     queue({"pending.log": frame(A) + b"".join(frame(p) + frame(record(100 + i, "good record %d" % i)) for i, p in enumerate(bad_records)) + frame(D)}))
+case("bad-records-merged", "Three bad records in a row, then garbage: one quarantine entry holding all their bytes, with the first one's reason.",
+     queue({"pending.log": frame(A) + frame(bad_records[0]) + frame(bad_records[1]) + frame(b"{}") + b"garbage" + frame(D)}))
 
 passing = [
     record(40, "unknown fields pass through", color="blue", nested={"z": 1, "a": [True, None]}),

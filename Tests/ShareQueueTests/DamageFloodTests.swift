@@ -53,6 +53,8 @@ enum DamageFlood: String, CaseIterable, CustomTestStringConvertible {
     case largestLengths
     /// Whole 20-byte frames with an empty payload and a wrong checksum.
     case badChecksums
+    /// Whole, well-checksummed frames whose payload `{}` is no record.
+    case undeliverableRecords
 
     var testDescription: String { rawValue }
 
@@ -63,6 +65,7 @@ enum DamageFlood: String, CaseIterable, CustomTestStringConvertible {
         case .repeatedMagic: unit = Frame.headerMagic
         case .largestLengths: unit = Frame.headerMagic + [0, 0, 0, 1] + [0, 0, 0, 0]
         case .badChecksums: unit = Frame.headerMagic + [0, 0, 0, 0] + [0xDE, 0xAD, 0xBE, 0xEF] + [0, 0, 0, 0] + Frame.trailerMagic
+        case .undeliverableRecords: unit = segment([Array("{}".utf8)])
         }
         return Array([[UInt8]](repeating: unit, count: (1 << 20) / unit.count).joined())
     }
@@ -125,6 +128,39 @@ struct DamageFloodTests {
         #expect(data == Data(planted))
         let quarantineSize = try #require(FileManager.default.attributesOfItem(atPath: queue + "/quarantine.log")[.size] as? Int)
         #expect(quarantineSize <= 2 * planted.count + 4096)
+    }
+
+    @Test("Headers planted inside one another's payloads, each with a forged trailer, cost each byte about once")
+    func nestedForgedHeaders() throws {
+        let scratch = TemporaryDirectory()
+        // Header i sits at 64 i and declares 4 MiB + 64 i; its forged trailer sits where
+        // that length ends, so each header passes every check before the checksum.
+        let count = 256
+        let base = 4 << 20
+        var planted = [UInt8](repeating: 0x61, count: count * 64 + 12 + base + count * 64 + 8)
+        for i in 0..<count {
+            let length = base + 64 * i
+            let lengthBytes = (0..<4).map { UInt8(truncatingIfNeeded: length >> (8 * $0)) }
+            planted.replaceSubrange((64 * i)..<(64 * i + 12), with: Frame.headerMagic + lengthBytes + [1, 2, 3, 4])
+            let trailer = 64 * i + 12 + length
+            planted.replaceSubrange(trailer..<(trailer + 8), with: lengthBytes + Frame.trailerMagic)
+        }
+        func drainAfterOneRecord(_ bytes: [UInt8], _ name: String) throws -> (MeasuredDrain, [String]) {
+            let queue = scratch.file(name)
+            let appended = try run("share-append", ["--dir", queue, "the one real record"], in: scratch)
+            let handle = try #require(FileHandle(forWritingAtPath: queue + "/pending.log"))
+            handle.seekToEndOfFile()
+            handle.write(Data(bytes))
+            handle.closeFile()
+            return (try measuredDrain(queue, deadline: 120, in: scratch), appended.lines)
+        }
+        let (garbage, _) = try drainAfterOneRecord([UInt8](repeating: 0x61, count: planted.count), "garbage")
+        let (nested, ids) = try drainAfterOneRecord(planted, "nested")
+        #expect(nested.status == 0)
+        #expect(try ShareQueueTests.ids(in: nested.output) == ids)
+        #expect(nested.seconds < 4 * garbage.seconds + 1, "nested headers took \(nested.seconds) s; as many bytes of garbage \(garbage.seconds) s")
+        let data = try Self.quarantine(scratch.file("nested")).reduce(Data()) { $0 + (Data(base64Encoded: $1["data"] as? String ?? "") ?? Data()) }
+        #expect(data == Data(planted))
     }
 
     @Test("Adjacent damage is one region, set aside in pieces of at most 1 MiB; records between damage are delivered")

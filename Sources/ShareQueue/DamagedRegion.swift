@@ -1,0 +1,32 @@
+/// A stretch of a segment that is not a whole, undamaged record.
+struct DamagedRegion: Sendable {
+    let offset: Int64
+    var length: Int64
+    let reason: String
+    /// The region's bytes as they are in the file: all of them, until a drain
+    /// empties them for a segment that has other names.
+    var bytes: [UInt8]
+    /// An incomplete append at the very end of the file: a writer died mid-write.
+    let isTornTail: Bool
+
+    var end: Int64 { offset + length }
+
+    /// Joins each region to the one before it when they touch and are of one
+    /// kind, up to `SegmentReader.damagePieceSize` bytes, so that a run of
+    /// small damaged records costs one quarantine entry, not one each. The
+    /// joined region keeps the reason of its first bytes.
+    static func merged(_ regions: [DamagedRegion]) -> [DamagedRegion] {
+        var result: [DamagedRegion] = []
+        for region in regions {
+            if let last = result.last, last.end == region.offset, last.isTornTail == region.isTornTail,
+               last.bytes.count == Int(last.length), region.bytes.count == Int(region.length),
+               last.bytes.count + region.bytes.count <= SegmentReader.damagePieceSize {
+                result[result.count - 1].bytes += region.bytes
+                result[result.count - 1].length += region.length
+            } else {
+                result.append(region)
+            }
+        }
+        return result
+    }
+}
