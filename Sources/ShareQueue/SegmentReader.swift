@@ -216,7 +216,12 @@ struct SegmentReader {
             start = 0
             end = left
         }
-        if buffer.count < count { buffer.append(contentsOf: repeatElement(0, count: count - buffer.count)) }
+        if buffer.count < count {
+            // Only as far as the file goes: a length planted in a header costs no memory the file does not hold.
+            let fileBytes = Int(clamping: try file.status().size - position)
+            let wanted = min(count, fileBytes)
+            if buffer.count < wanted { buffer.append(contentsOf: repeatElement(0, count: wanted - buffer.count)) }
+        }
         while end - start < count && !atEndOfFile {
             let n = try file.read(into: &buffer, from: end, at: position + Int64(end - start))
             if n == 0 { atEndOfFile = true } else { end += n }
