@@ -79,11 +79,15 @@ final class Checkpoint {
     /// A slot's bytes: `<serial> <segment> <offset>` in decimal, a space, the
     /// CRC-32C of that text in lower-case hex without leading zeros, spaces up
     /// to 63 bytes, a newline.
+    /// The largest serial and offset a slot holds: 18 digits each, so that a
+    /// slot's words (at most 18 + 15 + 18 + 8 characters and three spaces) always fit.
+    static let maximumNumber: UInt64 = 999_999_999_999_999_999
+
     static func slot(serial: UInt64, _ position: DrainPosition) -> [UInt8] {
         let fields = "\(serial) \(position.segment) \(position.offset)"
         let crc = CRC32C.checksum(Array(fields.utf8))
         var text = Array("\(fields) \(String(crc, radix: 16))".utf8)
-        text += [UInt8](repeating: 0x20, count: slotSize - 1 - text.count)
+        text += [UInt8](repeating: 0x20, count: max(0, slotSize - 1 - text.count))
         return text + [0x0A]
     }
 
@@ -104,10 +108,11 @@ final class Checkpoint {
     /// A slot is valid only if it is exactly what `slot(serial:_:)` writes for
     /// the values it holds: one spelling, so no two readers can disagree.
     private static func parseSlot(_ slot: [UInt8]) -> (serial: UInt64, position: DrainPosition)? {
-        let words = slot.split(separator: 0x20)
-        guard words.count == 5, words[4] == [0x0A], let serial = number(words[0]), serial > 0, serial < UInt64.max / 2,
+        guard slot.last == 0x0A else { return nil }
+        let words = slot.dropLast().split(separator: 0x20)
+        guard words.count == 4, let serial = number(words[0]), serial > 0, serial <= maximumNumber,
               let segment = number(words[1]), segment <= QueueDirectory.maximumSequence,
-              let offset = number(words[2]), offset <= UInt64(Int64.max) else { return nil }
+              let offset = number(words[2]), offset <= maximumNumber else { return nil }
         let position = DrainPosition(segment: segment, offset: Int64(offset))
         return Self.slot(serial: serial, position) == slot ? (serial, position) : nil
     }

@@ -19,13 +19,11 @@ public func fuzzCheckpoint(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 
     Fuzz.check(position.segment <= QueueDirectory.maximumSequence, "segment \(position.segment) is past the largest")
     Fuzz.check(position.offset >= 0, "negative offset \(position.offset)")
 
-    // Round trip: numbers from the input's first 24 bytes, cut into range. An
-    // offset stays below 2^59 (576 PB): with 19-digit serials, 15-digit
-    // segments and 8 hex digits of checksum, 18 digits is all a slot has room for.
+    // Round trip: numbers from the input's first 24 bytes, cut into the ranges a slot holds.
     var words = [UInt64](repeating: 0, count: 3)
     for (i, byte) in input.prefix(24).enumerated() { words[i / 8] |= UInt64(byte) << (8 * UInt64(i % 8)) }
-    let serial = words[0] % (UInt64.max / 2 - 1) + 1
-    let written = DrainPosition(segment: words[1] % (QueueDirectory.maximumSequence + 1), offset: Int64(words[2] >> 5))
+    let serial = words[0] % Checkpoint.maximumNumber + 1
+    let written = DrainPosition(segment: words[1] % (QueueDirectory.maximumSequence + 1), offset: Int64(words[2] % (Checkpoint.maximumNumber + 1)))
     let blank = [UInt8](repeating: 0x20, count: Checkpoint.slotSize - 1) + [0x0A]
     let slot = Checkpoint.slot(serial: serial, written)
     Fuzz.check(slot.count == Checkpoint.slotSize, "a slot for \(serial) \(written) is \(slot.count) bytes")

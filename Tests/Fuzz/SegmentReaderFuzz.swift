@@ -28,7 +28,7 @@ public func fuzzSegmentReader(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int
         events += 1
         Fuzz.check(events <= input.count + 1, "more events than bytes")
         switch event {
-        case .record(let offset, let end, let payload):
+        case .record(let offset, let end, let payload, let markedContinued):
             Fuzz.check(offset == covered, "record at \(offset), expected \(covered)")
             Fuzz.check(end <= Int64(input.count), "record ends at \(end), past the file's \(input.count) bytes")
             Fuzz.check(end - offset == Int64(payload.count + Frame.overhead), "record \(offset)..<\(end) with a \(payload.count)-byte payload")
@@ -38,6 +38,7 @@ public func fuzzSegmentReader(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int
                 fatalError("invariant broken: record \(offset)..<\(end) is not a whole frame: \(inspection)")
             }
             Fuzz.check(frame[Frame.headerSize..<(frame.count - Frame.trailerSize)].elementsEqual(payload), "record \(offset) payload differs from the file")
+            Fuzz.check(markedContinued == continued, "record \(offset) is reported with the wrong trailer")
             previousWasContinued = continued
             covered = end
         case .damaged(let region):
@@ -45,7 +46,8 @@ public func fuzzSegmentReader(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int
             Fuzz.check(region.offset == covered, "damage at \(region.offset), expected \(covered)")
             Fuzz.check(region.length > 0, "empty damaged region at \(region.offset)")
             Fuzz.check(region.end <= Int64(input.count), "damage ends at \(region.end), past the file's \(input.count) bytes")
-            Fuzz.check(region.bytes.count <= SegmentReader.keptDamageLimit, "damage keeps \(region.bytes.count) bytes")
+            Fuzz.check(region.bytes.count <= SegmentReader.damagePieceSize, "damage keeps \(region.bytes.count) bytes")
+            Fuzz.check(region.bytes.elementsEqual(input[Int(region.offset)..<Int(region.end)]), "damage at \(region.offset) does not hold the file's bytes")
             Fuzz.check(!region.isTornTail || region.end == Int64(input.count), "torn tail at \(region.offset)..<\(region.end) is not at the end")
             Fuzz.check(!(previousWasContinued && region.isTornTail), "an append cut short by the end of the file delivered some of its records")
             previousWasContinued = false

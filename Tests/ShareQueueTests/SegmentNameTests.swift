@@ -229,4 +229,21 @@ struct SegmentNameTests {
                     "\(String(decoding: spoiled, as: UTF8.self))")
         }
     }
+
+    @Test("The largest numbers a slot holds read back; larger ones are damage")
+    func checkpointLargestNumbers() throws {
+        let scratch = TemporaryDirectory()
+        let directory = try QueueDirectory(path: scratch.queue)
+        let largest = DrainPosition(segment: QueueDirectory.maximumSequence, offset: Int64(Checkpoint.maximumNumber))
+        let blank = [UInt8](repeating: 0x20, count: 63) + [0x0A]
+        try writeCheckpoint(directory.path, Checkpoint.slot(serial: Checkpoint.maximumNumber, largest) + blank)
+        #expect(try Checkpoint.read(directory: directory, warn: { _ in }) == largest)
+        // A 19-digit serial, well formed otherwise: past what a slot holds.
+        let fields = "1999999999999999999 999999999999999 999999999999999999"
+        let full = Array("\(fields) \(String(CRC32C.checksum(Array(fields.utf8)), radix: 16))".utf8)
+        let padded = full + [UInt8](repeating: 0x20, count: 63 - full.count) + [0x0A]
+        try writeCheckpoint(directory.path, padded + Checkpoint.slot(serial: 2, DrainPosition(segment: 1, offset: 5)))
+        let read = try Checkpoint.read(directory: directory, warn: { _ in })
+        #expect(read == DrainPosition(segment: 1, offset: 5))
+    }
 }
