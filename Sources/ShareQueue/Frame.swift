@@ -82,7 +82,7 @@ enum Frame {
         // before the CRC, so that headers planted inside one another's payloads are
         // refused at the first FF, and the CRCs computed cover any byte about once.
         if containsFF(UnsafeRawBufferPointer(rebasing: bytes[headerSize..<trailer])) {
-            return .damaged(reason: "the payload holds a byte FF, which no UTF-8 record has")
+            return .damaged(reason: payloadHoldsFFReason)
         }
         var crc = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[4..<8]))
         crc = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[headerSize..<trailer]), continuing: crc)
@@ -115,6 +115,8 @@ enum Frame {
         }
         return nil
     }
+
+    static let payloadHoldsFFReason = "the payload holds a byte FF, which no UTF-8 record has"
 
     /// Whether any byte is FF, eight bytes at a time: a word has an FF byte
     /// exactly when its complement has a zero byte.

@@ -76,9 +76,14 @@ struct SegmentReader {
                     releaseBatch()
                 }
             case .incomplete where !atEndOfFile:
-                if try trailerRulesOutFrame() {
+                switch try largeFrameTrailer() {
+                case .doesNotMatch:
                     try skipDamage(reason: "record trailer does not match its header")
-                } else {
+                case .matches where payloadReadSoFarHoldsFF():
+                    // Judged as the whole frame would be (its trailer holds), without reading it:
+                    // headers planted inside one another's payloads then cost no read each.
+                    try skipDamage(reason: Frame.payloadHoldsFFReason)
+                default:
                     try fill(atLeast: neededForFrame())
                 }
             case .incomplete:
@@ -184,18 +189,28 @@ struct SegmentReader {
         Int(buffer[start + 4]) | Int(buffer[start + 5]) << 8 | Int(buffer[start + 6]) << 16 | Int(buffer[start + 7]) << 24
     }
 
-    /// Whether the trailer where a large frame's header says it is shows the
-    /// frame is damaged, read on its own so that a header declaring a large
-    /// length does not make the reader read and hold that much. (Smaller frames
-    /// fit a quarter of the buffer, so reading them moves few bytes.)
-    private func trailerRulesOutFrame() throws(SystemError) -> Bool {
-        guard end - start >= Frame.headerSize, neededForFrame() > Self.chunkSize / 4 else { return false }
+    /// The trailer where a large frame's header says it is, read on its own so
+    /// that a header declaring a large length does not make the reader read and
+    /// hold that much when the trailer already rules the frame out. (Smaller
+    /// frames fit a quarter of the buffer, so reading them moves few bytes.)
+    private func largeFrameTrailer() throws(SystemError) -> TrailerCheck {
+        guard end - start >= Frame.headerSize, neededForFrame() > Self.chunkSize / 4 else { return .notChecked }
         let length = declaredLength()
         let trailer = try file.readFully(count: Frame.trailerSize, at: position + Int64(Frame.headerSize + length))
-        guard trailer.count == Frame.trailerSize else { return false }  // The file ends first: judged once read.
+        guard trailer.count == Frame.trailerSize else { return .notChecked }  // The file ends first: judged once read.
         let lengthMatches = Int(trailer[0]) | Int(trailer[1]) << 8 | Int(trailer[2]) << 16 | Int(trailer[3]) << 24 == length
         let magic = trailer[4...]
-        return !lengthMatches || !(magic.elementsEqual(Frame.trailerMagic) || magic.elementsEqual(Frame.continuedTrailerMagic))
+        let isTrailer = magic.elementsEqual(Frame.trailerMagic) || magic.elementsEqual(Frame.continuedTrailerMagic)
+        return lengthMatches && isTrailer ? .matches : .doesNotMatch
+    }
+
+    private enum TrailerCheck { case notChecked, matches, doesNotMatch }
+
+    /// Whether the part of the payload already in the buffer holds the byte FF.
+    private func payloadReadSoFarHoldsFF() -> Bool {
+        let stop = min(end, start + Frame.headerSize + declaredLength())
+        guard stop > start + Frame.headerSize else { return false }
+        return buffer.withUnsafeBytes { Frame.containsFF(UnsafeRawBufferPointer(rebasing: $0[(start + Frame.headerSize)..<stop])) }
     }
 
     private mutating func consume(_ count: Int) {
