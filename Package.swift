@@ -1,13 +1,21 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// Layers, lowest first; each target imports only those below it:
+//   ShareQueueSystem   the only code that calls the C library for the queue
+//   ShareQueue         the library an app and its extension link: records, the on-disk format, appending and draining
+//   ShareQueueStore    a SQLite store that takes records exactly once (over the system's SQLite)
+//   ToolSupport        what only the tools need: arguments, help and exit codes, child processes, signals, watching
+//   ShareAppend, HostDrain, ShareQueueStress   each tool's logic; the executables are their entry points
+
 // The tools link the Swift runtime statically on Linux, which halves their
 // start-up; the library carries no such setting, so it stays usable as a dependency.
 let staticSwiftRuntime: [LinkerSetting] = [.unsafeFlags(["-static-stdlib"], .when(platforms: [.linux]))]
+let strict: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
 
 let package = Package(
     name: "ShareQueue",
-    platforms: [.macOS(.v13)],
+    platforms: [.macOS(.v13), .iOS(.v16), .watchOS(.v9), .tvOS(.v16), .visionOS(.v1)],
     products: [
         .library(name: "ShareQueue", targets: ["ShareQueue"]),
         .executable(name: "share-append", targets: ["share-append"]),
@@ -15,26 +23,26 @@ let package = Package(
         .executable(name: "share-stress", targets: ["share-stress"]),
     ],
     targets: [
-        // The queue itself: what an app, an extension and the tools link.
-        .target(name: "ShareQueue"),
+        .target(name: "ShareQueueSystem", swiftSettings: strict),
+        .target(name: "ShareQueue", dependencies: ["ShareQueueSystem"], swiftSettings: strict),
         // The system's SQLite, for the host-side store; no package dependency.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
-        // A SQLite store that takes records exactly once.
-        .target(name: "ShareQueueStore", dependencies: ["ShareQueue", "CSQLite"]),
-        // Argument parsing, help and exit codes shared by the tools, and share-append.
-        .target(name: "ShareQueueCLI", dependencies: ["ShareQueue"]),
-        // host-drain's sinks and watch mode; apart, so that share-append does not load SQLite.
-        .target(name: "HostDrain", dependencies: ["ShareQueue", "ShareQueueCLI", "ShareQueueStore"]),
-        .executableTarget(name: "share-append", dependencies: ["ShareQueueCLI"], linkerSettings: staticSwiftRuntime),
-        .executableTarget(name: "host-drain", dependencies: ["HostDrain"], linkerSettings: staticSwiftRuntime),
+        .target(name: "ShareQueueStore", dependencies: ["ShareQueue", "ShareQueueSystem", "CSQLite"], swiftSettings: strict),
+        .target(name: "ToolSupport", dependencies: ["ShareQueue", "ShareQueueSystem"], swiftSettings: strict),
+        .target(name: "ShareAppend", dependencies: ["ShareQueue", "ShareQueueSystem", "ToolSupport"], swiftSettings: strict),
+        // Apart from ShareAppend, so that share-append does not load SQLite.
+        .target(name: "HostDrain", dependencies: ["ShareQueue", "ShareQueueSystem", "ToolSupport", "ShareQueueStore"], swiftSettings: strict),
         // The stress and crash-point runs: a test tool, so it may use Foundation.
-        .target(name: "ShareQueueStress", dependencies: ["ShareQueue", "ShareQueueCLI", "ShareQueueStore"]),
-        .executableTarget(name: "share-stress", dependencies: ["ShareQueueStress", "share-floor"]),
+        .target(name: "ShareQueueStress", dependencies: ["ShareQueue", "ShareQueueSystem", "ToolSupport", "ShareQueueStore"], swiftSettings: strict),
+        .executableTarget(name: "share-append", dependencies: ["ShareAppend", "ToolSupport"], linkerSettings: staticSwiftRuntime),
+        .executableTarget(name: "host-drain", dependencies: ["HostDrain", "ToolSupport"], linkerSettings: staticSwiftRuntime),
+        .executableTarget(name: "share-stress", dependencies: ["ShareQueueStress", "ToolSupport", "share-floor"]),
         // The physical floor that benchmarks are quoted against, in C.
         .executableTarget(name: "share-floor"),
         .testTarget(
             name: "ShareQueueTests",
-            dependencies: ["ShareQueue"]
+            dependencies: ["ShareQueue", "ShareQueueSystem", "ToolSupport"],
+            swiftSettings: strict
         ),
     ]
 )

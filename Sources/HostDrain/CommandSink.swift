@@ -1,4 +1,6 @@
 import ShareQueue
+import ShareQueueSystem
+import ToolSupport
 
 /// Delivers each batch to a shell command, as JSON Lines on its standard
 /// input. Exit status 0 means delivered; any other status is a refusal, which

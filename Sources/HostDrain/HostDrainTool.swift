@@ -1,6 +1,7 @@
 import ShareQueue
-import ShareQueueCLI
+import ToolSupport
 import ShareQueueStore
+import ShareQueueSystem
 
 /// `host-drain`: the host's side. Drains the queue into a sink and clears
 /// exactly what was delivered, once or as a watcher; or shows what is waiting.

@@ -1,4 +1,5 @@
 import ShareQueue
+import ShareQueueSystem
 
 /// Delivers each batch to standard output. A batch counts as delivered once
 /// it is written (and, when standard output is a file, synced to disk); a

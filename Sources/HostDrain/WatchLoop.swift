@@ -1,4 +1,6 @@
 import ShareQueue
+import ShareQueueSystem
+import ToolSupport
 
 /// `host-drain --watch`: drains when records arrive, until SIGINT or SIGTERM.
 ///

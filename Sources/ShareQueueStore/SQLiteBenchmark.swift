@@ -1,4 +1,5 @@
 import ShareQueue
+import ShareQueueSystem
 
 /// The durable SQLite queue that ShareQueue's benchmark compares against:
 /// WAL, `synchronous=FULL`, one transaction per record.

@@ -1,4 +1,5 @@
 import ShareQueue
+import ShareQueueSystem
 
 /// A SQLite store that takes records exactly once: each batch's rows and the
 /// queue position after them are committed in one transaction, and the drain

@@ -1,6 +1,8 @@
 import Foundation
 import ShareQueue
 import ShareQueueStore
+import ShareQueueSystem
+import ToolSupport
 
 /// `share-stress bench`: ShareQueue's speed, each figure measured side by side
 /// with the physical floor (`share-floor`, in C) in the same run and quoted as

@@ -1,4 +1,5 @@
 import ShareQueue
+import ShareQueueSystem
 
 /// `share-stress produce`: appends records through the library in a loop, as
 /// an app extension linking ShareQueue would, printing `<sequence> <id>` once

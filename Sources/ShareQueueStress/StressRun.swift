@@ -1,6 +1,8 @@
 import Foundation
 import ShareQueue
 import ShareQueueStore
+import ShareQueueSystem
+import ToolSupport
 
 /// What a stress run is asked to do.
 struct StressOptions: Sendable {

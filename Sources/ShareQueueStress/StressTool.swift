@@ -1,7 +1,8 @@
 import Foundation
 import ShareQueue
-import ShareQueueCLI
+import ToolSupport
 import ShareQueueStore
+import ShareQueueSystem
 
 /// `share-stress`: proves that nothing acknowledged is lost, by running the
 /// real tools concurrently, killing them, and counting what comes out.

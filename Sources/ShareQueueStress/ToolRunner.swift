@@ -1,4 +1,6 @@
 import ShareQueue
+import ShareQueueSystem
+import ToolSupport
 
 /// Runs `share-append`, `host-drain` and this tool's own producer as child
 /// processes, from the directory the tools were built into.

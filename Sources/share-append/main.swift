@@ -1,3 +1,3 @@
-import ShareQueueCLI
+import ShareAppend
 
 ShareAppendTool.main()

@@ -1,5 +1,6 @@
-import ShareQueue
+import ToolSupport
 import ShareQueueStress
+import ShareQueueSystem
 
 // Before any file is opened, so that none becomes standard input, output or error.
 _ = Host.openClosedStandardDescriptors()

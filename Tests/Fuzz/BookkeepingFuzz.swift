@@ -5,6 +5,8 @@
 // Whatever the files hold: counts saved and read back are the counts read,
 // every dead letter returned is a record, and each one is found again.
 
+import ShareQueueSystem
+
 private let letters: DeadLetters = {
     do { return DeadLetters(directory: try QueueDirectory(path: Fuzz.scratch + "/bookkeeping-queue")) } catch { fatalError("cannot make the queue: \(error)") }
 }()

@@ -6,6 +6,8 @@
 // for a position taken from the input, beside a blank slot, reads back as
 // exactly that position.
 
+import ShareQueueSystem
+
 private let directory: QueueDirectory = {
     do { return try QueueDirectory(path: Fuzz.scratch + "/checkpoint-queue") } catch { fatalError("cannot make the queue: \(error)") }
 }()

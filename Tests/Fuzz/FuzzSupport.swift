@@ -1,6 +1,8 @@
 // Shared by every fuzz target. A target is compiled into one module with the
 // library's sources (see run.sh), so it reaches internal entry points directly.
 
+import ShareQueueSystem
+
 /// Helpers for one fuzz process: a scratch directory and a way to fail loudly.
 enum Fuzz {
     /// A directory of this process's own, under `SHAREQUEUE_FUZZ_DIR` (run.sh

@@ -7,6 +7,8 @@
 // must have attachments, the one part only the full read checks. A record
 // read back from its own encoding is the same record, byte for byte.
 
+import ShareQueueSystem
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzRecord(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let input = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []

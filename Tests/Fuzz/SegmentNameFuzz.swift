@@ -3,6 +3,8 @@
 // Names found must be names opened: a name read as sealed segment N is the
 // very name the drain opens for N, and every N's name reads back as N.
 
+import ShareQueueSystem
+
 private let directory: QueueDirectory = {
     do { return try QueueDirectory(path: Fuzz.scratch + "/names-queue") } catch { fatalError("cannot make the queue: \(error)") }
 }()

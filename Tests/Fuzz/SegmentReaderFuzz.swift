@@ -8,6 +8,8 @@
 // tail ends at the end of the file, and an append cut short by the end of
 // the file delivers none of its records.
 
+import ShareQueueSystem
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzSegmentReader(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let input = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ShareQueue
+import ShareQueueSystem
 
 /// A reader hands out each record in the same time whatever the size of the
 /// append it came in. Timed on the reader alone, with small records: in a debug

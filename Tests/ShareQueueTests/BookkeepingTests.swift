@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import ShareQueue
+import ShareQueueSystem
+import ToolSupport
 
 /// The drain's bookkeeping files (`attempts`, `dead-letters.log`): they hold
 /// any record id unambiguously, and whatever is planted in them, no tool reads

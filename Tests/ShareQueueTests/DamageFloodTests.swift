@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import ShareQueue
+import ShareQueueSystem
+import ToolSupport
 
 /// What one host-drain run took: its exit status, standard output, seconds and peak resident memory.
 struct MeasuredDrain {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ShareQueue
+import ShareQueueSystem
 
 /// Reads every event of a segment held in memory, through a real file.
 func readSegment(_ bytes: [UInt8], in scratch: TemporaryDirectory) throws -> [SegmentEvent] {

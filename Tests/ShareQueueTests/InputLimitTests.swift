@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import ShareQueue
+import ShareQueueSystem
+import ToolSupport
 
 /// Whether /usr/bin/time is there to measure a child's peak memory.
 let hasTimeCommand = FileManager.default.isExecutableFile(atPath: "/usr/bin/time")

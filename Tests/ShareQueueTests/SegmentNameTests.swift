@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ShareQueue
+import ShareQueueSystem
 
 /// The checkpoint, the names of sealed segments, and sealing: nothing planted
 /// or damaged there may make a drain skip, overwrite or stop on records.

@@ -3,6 +3,7 @@
 /// records still queued (`attempts`, one JSON object a line). Ids are written
 /// as JSON strings, so any id a record may have is held unambiguously; every
 /// read is bounded, whatever size the files declare.
+import ShareQueueSystem
 struct DeadLetters {
     let directory: QueueDirectory
     /// Receives notices about damaged lines and files set aside.

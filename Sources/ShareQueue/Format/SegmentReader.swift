@@ -1,4 +1,5 @@
 /// What a segment reader finds next.
+import ShareQueueSystem
 enum SegmentEvent {
     /// A record: its frame starts at `offset` and ends at `end`; `continued`
     /// when the frame is not the last of its append (a `MOR` trailer).

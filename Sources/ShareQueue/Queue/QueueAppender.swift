@@ -1,4 +1,5 @@
 /// Limits and durability for appends.
+import ShareQueueSystem
 public struct AppendOptions: Sendable {
     /// fsync (fdatasync on Linux) before an append returns. Off, a power cut can lose acknowledged records.
     public var synchronize = true

@@ -1,4 +1,6 @@
 import ShareQueue
+import ShareQueueSystem
+import ToolSupport
 
 /// `share-append`: the extension's side. Appends content to the queue and
 /// prints the ids it was given.

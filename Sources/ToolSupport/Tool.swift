@@ -1,4 +1,5 @@
 import ShareQueue
+import ShareQueueSystem
 
 /// What both tools share: help, version, the queue directory, errors and exit codes.
 package struct Tool {

@@ -1,5 +1,6 @@
 /// ISO-8601 UTC timestamps with milliseconds, `2026-11-29T14:52:20.123Z`,
 /// formatted by arithmetic so that an append needs no calendar or locale.
+import ShareQueueSystem
 package enum Timestamp {
     package static func now() -> String { format(millisecondsSince1970: Host.millisecondsSince1970()) }
 

@@ -1,6 +1,7 @@
 /// Reads a file of lines in bounded pieces, so that memory never depends on
 /// what the file declares: a line longer than the limit is reported as damaged,
 /// not held, and the holes of a sparse file are skipped, not read.
+import ShareQueueSystem
 struct LineReader {
     /// What a reader finds: a line without its line break, or the place of a damaged one.
     enum Piece {

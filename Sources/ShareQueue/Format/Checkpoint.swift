@@ -6,6 +6,7 @@
 /// needs no free space to record progress, so it still works when the queue's
 /// file system is full (which is when draining matters most), and a torn write
 /// can only spoil the slot that did not hold the newest position.
+import ShareQueueSystem
 final class Checkpoint {
     static let slotSize = 64
     private static let blankSlot = [UInt8](repeating: 0x20, count: slotSize - 1) + [0x0A]

@@ -2,6 +2,7 @@
 /// makes the process kill itself with SIGKILL the n-th time (default: the
 /// first) it reaches that point, so tests can crash at every step in turn, the
 /// way SQLite and LevelDB are tested. Unset, each point costs one comparison.
+import ShareQueueSystem
 public enum CrashPoint: String, CaseIterable, Sendable {
     /// A producer holds the lock and has written nothing.
     case appendLocked = "append-locked"

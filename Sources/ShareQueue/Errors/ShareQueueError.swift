@@ -2,6 +2,7 @@
 ///
 /// Every failure leaves the queue as it was; `kind` tells a caller whether to
 /// fix its input, its setup, or simply try again later.
+import ShareQueueSystem
 public struct ShareQueueError: Error, CustomStringConvertible, Sendable {
     public enum Kind: Sendable, Equatable {
         /// The command line was wrong.

@@ -1,5 +1,6 @@
 /// How a drain batches, what it does with keys and attachments, and how long
 /// it waits for another drainer.
+import ShareQueueSystem
 public struct DrainOptions: Sendable {
     /// Records handed to the sink at once; the checkpoint moves after each batch.
     public var batchSize = 1000

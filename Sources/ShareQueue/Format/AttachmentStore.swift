@@ -3,6 +3,7 @@
 /// goes through a descriptor of the folder opened without following a
 /// symlink, and opens files without following one either, so that a record or
 /// a planted link cannot make a drain read, move or delete anything outside it.
+import ShareQueueSystem
 public struct AttachmentStore: Sendable {
     public let directory: QueueDirectory
     static let temporaryPrefix = ".tmp-"

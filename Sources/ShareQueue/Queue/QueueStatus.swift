@@ -1,4 +1,5 @@
 /// What is waiting in a queue, read without draining or locking it.
+import ShareQueueSystem
 public struct QueueStatus: Sendable, Equatable {
     /// Records not yet delivered.
     public var pending = 0

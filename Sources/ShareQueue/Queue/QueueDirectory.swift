@@ -8,6 +8,7 @@
 ///     drain.lock          one drainer at a time
 ///     checkpoint          how far delivery has got: "segment <N> offset <bytes>"
 ///     quarantine.log      damaged records set aside, one JSON object a line
+import ShareQueueSystem
 public struct QueueDirectory: Sendable {
     /// The on-disk format this version reads and writes.
     public static let formatVersion = 1

@@ -1,6 +1,7 @@
 /// The file where damaged records are set aside: one JSON object a line with
 /// the segment, the offset, the length, the reason and the bytes (Base64), so
 /// that nothing is destroyed even when it cannot be delivered.
+import ShareQueueSystem
 struct Quarantine {
     let directory: QueueDirectory
 

@@ -1,5 +1,6 @@
 /// Random bytes from the kernel, fetched 4 KiB at a time: one system call
 /// per 256 ids instead of one per few bytes. Not shared between threads.
+import ShareQueueSystem
 struct RandomPool {
     private var bytes: [UInt8] = []
     private var next = 0

@@ -1,0 +1,78 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#else
+#error("ShareQueue needs a POSIX C library")
+#endif
+
+/// A descriptor of a directory: names looked up in it, not through a path.
+extension FileDescriptor {
+    /// The status of the entry `name` in this directory, not following a
+    /// symlink, or nil if there is none. Cheaper than `lstat` on a full path:
+    /// only the last component is looked up. The corresponding C function is `fstatat`.
+    package func linkStatus(of name: String) throws(SystemError) -> FileStatus? {
+        var s = stat()
+        if fstatat(rawValue, name, &s, AT_SYMLINK_NOFOLLOW) == 0 { return FileStatus(s) }
+        let error = SystemError.last("fstatat")
+        if error.isNotFound { return nil }
+        throw error
+    }
+
+    /// Opens `name` in this directory, never following a symlink there. The corresponding C function is `openat`.
+    package func open(_ name: String, _ mode: OpenMode, permissions: UInt16 = 0o600) throws(SystemError) -> FileDescriptor {
+        while true {
+            let fd = openat(rawValue, name, mode.flags, mode_t(permissions))
+            if fd >= 0 {
+                if mode.flags & O_NONBLOCK != 0 { _ = fcntl(fd, F_SETFL, mode.flags & O_APPEND) }
+                return FileDescriptor(rawValue: fd)
+            }
+            let error = SystemError.last("openat")
+            if error.errno != EINTR { throw error }
+        }
+    }
+
+    /// Removes `name` from this directory; a name already gone is not an error. The corresponding C function is `unlinkat`.
+    package func remove(_ name: String) throws(SystemError) {
+        if unlinkat(rawValue, name, 0) != 0 {
+            let error = SystemError.last("unlinkat")
+            if !error.isNotFound { throw error }
+        }
+    }
+
+    /// Renames `name` to `newName`, both in this directory. The corresponding C function is `renameat`.
+    package func rename(_ name: String, to newName: String) throws(SystemError) {
+        if renameat(rawValue, name, rawValue, newName) != 0 { throw SystemError.last("renameat") }
+    }
+
+    /// Gives the file `name` of this directory a second name, `path`. The corresponding C function is `linkat`.
+    package func link(_ name: String, to path: String) throws(SystemError) {
+        if linkat(rawValue, name, AT_FDCWD, path, 0) != 0 { throw SystemError.last("linkat") }
+    }
+
+    /// The names in this directory, without "." and "..".
+    package func entries() throws(SystemError) -> [String] {
+        let copy = dup(rawValue)
+        guard copy >= 0, let dir = fdopendir(copy) else { throw SystemError.last("fdopendir") }
+        defer { closedir(dir) }
+        rewinddir(dir)
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) { pointer in
+                pointer.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// Makes this directory's entries durable.
+    package func synchronizeDirectory() throws(SystemError) {
+        if fsync(rawValue) != 0 {
+            let error = SystemError.last("fsync")
+            if error.errno != EINVAL { throw error }
+        }
+    }
+}

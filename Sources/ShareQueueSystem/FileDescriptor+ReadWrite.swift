@@ -1,0 +1,134 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#else
+#error("ShareQueue needs a POSIX C library")
+#endif
+
+extension FileDescriptor {
+    /// Writes all of `bytes`, continuing after short writes. The corresponding C function is `write`.
+    package func writeAll(_ bytes: [UInt8]) throws(SystemError) {
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeBytes { raw in systemWrite(rawValue, raw.baseAddress! + done, raw.count - done) }
+            if n > 0 { done += n; continue }
+            let error = n == 0 ? SystemError(call: "write", errno: EIO) : SystemError.last("write")
+            if error.errno == EINTR { continue }
+            throw error
+        }
+    }
+
+    /// Writes all of `bytes` to a pipe without ever blocking for long: the
+    /// descriptor is made non-blocking, and while the pipe is full `giveUp` is
+    /// asked every 20 ms. Returns false if it gave up before all was written.
+    package func writeAll(_ bytes: [UInt8], unless giveUp: () -> Bool) throws(SystemError) -> Bool {
+        _ = fcntl(rawValue, F_SETFL, fcntl(rawValue, F_GETFL) | O_NONBLOCK)
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeBytes { raw in systemWrite(rawValue, raw.baseAddress! + done, raw.count - done) }
+            if n > 0 { done += n; continue }
+            let error = n == 0 ? SystemError(call: "write", errno: EIO) : SystemError.last("write")
+            if error.errno == EINTR { continue }
+            guard error.errno == EAGAIN || error.errno == EWOULDBLOCK else { throw error }
+            if giveUp() { return false }
+            var fds = [pollfd(fd: rawValue, events: Int16(POLLOUT), revents: 0)]
+            _ = poll(&fds, 1, 20)
+        }
+        return true
+    }
+
+    /// Reads into `array` from index `start` to its end, at the current position (a pipe's).
+    package func read(into array: inout [UInt8], from start: Int) throws(SystemError) -> Int {
+        while true {
+            let n = array.withUnsafeMutableBytes { raw in systemRead(rawValue, raw.baseAddress! + start, raw.count - start) }
+            if n >= 0 { return n }
+            let error = SystemError.last("read")
+            if error.errno != EINTR { throw error }
+        }
+    }
+
+    /// Reads into `array` from index `start` to its end, at file offset `offset`.
+    package func read(into array: inout [UInt8], from start: Int, at offset: Int64) throws(SystemError) -> Int {
+        while true {
+            let n = array.withUnsafeMutableBytes { raw in
+                pread(rawValue, raw.baseAddress! + start, raw.count - start, off_t(offset))
+            }
+            if n >= 0 { return n }
+            let error = SystemError.last("pread")
+            if error.errno != EINTR { throw error }
+        }
+    }
+
+    /// Reads exactly `count` bytes at `offset`, or fewer only at the end of the file.
+    package func readFully(count: Int, at offset: Int64) throws(SystemError) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        var done = 0
+        while done < count {
+            let n = try read(into: &bytes, from: done, at: offset + Int64(done))
+            if n == 0 { break }
+            done += n
+        }
+        bytes.removeLast(count - done)
+        return bytes
+    }
+
+    /// The first offset at or after `offset` that is not in a hole of a sparse
+    /// file, or nil past the last data: so that a reader skips holes instead of
+    /// reading gigabytes of zeros. A file system that does not track holes
+    /// reports every offset before the end as data. The corresponding C function
+    /// is `lseek` with `SEEK_DATA`.
+    package func nextData(from offset: Int64) throws(SystemError) -> Int64? {
+        #if canImport(Darwin)
+        let seekData = SEEK_DATA
+        #else
+        let seekData: Int32 = 3  // SEEK_DATA on Linux; glibc declares it only with _GNU_SOURCE
+        #endif
+        let found = lseek(rawValue, off_t(offset), seekData)
+        if found >= 0 { return Int64(found) }
+        let error = SystemError.last("lseek")
+        if error.errno == ENXIO { return nil }
+        if error.errno == EINVAL { return offset }  // SEEK_DATA not supported here
+        throw error
+    }
+
+    /// Writes all of `bytes`, continuing after short writes. The corresponding C function is `write`.at `offset`. The corresponding C function is `pwrite`.
+    package func write(_ bytes: [UInt8], at offset: Int64) throws(SystemError) {
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeBytes { raw in pwrite(rawValue, raw.baseAddress! + done, raw.count - done, off_t(offset + Int64(done))) }
+            if n > 0 { done += n; continue }
+            let error = n == 0 ? SystemError(call: "pwrite", errno: EIO) : SystemError.last("pwrite")
+            if error.errno == EINTR { continue }
+            throw error
+        }
+    }
+
+    /// Makes written data durable. `fdatasync` on Linux, which also flushes a
+    /// changed file size; `fsync` elsewhere. A failure is final: the caller
+    /// must not retry and claim durability (see PostgreSQL's fsync incident).
+    package func synchronize() throws(SystemError) {
+        #if canImport(Darwin)
+        // On Darwin only F_FULLFSYNC makes the drive flush its cache too.
+        let result = fcntl(rawValue, F_FULLFSYNC) == 0 ? 0 : fsync(rawValue)
+        #else
+        let result = fdatasync(rawValue)
+        #endif
+        if result != 0 {
+            let error = SystemError.last("fsync")
+            // Pipes and terminals have nothing to flush.
+            if error.errno == EINVAL || error.errno == ENOTSUP || error.errno == EROFS { return }
+            throw error
+        }
+    }
+
+    /// The corresponding C function is `ftruncate`.
+    package func truncate(to size: Int64) throws(SystemError) {
+        while ftruncate(rawValue, off_t(size)) != 0 {
+            let error = SystemError.last("ftruncate")
+            if error.errno != EINTR { throw error }
+        }
+    }
+}

@@ -1,0 +1,96 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#else
+#error("ShareQueue needs a POSIX C library")
+#endif
+
+/// Path operations that do not need an open descriptor.
+package enum FileSystem {
+    /// The status of the entry at `path` itself (a symlink is not followed), or nil if there is none.
+    package static func linkStatus(_ path: String) throws(SystemError) -> FileStatus? {
+        var s = stat()
+        if lstat(path, &s) == 0 { return FileStatus(s) }
+        let error = SystemError.last("lstat")
+        if error.isNotFound { return nil }
+        throw error
+    }
+
+
+    /// The status of what `path` leads to, following symlinks, or nil if nothing is there.
+    package static func status(_ path: String) throws(SystemError) -> FileStatus? {
+        var s = stat()
+        if stat(path, &s) == 0 { return FileStatus(s) }
+        let error = SystemError.last("stat")
+        if error.isNotFound { return nil }
+        throw error
+    }
+
+    package static func rename(_ from: String, to: String) throws(SystemError) {
+        if systemRename(from, to) != 0 { throw SystemError.last("rename") }
+    }
+
+    /// The working directory. The corresponding C function is `getcwd`.
+    package static func currentDirectory() -> String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard getcwd(&buffer, buffer.count) != nil else { return "." }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// `path` made absolute against the working directory.
+    package static func absolute(_ path: String) -> String {
+        path.hasPrefix("/") ? path : currentDirectory() + "/" + path
+    }
+
+    /// `mkdir -p` with mode 0700; fails with ENOTDIR where something else stands in the way.
+    package static func makeDirectories(_ path: String) throws(SystemError) {
+        var prefix = path.hasPrefix("/") ? "" : "."
+        for component in path.split(separator: "/") {
+            prefix += "/" + component
+            if try !makeDirectory(prefix), let existing = try status(prefix), !existing.isDirectory {
+                throw SystemError(call: "mkdir", errno: ENOTDIR)
+            }
+        }
+    }
+
+    /// Removes a file; a file that is already gone is not an error.
+    package static func removeFile(_ path: String) throws(SystemError) {
+        if unlink(path) != 0 {
+            let error = SystemError.last("unlink")
+            if !error.isNotFound { throw error }
+        }
+    }
+
+    /// Creates one directory; returns false if something already stands there.
+    package static func makeDirectory(_ path: String, permissions: UInt16 = 0o700) throws(SystemError) -> Bool {
+        if mkdir(path, mode_t(permissions)) == 0 { return true }
+        let error = SystemError.last("mkdir")
+        if error.isAlreadyExists { return false }
+        throw error
+    }
+
+    /// Makes the entries of a directory (creations, renames, removals) durable.
+    package static func synchronizeDirectory(_ path: String) throws(SystemError) {
+        let fd = try FileDescriptor.open(path, .directory)
+        defer { fd.close() }
+        if fsync(fd.rawValue) != 0 {
+            let error = SystemError.last("fsync")
+            if error.errno != EINVAL { throw error }
+        }
+    }
+
+    /// The names in a directory, without "." and "..".
+    package static func entries(of path: String) throws(SystemError) -> [String] {
+        let directory = try FileDescriptor.open(path, .directory)
+        defer { directory.close() }
+        return try directory.entries()
+    }
+
+    /// Gives `from` the second name `to`; fails with EEXIST if `to` exists. The corresponding C function is `link`.
+    package static func link(_ from: String, to: String) throws(SystemError) {
+        if systemLink(from, to) != 0 { throw SystemError.last("link") }
+    }
+}

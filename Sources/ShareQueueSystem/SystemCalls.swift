@@ -1,0 +1,42 @@
+// The C calls that this layer's wrappers are named after, under names a
+// wrapper's own (`open`, `read`, `close`...) does not shadow; and errno.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#else
+#error("ShareQueue needs a POSIX C library")
+#endif
+
+package func systemOpen(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 { open(path, flags, mode) }
+package func systemClose(_ fd: Int32) -> Int32 { close(fd) }
+package func systemWrite(_ fd: Int32, _ p: UnsafeRawPointer, _ n: Int) -> Int { write(fd, p, n) }
+package func systemRead(_ fd: Int32, _ p: UnsafeMutableRawPointer?, _ n: Int) -> Int { read(fd, p, n) }
+package func systemKill(_ pid: Int32, _ signal: Int32) -> Int32 { kill(pid, signal) }
+package func systemRename(_ from: String, _ to: String) -> Int32 { rename(from, to) }
+package func systemLink(_ from: String, _ to: String) -> Int32 { link(from, to) }
+
+package func currentErrno() -> Int32 {
+    #if canImport(Glibc)
+    return Glibc.errno
+    #elseif canImport(Musl)
+    return Musl.errno
+    #else
+    return Darwin.errno
+    #endif
+}
+
+/// Calls `body` again for as long as it fails with EINTR (a signal arrived):
+/// `body` returns what the C call returned, negative on failure with errno set.
+/// - Throws: the failure, named `call`.
+@inline(__always)
+package func retryingOnInterrupt<Result: FixedWidthInteger>(_ call: String, _ body: () -> Result) throws(SystemError) -> Result {
+    while true {
+        let result = body()
+        if result >= 0 { return result }
+        let error = SystemError.last(call)
+        if error.errno != EINTR { throw error }
+    }
+}

@@ -1,0 +1,48 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#else
+#error("ShareQueue needs a POSIX C library")
+#endif
+import ShareQueueSystem
+import ShareQueue
+
+// The stop flag and the write end of the self-pipe, touched by the signal
+// handler, which may only use async-signal-safe calls.
+nonisolated(unsafe) private var stopRequestedFlag: Int32 = 0
+nonisolated(unsafe) private var stopPipeWriteEnd: Int32 = -1
+
+/// SIGINT and SIGTERM as a request to stop, for long-running drains: the
+/// handler sets a flag and writes to a pipe, so that a process waiting for
+/// changes wakes at once.
+package enum StopRequest {
+    /// Installs the handlers. Returns the pipe's read end, readable once a stop is requested.
+    package static func install() -> Int32 {
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { return -1 }
+        for fd in fds {
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(fd, F_SETFL, O_NONBLOCK)
+        }
+        stopPipeWriteEnd = fds[1]
+        let handler: @convention(c) (Int32) -> Void = { _ in
+            stopRequestedFlag = 1
+            var byte: UInt8 = 1
+            _ = write(stopPipeWriteEnd, &byte, 1)
+        }
+        signal(SIGINT, handler)
+        signal(SIGTERM, handler)
+        // A parent may have started this process with them blocked.
+        var stops = sigset_t()
+        sigemptyset(&stops)
+        sigaddset(&stops, SIGINT)
+        sigaddset(&stops, SIGTERM)
+        sigprocmask(SIG_UNBLOCK, &stops, nil)
+        return fds[0]
+    }
+
+    package static var isRequested: Bool { stopRequestedFlag != 0 }
+}
