@@ -26,15 +26,16 @@ struct WatchTests {
     @Test("Delivers each record soon after its producer exits, idles without using the CPU, and stops cleanly on SIGTERM")
     func deliversPromptlyAndIdles() throws {
         let scratch = TemporaryDirectory()
-        let q = scratch.queue
+        let queue = TestQueue(in: scratch)
+        let q = queue.path
         let out = scratch.file("delivered")
-        try run("share-append", ["--dir", q, "before"], in: scratch)
+        try queue.append(["before"])
         let watcher = try RunningTool("host-drain", ["--dir", q, "--watch", "--exec", "cat >> '\(out)'"], in: scratch)
         defer { watcher.kill() }
         try waitUntil("the waiting record") { Self.lineCount(out) == 1 }
         var delays: [Double] = []
         for i in 1...20 {
-            try run("share-append", ["--dir", q, "record \(i)"], in: scratch)
+            try queue.append(["record \(i)"])
             let exited = Date()
             try waitUntil("record \(i)") { Self.lineCount(out) == i + 1 }
             delays.append(Date().timeIntervalSince(exited))
@@ -53,13 +54,14 @@ struct WatchTests {
     @Test("A burst of 500 separate share-append processes becomes a few dozen deliveries")
     func burstCoalesces() throws {
         let scratch = TemporaryDirectory()
-        let q = scratch.queue
+        let queue = TestQueue(in: scratch)
+        let q = queue.path
         let out = scratch.file("delivered")
         let deliveries = scratch.file("deliveries")
         let watcher = try RunningTool("host-drain", ["--dir", q, "--watch", "--batch", "1000", "--debounce", "100ms",
                                                     "--exec", "echo x >> '\(deliveries)'; cat >> '\(out)'"], in: scratch)
         defer { watcher.kill() }
-        _ = try run("share-append", ["--dir", q, "warm-up"], in: scratch)
+        _ = try queue.append(["warm-up"])
         try waitUntil("the warm-up record") { Self.lineCount(out) == 1 }
         let start = Date()
         let burst = Process()
@@ -84,9 +86,10 @@ struct WatchTests {
     @Test("SIGTERM in the middle of a slow batch finishes it, records the checkpoint, and exits 0", arguments: ["--store", "stdout"])
     func stopsAfterTheBatchInHand(_ sink: String) throws {
         let scratch = TemporaryDirectory()
-        let q = scratch.queue
+        let queue = TestQueue(in: scratch)
+        let q = queue.path
         let out = scratch.file("delivered")
-        let appended = try run("share-append", ["--dir", q, "--lines"], stdin: (1...30).map { "r\($0)" }.joined(separator: "\n"), in: scratch).lines
+        let appended = try queue.appendLines((1...30).map { "r\($0)" })
         var arguments = ["--dir", q, "--watch", "--batch", "10"]
         switch sink {
         case "--store": arguments += ["--store", scratch.file("inbox.sqlite")]
@@ -99,8 +102,7 @@ struct WatchTests {
         }
         kill(watcher.pid, SIGTERM)
         #expect(watcher.wait().status == 0)
-        let rest = try run("host-drain", ["--dir", q, "--status", "--json"], in: scratch)
-        let pending = (try JSONSerialization.jsonObject(with: rest.stdout) as! [String: Any])["pending"] as! Int
+        let pending = try queue.status()["pending"] as! Int
         let delivered = sink == "--store" ? Int(try sqlite(scratch.file("inbox.sqlite"), "SELECT count(*) FROM records")[0])! : Self.lineCount(out)
         // The batch in hand was finished and recorded: what was delivered is no longer pending.
         #expect(delivered >= 10)
