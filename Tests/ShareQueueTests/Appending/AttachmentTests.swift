@@ -73,12 +73,11 @@ struct AttachmentTests {
     func attachmentsStay() throws {
         let scratch = TemporaryDirectory()
         let queue = TestQueue(in: scratch)
-        let q = queue.path
         let a = try Self.makeFile(scratch, "a.bin", bytes: 100)
         try queue.append(["--attach", a.path, "with a file"])
         let record = try jsonObjects(try queue.drain().stdout)[0]
         let path = (record["attachments"] as! [[String: Any]])[0]["path"] as! String
-        #expect(path.hasPrefix(q + "/attachments/"))
+        #expect(path.hasPrefix(queue.path + "/attachments/"))
         #expect(FileManager.default.fileExists(atPath: path))
     }
 
@@ -102,12 +101,11 @@ struct AttachmentTests {
     func hostileReference(_ file: String) throws {
         let scratch = TemporaryDirectory()
         let queue = TestQueue(in: scratch)
-        let q = queue.path
-        let directory = try QueueDirectory(path: q)
+        let directory = try QueueDirectory(path: queue.path)
         let outside = try Self.makeFile(scratch, "outside.txt", bytes: 64)
         try FileManager.default.createDirectory(atPath: queue.file("attachments"), withIntermediateDirectories: true)
-        if file == "symlink.txt" { try FileManager.default.createSymbolicLink(atPath: q + "/attachments/symlink.txt", withDestinationPath: outside.path) }
-        if file == "tampered.txt" { try Data("changed".utf8).write(to: URL(fileURLWithPath: q + "/attachments/tampered.txt")) }
+        if file == "symlink.txt" { try FileManager.default.createSymbolicLink(atPath: queue.path + "/attachments/symlink.txt", withDestinationPath: outside.path) }
+        if file == "tampered.txt" { try Data("changed".utf8).write(to: URL(fileURLWithPath: queue.path + "/attachments/tampered.txt")) }
         let attachment = Attachment(name: "x.txt", file: file, size: 64, sha256: outside.sha256, type: "text/plain")
         // Planted as stored bytes: a producer refuses a file name the queue does not make.
         let planted = Record.encode(id: RecordID.random(), date: Timestamp.now(), source: "test", kind: .text, text: "hostile",

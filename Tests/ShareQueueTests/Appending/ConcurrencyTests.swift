@@ -8,7 +8,6 @@ struct ConcurrencyTests {
     func concurrentProducersAndDrains() throws {
         let scratch = TemporaryDirectory()
         let queue = TestQueue(in: scratch)
-        let q = queue.path
         let delivered = scratch.file("delivered")
         let done = scratch.file("producers-done")
         let loop = Process()
@@ -16,7 +15,7 @@ struct ConcurrencyTests {
         loop.arguments = ["-c", """
             while [ ! -e "$2" ]; do "$0" --dir "$1" -q --wait 30 >> "$3" || exit 1; done
             "$0" --dir "$1" -q --wait 30 >> "$3"
-            """, Executables.path("host-drain"), q, done, delivered]
+            """, Executables.path("host-drain"), queue.path, done, delivered]
         try loop.run()
 
         var producers: [(Process, String)] = []
@@ -26,7 +25,7 @@ struct ConcurrencyTests {
             producer.executableURL = URL(fileURLWithPath: "/bin/sh")
             producer.arguments = ["-c", """
                 i=1; while [ $i -le 200 ]; do "$0" --dir "$1" "producer $2 record $i" >> "$3" || exit 1; i=$((i+1)); done
-                """, Executables.path("share-append"), q, String(p), acknowledged]
+                """, Executables.path("share-append"), queue.path, String(p), acknowledged]
             try producer.run()
             producers.append((producer, acknowledged))
         }
@@ -57,12 +56,11 @@ struct ConcurrencyTests {
     func drainerKilledMidSink() throws {
         let scratch = TemporaryDirectory()
         let queue = TestQueue(in: scratch)
-        let q = queue.path
         let delivered = scratch.file("delivered")
         let appended = try queue.appendLines((1...100).map { "record \($0)" })
         #expect(appended.count == 100)
         // The sink takes each batch, then is slow to confirm it.
-        let slow = try RunningTool("host-drain", ["--dir", q, "--batch", "10", "--exec", "cat >> '\(delivered)'; sleep 0.2"], in: scratch)
+        let slow = try RunningTool("host-drain", ["--dir", queue.path, "--batch", "10", "--exec", "cat >> '\(delivered)'; sleep 0.2"], in: scratch)
         try waitUntil("three batches to reach the sink") {
             (try? String(contentsOfFile: delivered, encoding: .utf8))?.split(separator: "\n").count ?? 0 >= 30
         }
@@ -84,11 +82,10 @@ struct ConcurrencyTests {
     func producerNotBlockedBySlowSink() throws {
         let scratch = TemporaryDirectory()
         let queue = TestQueue(in: scratch)
-        let q = queue.path
         try queue.append(["waiting"])
         let started = scratch.file("started")
         let release = scratch.file("release")
-        let slow = try RunningTool("host-drain", ["--dir", q, "--exec", "cat > /dev/null; touch '\(started)'; while [ ! -e '\(release)' ]; do sleep 0.02; done"], in: scratch)
+        let slow = try RunningTool("host-drain", ["--dir", queue.path, "--exec", "cat > /dev/null; touch '\(started)'; while [ ! -e '\(release)' ]; do sleep 0.02; done"], in: scratch)
         defer { slow.kill() }
         try waitUntil("the slow sink to hold its batch") { FileManager.default.fileExists(atPath: started) }
         let clock = ContinuousClock()

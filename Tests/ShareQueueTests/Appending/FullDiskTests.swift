@@ -86,7 +86,6 @@ struct FullDiskTests {
         let scratch = TemporaryDirectory()
         let disk = try SmallFileSystem(in: scratch)
         let queue = TestQueue(at: disk.path + "/queue", in: scratch)
-        let q = queue.path
         let appended = try queue.appendLines((1...10).map { "record \($0)" })
         let torn = try queue.append([String(repeating: "t", count: 50_000)], environment: ["SHARE_QUEUE_CRASH_AT": "append-half-written"])
         #expect(torn.status == 128 + SIGKILL)
@@ -95,7 +94,7 @@ struct FullDiskTests {
         #expect(drain.status == 0, "\(drain.stderr)")
         #expect(try ids(in: drain.stdout) == appended)
         #expect(drain.stderr.contains("kept"))
-        let kept = try FileManager.default.contentsOfDirectory(atPath: q).filter { $0.hasPrefix("quarantine-sealed-") }
+        let kept = queue.names().filter { $0.hasPrefix("quarantine-sealed-") }
         #expect(kept.count == 1)
         let again = try queue.drain()
         #expect(again.status == 0)

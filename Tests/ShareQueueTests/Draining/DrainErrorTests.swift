@@ -33,9 +33,8 @@ struct DrainErrorTests {
           .enabled(if: canMountTmpfs, "needs root to bind-mount"))
     func readError() throws {
         let queue = TestQueue()
-        let q = queue.path
         let appended = try queue.appendLines(["a", "b"])
-        let segment = q + "/sealed-000000000001.log"
+        let segment = queue.file("sealed-000000000001.log")
         #expect(FileManager.default.createFile(atPath: segment, contents: nil))
         #expect(mount("/proc/\(getpid())/mem", segment, nil, UInt(MS_BIND), nil) == 0)
         var mounted = true

@@ -40,10 +40,9 @@ struct ExecTimeoutTests {
     func timeout() throws {
         let scratch = TemporaryDirectory()
         let queue = TestQueue(in: scratch)
-        let q = queue.path
         let appended = try queue.appendLines(["a", "b"])
         let pidFile = scratch.file("pid")
-        let drain = try RunningTool("host-drain", ["--dir", q, "--max-attempts", "1", "--exec-timeout", "1s", "--exec", Self.hangingCommand(pidFile)], in: scratch)
+        let drain = try RunningTool("host-drain", ["--dir", queue.path, "--max-attempts", "1", "--exec-timeout", "1s", "--exec", Self.hangingCommand(pidFile)], in: scratch)
         defer { drain.kill() }
         let sleeper = try Self.readPID(pidFile)
         let result = try Self.finish(drain, within: 15)
@@ -63,10 +62,9 @@ struct ExecTimeoutTests {
     func stopEndsCommand(_ mode: String, _ signal: Int32) throws {
         let scratch = TemporaryDirectory()
         let queue = TestQueue(in: scratch)
-        let q = queue.path
         try queue.append(["--lines"], stdin: "a\nb\n")
         let pidFile = scratch.file("pid")
-        var arguments = ["--dir", q, "--exec", Self.hangingCommand(pidFile)]
+        var arguments = ["--dir", queue.path, "--exec", Self.hangingCommand(pidFile)]
         if mode == "--watch" { arguments.append("--watch") }
         let drain = try RunningTool("host-drain", arguments, in: scratch)
         defer { drain.kill() }
@@ -82,12 +80,11 @@ struct ExecTimeoutTests {
     @Test("An empty --exec is a usage error that leaves the queue as it was", arguments: ["", "  "])
     func emptyCommand(_ command: String) throws {
         let queue = TestQueue()
-        let q = queue.path
         try queue.append(["x"])
-        let before = snapshot(q)
+        let before = snapshot(queue.path)
         let result = try queue.drain(["--exec", command])
         #expect(result.status == 64)
-        #expect(snapshot(q) == before)
+        #expect(snapshot(queue.path) == before)
     }
 
     @Test("--exec-timeout takes 30s, 10m, 1h, plain seconds and 0 (none); anything else is a usage error")

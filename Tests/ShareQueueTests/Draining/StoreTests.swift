@@ -9,7 +9,6 @@ struct StoreTests {
     func schemaAndRows() throws {
         let scratch = TemporaryDirectory()
         let queue = TestQueue(in: scratch)
-        let q = queue.path
         let db = scratch.file("inbox.sqlite")
         let text = try queue.append(["--source", "notes", "--meta", "app=mail", "hello"]).lines
         let json = try queue.append(["--json", "--key", "k"], stdin: "{\"a\": 12345678901234567890}").lines
@@ -24,7 +23,7 @@ struct StoreTests {
         #expect(try sqlite(db, "SELECT count(*) FROM drain_position") == ["1"])
         // Draining again adds nothing; fields from a newer producer are kept in `extra`.
         let newer = Array(#"{"v":2,"id":"3B1A7A47-62E9-44DE-8AFC-C39F9309E7F9","date":"2026-11-29T14:52:20.123Z","source":"newer","kind":"text","text":"t","mood":{"x":[1]}}"#.utf8)
-        try QueueAppender(directory: try QueueDirectory(path: q)).appendStored([newer])
+        try queue.appendStored([newer])
         #expect(try queue.drain(["--store", db]).status == 0)
         #expect(try sqlite(db, "SELECT count(*), count(DISTINCT id) FROM records") == ["3|3"])
         #expect(try sqlite(db, "SELECT extra FROM records WHERE source = 'newer'") == [#"{"mood":{"x":[1]}}"#])
@@ -36,7 +35,6 @@ struct StoreTests {
     func exactlyOnceAtEveryCrashPoint(_ point: CrashPoint) throws {
         let scratch = TemporaryDirectory()
         let queue = TestQueue(in: scratch)
-        let q = queue.path
         let db = scratch.file("inbox.sqlite")
         var appended = try queue.appendLines((1...25).map { "r\($0)" })
         // A partial earlier drain leaves a sealed segment, so the points are met more than once.
@@ -45,7 +43,7 @@ struct StoreTests {
         let torn = try queue.append(["torn"], environment: ["SHARE_QUEUE_CRASH_AT": "append-half-written"])
         #expect(torn.status == 128 + SIGKILL)
         for visit in [1, 2] {
-            let crashed = try run("host-drain", ["--dir", q, "--store", db, "--batch", "10"],
+            let crashed = try run("host-drain", ["--dir", queue.path, "--store", db, "--batch", "10"],
                                   environment: ["SHARE_QUEUE_CRASH_AT": "\(point.rawValue):\(visit)"], in: scratch)
             #expect(crashed.status == 128 + SIGKILL || crashed.status == 0, "\(crashed.stderr)")
             appended += try queue.append(text: "after \(point.rawValue) \(visit)")
@@ -60,13 +58,12 @@ struct StoreTests {
     func exactlyOnceUnderRandomKills() throws {
         let scratch = TemporaryDirectory()
         let queue = TestQueue(in: scratch)
-        let q = queue.path
         let db = scratch.file("inbox.sqlite")
         var appended: [String] = []
         var kills = 0
         for round in 1...12 {
             appended += try queue.appendLines((1...20).map { "round \(round) record \($0)" })
-            let drainer = try RunningTool("host-drain", ["--dir", q, "--store", db, "--batch", "3", "--wait", "5"], in: scratch)
+            let drainer = try RunningTool("host-drain", ["--dir", queue.path, "--store", db, "--batch", "3", "--wait", "5"], in: scratch)
             usleep(UInt32.random(in: 0...15_000))
             drainer.kill()
             if drainer.wait().status == 128 + SIGKILL { kills += 1 }
@@ -80,12 +77,11 @@ struct StoreTests {
     func damageBeforeStorePosition() throws {
         let scratch = TemporaryDirectory()
         let queue = TestQueue(in: scratch)
-        let q = queue.path
         let db = scratch.file("inbox.sqlite")
         let file = scratch.file("a.txt")
         try Data("attached".utf8).write(to: URL(fileURLWithPath: file))
         try queue.append(["--attach", file, "with a lost file"])
-        for name in try FileManager.default.contentsOfDirectory(atPath: queue.file("attachments")) { try FileManager.default.removeItem(atPath: q + "/attachments/" + name) }
+        for name in try FileManager.default.contentsOfDirectory(atPath: queue.file("attachments")) { try FileManager.default.removeItem(atPath: queue.path + "/attachments/" + name) }
         let good = try queue.append(text: "good")
         let crashed = try queue.drain(["--store", db], environment: ["SHARE_QUEUE_CRASH_AT": "drain-delivered"])
         #expect(crashed.status == 128 + SIGKILL)
@@ -100,14 +96,13 @@ struct StoreTests {
     func coalesceWithConcurrentAppend() throws {
         let scratch = TemporaryDirectory()
         let queue = TestQueue(in: scratch)
-        let q = queue.path
         let out = scratch.file("delivered")
         let started = scratch.file("started")
         let release = scratch.file("release")
         try queue.append(["filler"])
         try queue.append(["--key", "w", "old"])
         #expect(try queue.drain(["--max", "1", "--exec", "cat >> '\(out)'"]).status == 0)
-        let slow = try RunningTool("host-drain", ["--dir", q, "--coalesce", "--exec",
+        let slow = try RunningTool("host-drain", ["--dir", queue.path, "--coalesce", "--exec",
                                                  "touch '\(started)'; while [ ! -e '\(release)' ]; do sleep 0.02; done; cat >> '\(out)'"], in: scratch)
         defer { slow.kill() }
         try waitUntil("the slow sink") { FileManager.default.fileExists(atPath: started) }
@@ -124,7 +119,6 @@ struct StoreTests {
     func latestWins() throws {
         let scratch = TemporaryDirectory()
         let queue = TestQueue(in: scratch)
-        let q = queue.path
         let db = scratch.file("inbox.sqlite")
         try queue.append(["--key", "wallpaper", "forest.heic"])
         try queue.append(["--key", "ringtone", "bells"])
@@ -134,7 +128,7 @@ struct StoreTests {
         #expect(try sqlite(db, "SELECT key, text, id FROM latest ORDER BY key") == ["ringtone|bells|" + (try sqlite(db, "SELECT id FROM records WHERE text = 'bells'"))[0], "wallpaper|ocean.heic|\(tied[1])"])
         #expect(try sqlite(db, "SELECT count(*) FROM records WHERE key = 'wallpaper'") == ["3"])
         // An older record drained later does not replace a newer one.
-        let directory = try QueueDirectory(path: q)
+        let directory = try QueueDirectory(path: queue.path)
         let old = Record.encode(id: RecordID.random(), date: "2001-01-01T00:00:00.000Z", source: "old", kind: .text, text: "old.heic", jsonBytes: nil, key: "wallpaper", meta: nil)
         try QueueAppender(directory: directory).appendStored([old])
         #expect(try queue.drain(["--store", db]).status == 0)
@@ -146,12 +140,11 @@ struct StoreTests {
     func nulIsKept() throws {
         let scratch = TemporaryDirectory()
         let queue = TestQueue(in: scratch)
-        let q = queue.path
         let db = scratch.file("inbox.sqlite")
-        let piped = try run("share-append", ["--dir", q], stdinData: Data("before\0after".utf8), in: scratch)
+        let piped = try run("share-append", ["--dir", queue.path], stdinData: Data("before\0after".utf8), in: scratch)
         #expect(piped.status == 0, "\(piped.stderr)")
         // Arguments cannot hold U+0000: key, source and meta come through the library.
-        let appender = try QueueAppender(directory: try QueueDirectory(path: q))
+        let appender = try QueueAppender(directory: try QueueDirectory(path: queue.path))
         let first = try appender.append(RecordDraft(.text("one\0"), source: "src\0a", key: "k\0a", meta: ["m\0k": "v\0v"]))
         let second = try appender.append(RecordDraft(.text("\0two"), source: "src\0b", key: "k\0b"))
         let drain = try queue.drain(["--store", db])

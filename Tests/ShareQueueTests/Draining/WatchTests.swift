@@ -27,10 +27,9 @@ struct WatchTests {
     func deliversPromptlyAndIdles() throws {
         let scratch = TemporaryDirectory()
         let queue = TestQueue(in: scratch)
-        let q = queue.path
         let out = scratch.file("delivered")
         try queue.append(["before"])
-        let watcher = try RunningTool("host-drain", ["--dir", q, "--watch", "--exec", "cat >> '\(out)'"], in: scratch)
+        let watcher = try RunningTool("host-drain", ["--dir", queue.path, "--watch", "--exec", "cat >> '\(out)'"], in: scratch)
         defer { watcher.kill() }
         try waitUntil("the waiting record") { Self.lineCount(out) == 1 }
         var delays: [Double] = []
@@ -55,10 +54,9 @@ struct WatchTests {
     func burstCoalesces() throws {
         let scratch = TemporaryDirectory()
         let queue = TestQueue(in: scratch)
-        let q = queue.path
         let out = scratch.file("delivered")
         let deliveries = scratch.file("deliveries")
-        let watcher = try RunningTool("host-drain", ["--dir", q, "--watch", "--batch", "1000", "--debounce", "100ms",
+        let watcher = try RunningTool("host-drain", ["--dir", queue.path, "--watch", "--batch", "1000", "--debounce", "100ms",
                                                     "--exec", "echo x >> '\(deliveries)'; cat >> '\(out)'"], in: scratch)
         defer { watcher.kill() }
         _ = try queue.append(["warm-up"])
@@ -67,7 +65,7 @@ struct WatchTests {
         let burst = Process()
         burst.executableURL = URL(fileURLWithPath: "/bin/sh")
         burst.arguments = ["-c", "i=1; while [ $i -le 500 ]; do \"$0\" --dir \"$1\" -q \"burst $i\" || exit 1; i=$((i+1)); done",
-                           Executables.path("share-append"), q]
+                           Executables.path("share-append"), queue.path]
         try burst.run()
         burst.waitUntilExit()
         #expect(burst.terminationStatus == 0)
@@ -87,10 +85,9 @@ struct WatchTests {
     func stopsAfterTheBatchInHand(_ sink: String) throws {
         let scratch = TemporaryDirectory()
         let queue = TestQueue(in: scratch)
-        let q = queue.path
         let out = scratch.file("delivered")
         let appended = try queue.appendLines((1...30).map { "r\($0)" })
-        var arguments = ["--dir", q, "--watch", "--batch", "10"]
+        var arguments = ["--dir", queue.path, "--watch", "--batch", "10"]
         switch sink {
         case "--store": arguments += ["--store", scratch.file("inbox.sqlite")]
         default: break

@@ -32,10 +32,9 @@ struct SegmentNameTests {
     @Test("A checkpoint at the last segment number is damage: records are delivered again, never sealed out of sight")
     func checkpointAtLastNumber() throws {
         let queue = TestQueue()
-        let q = queue.path
         let appended = try queue.appendLines(["a", "b", "c"])
         #expect(appended.count == 3)
-        try writeCheckpoint(q, Checkpoint.slot(serial: 5, DrainPosition(segment: 999_999_999_999_999, offset: 0))
+        try writeCheckpoint(queue.path, Checkpoint.slot(serial: 5, DrainPosition(segment: 999_999_999_999_999, offset: 0))
                              + Checkpoint.slot(serial: 4, DrainPosition(segment: 0, offset: 0)))
         let first = try queue.drain(["--max", "1"])
         #expect(first.status == 0, "\(first.stderr)")
@@ -45,19 +44,18 @@ struct SegmentNameTests {
         let second = try queue.drain()
         #expect(second.status == 0, "\(second.stderr)")
         #expect(try ids(in: second.stdout) == Array(appended[1...]) + later)
-        #expect(!names(in: q).contains { $0.hasPrefix("sealed-") }, "\(names(in: q))")
+        #expect(!names(in: queue.path).contains { $0.hasPrefix("sealed-") }, "\(names(in: queue.path))")
     }
 
     @Test("A checkpoint past a sealed segment that is still there is damage: that segment is delivered, not removed")
     func checkpointPastSealedSegment() throws {
         let scratch = TemporaryDirectory()
         let queue = TestQueue(in: scratch)
-        let q = queue.path
         let appended = try queue.appendLines(["a", "b"])
         #expect(try ids(in: queue.drain(["--max", "1"]).stdout) == [appended[0]])
         let planted = try segmentFile("z", in: scratch)
-        try FileManager.default.copyItem(atPath: planted.path, toPath: q + "/sealed-000000000005.log")
-        try writeCheckpoint(q, Checkpoint.slot(serial: 9, DrainPosition(segment: 5, offset: 0)) + Checkpoint.slot(serial: 8, .start))
+        try FileManager.default.copyItem(atPath: planted.path, toPath: queue.file("sealed-000000000005.log"))
+        try writeCheckpoint(queue.path, Checkpoint.slot(serial: 9, DrainPosition(segment: 5, offset: 0)) + Checkpoint.slot(serial: 8, .start))
         // --status counts as a drain delivers: everything from the start again.
         let status = try queue.drain(["--status", "--json"])
         let counts = try JSONSerialization.jsonObject(with: status.stdout) as? [String: Any]
@@ -72,12 +70,11 @@ struct SegmentNameTests {
     func storePositionPastSealedSegment() throws {
         let scratch = TemporaryDirectory()
         let queue = TestQueue(in: scratch)
-        let q = queue.path
         let db = scratch.file("inbox.sqlite")
         let appended = try queue.appendLines(["a", "b"])
         #expect(try queue.drain(["--store", db, "--max", "1"]).status == 0)
         let planted = try segmentFile("z", in: scratch)
-        try FileManager.default.copyItem(atPath: planted.path, toPath: q + "/sealed-000000000005.log")
+        try FileManager.default.copyItem(atPath: planted.path, toPath: queue.file("sealed-000000000005.log"))
         _ = try sqlite(db, "UPDATE drain_position SET segment = 5, offset = 0")
         let drain = try queue.drain(["--store", db])
         #expect(drain.status == 0, "\(drain.stderr)")
@@ -91,14 +88,13 @@ struct SegmentNameTests {
     func sealingNeverReplaces() throws {
         let scratch = TemporaryDirectory()
         let queue = TestQueue(in: scratch)
-        let q = queue.path
         let appended = try queue.appendLines(["a", "b"])
         #expect(try ids(in: queue.drain(["--max", "1"]).stdout) == [appended[0]])
         let pending = try queue.append(text: "c")
         let planted = try segmentFile("z", in: scratch)
         // While segment 1 is delivered, a file appears under the name the pending file is about to get.
         let output = scratch.file("delivered")
-        let command = "cat >> '\(output)' && cp '\(planted.path)' '\(q)/sealed-000000000002.log'"
+        let command = "cat >> '\(output)' && cp '\(planted.path)' '\(queue.path)/sealed-000000000002.log'"
         let first = try queue.drain(["--exec", command])
         #expect(first.status == 75, "\(first.stderr)")
         #expect(first.stderr.contains("sealed-000000000002.log"))
@@ -133,18 +129,17 @@ struct SegmentNameTests {
     func foreignSegmentName(name: String) throws {
         let scratch = TemporaryDirectory()
         let queue = TestQueue(in: scratch)
-        let q = queue.path
         let queued = try queue.append(text: "queued")
         let planted = try segmentFile("planted", in: scratch)
-        try FileManager.default.copyItem(atPath: planted.path, toPath: q + "/" + name)
+        try FileManager.default.copyItem(atPath: planted.path, toPath: queue.path + "/" + name)
         let drain = try queue.drain()
         #expect(drain.status == 0, "\(drain.stderr)")
         #expect(try ids(in: drain.stdout) == queued)
         #expect(drain.stderr.contains(name))
-        let aside = names(in: q).filter { $0.hasPrefix("rejected-") && $0.hasSuffix("-" + name) }
+        let aside = names(in: queue.path).filter { $0.hasPrefix("rejected-") && $0.hasSuffix("-" + name) }
         #expect(aside.count == 1)
-        #expect(FileManager.default.contents(atPath: q + "/" + (aside.first ?? "")) == FileManager.default.contents(atPath: planted.path))
-        #expect(!names(in: q).contains(name))
+        #expect(FileManager.default.contents(atPath: queue.path + "/" + (aside.first ?? "")) == FileManager.default.contents(atPath: planted.path))
+        #expect(!names(in: queue.path).contains(name))
         let again = try queue.drain()
         #expect(again.status == 0, "\(again.stderr)")
         #expect(again.stdout.isEmpty)
@@ -154,18 +149,17 @@ struct SegmentNameTests {
     func twoNamesOneNumber() throws {
         let scratch = TemporaryDirectory()
         let queue = TestQueue(in: scratch)
-        let q = queue.path
         let queued = try queue.append(text: "queued")
         let canonical = try segmentFile("canonical", in: scratch)
         let short = try segmentFile("short", in: scratch)
-        try FileManager.default.copyItem(atPath: canonical.path, toPath: q + "/sealed-000000000007.log")
-        try FileManager.default.copyItem(atPath: short.path, toPath: q + "/sealed-7.log")
+        try FileManager.default.copyItem(atPath: canonical.path, toPath: queue.file("sealed-000000000007.log"))
+        try FileManager.default.copyItem(atPath: short.path, toPath: queue.file("sealed-7.log"))
         let drain = try queue.drain()
         #expect(drain.status == 0, "\(drain.stderr)")
         #expect(try ids(in: drain.stdout) == [canonical.id] + queued)
-        let aside = names(in: q).filter { $0.hasPrefix("rejected-") && $0.hasSuffix("-sealed-7.log") }
+        let aside = names(in: queue.path).filter { $0.hasPrefix("rejected-") && $0.hasSuffix("-sealed-7.log") }
         #expect(aside.count == 1)
-        #expect(FileManager.default.contents(atPath: q + "/" + (aside.first ?? "")) == FileManager.default.contents(atPath: short.path))
+        #expect(FileManager.default.contents(atPath: queue.path + "/" + (aside.first ?? "")) == FileManager.default.contents(atPath: short.path))
     }
 
     @Test("Segment names: one spelling per number, and the listing parses exactly what sealing writes")

@@ -10,9 +10,8 @@ struct HostileFileTests {
     @Test("A sealed segment named with an absurd number is moved aside whole; drains and appends go on")
     func absurdSegmentNumber() throws {
         let queue = TestQueue()
-        let q = queue.path
         let one = try queue.append(text: "one")
-        try FileManager.default.copyItem(atPath: queue.pendingPath, toPath: q + "/sealed-18446744073709551615.log")
+        try FileManager.default.copyItem(atPath: queue.pendingPath, toPath: queue.file("sealed-18446744073709551615.log"))
         let two = try queue.append(text: "two")
         let first = try queue.drain()
         #expect(first.status == 0, "\(first.stderr)")
@@ -21,20 +20,19 @@ struct HostileFileTests {
         let second = try queue.drain()
         #expect(second.status == 0)
         #expect(try ids(in: second.stdout) == three)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: q).filter { $0.hasSuffix("-sealed-18446744073709551615.log") }.count == 1)
+        #expect(queue.names().filter { $0.hasSuffix("-sealed-18446744073709551615.log") }.count == 1)
     }
 
     @Test("A FIFO planted as the quarantine file makes an append fail at once, not hang; a drain clears it")
     func fifoQuarantine() throws {
         let scratch = TemporaryDirectory()
         let queue = TestQueue(in: scratch)
-        let q = queue.path
         let kept = try queue.append(text: "kept")
-        let torn = try run("share-append", ["--dir", q, String(repeating: "t", count: 100_000)],
+        let torn = try run("share-append", ["--dir", queue.path, String(repeating: "t", count: 100_000)],
                            environment: ["SHARE_QUEUE_CRASH_AT": "append-half-written"], in: scratch)
         #expect(torn.status == 128 + SIGKILL)
         #expect(mkfifo(queue.file("quarantine.log"), 0o600) == 0)
-        let append = try RunningTool("share-append", ["--dir", q, "blocked?"], in: scratch)
+        let append = try RunningTool("share-append", ["--dir", queue.path, "blocked?"], in: scratch)
         var finished = false
         try waitUntil("share-append to finish instead of hanging on the FIFO", seconds: 20) {
             finished = !append.process.isRunning
@@ -99,9 +97,8 @@ struct HostileFileTests {
     @Test("A record a foreign producer stored over several lines still comes out as one JSON line")
     func recordSpanningLines() throws {
         let queue = TestQueue()
-        let q = queue.path
         let pretty = "{\n  \"v\": 1,\n  \"id\": \"3B1A7A47-62E9-44DE-8AFC-C39F9309E7F9\",\n  \"date\": \"2026-11-29T14:52:20.123Z\",\n  \"source\": \"other\",\r\n  \"kind\": \"text\",\n  \"text\": \"two\\nlines\"\n}"
-        try QueueAppender(directory: try QueueDirectory(path: q)).appendStored([Array(pretty.utf8)])
+        try queue.appendStored([Array(pretty.utf8)])
         let drain = try queue.drain()
         #expect(drain.lines.count == 1)
         #expect(try jsonObjects(drain.stdout).first?["text"] as? String == "two\nlines")

@@ -67,29 +67,27 @@ struct BadInputTests {
     func invalidArgument() throws {
         let scratch = TemporaryDirectory()
         let queue = try Self.populatedQueue(scratch)
-        let q = queue.path
-        let before = snapshot(q)
+        let before = snapshot(queue.path)
         // Foundation's Process would re-encode the argument, so the shell passes the raw bytes.
         let shell = Process()
         shell.executableURL = URL(fileURLWithPath: "/bin/sh")
-        shell.arguments = ["-c", "\"$0\" --dir \"$1\" \"$(printf 'a\\377b')\"", Executables.path("share-append"), q]
+        shell.arguments = ["-c", "\"$0\" --dir \"$1\" \"$(printf 'a\\377b')\"", Executables.path("share-append"), queue.path]
         shell.standardError = FileHandle.nullDevice
         try shell.run()
         shell.waitUntilExit()
         #expect(shell.terminationStatus == 65)
-        #expect(snapshot(q) == before)
+        #expect(snapshot(queue.path) == before)
     }
 
     @Test("A queue over its pending-bytes cap refuses appends with 75 until drained")
     func queueFull() throws {
         let scratch = TemporaryDirectory()
         let queue = try Self.populatedQueue(scratch)
-        let q = queue.path
-        let before = snapshot(q)
+        let before = snapshot(queue.path)
         let full = try queue.append(["--max-pending-bytes", "400", String(repeating: "y", count: 100)])
         #expect(full.status == 75)
         #expect(full.stderr.contains("the queue is full"))
-        #expect(snapshot(q) == before)
+        #expect(snapshot(queue.path) == before)
         try queue.drain(["-q"])
         let after = try queue.append(["--max-pending-bytes", "400", String(repeating: "y", count: 100)])
         #expect(after.status == 0)
@@ -99,13 +97,12 @@ struct BadInputTests {
     func drainUsage(_ arguments: [String]) throws {
         let scratch = TemporaryDirectory()
         let queue = try Self.populatedQueue(scratch)
-        let q = queue.path
-        let before = snapshot(q)
-        let result = try run("host-drain", ["--dir", q] + arguments, in: scratch)
+        let before = snapshot(queue.path)
+        let result = try run("host-drain", ["--dir", queue.path] + arguments, in: scratch)
         #expect(result.status == 64)
         #expect(result.stderr.hasPrefix("host-drain: error: "))
         #expect(result.stderr.contains("USAGE: host-drain"))
-        #expect(snapshot(q) == before)
+        #expect(snapshot(queue.path) == before)
     }
 
     @Test("A directory that cannot be made is an error naming it, exit 73")
@@ -127,20 +124,19 @@ struct BadInputTests {
     func unwritableDirectory() throws {
         let scratch = TemporaryDirectory()
         let queue = try Self.populatedQueue(scratch)
-        let q = queue.path
-        let before = snapshot(q)
-        try FileManager.default.setAttributes([.posixPermissions: 0o500], ofItemAtPath: q)
-        defer { try? FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: q) }
+        let before = snapshot(queue.path)
+        try FileManager.default.setAttributes([.posixPermissions: 0o500], ofItemAtPath: queue.path)
+        defer { try? FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: queue.path) }
         try FileManager.default.setAttributes([.posixPermissions: 0o400], ofItemAtPath: queue.file("append.lock"))
         // Root ignores permissions, so run the tool as nobody when the tests run as root,
         // from a copy that nobody can reach whatever the checkout's permissions are.
-        var command = [Executables.path("share-append"), "--dir", q, "x"]
+        var command = [Executables.path("share-append"), "--dir", queue.path, "x"]
         if getuid() == 0 {
             let copy = scratch.file("share-append")
             try FileManager.default.copyItem(atPath: command[0], toPath: copy)
             command[0] = copy
             try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: scratch.path)
-            try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: q)
+            try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: queue.path)
             guard FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else {
                 Issue.record("setpriv (util-linux) is needed to drop root privileges for this test")
                 return
@@ -157,26 +153,25 @@ struct BadInputTests {
         let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         #expect(process.terminationStatus == 77, "\(message)")
-        #expect(message.contains(q))
-        #expect(snapshot(q) == before)
+        #expect(message.contains(queue.path))
+        #expect(snapshot(queue.path) == before)
     }
 
     @Test("A queue with a newer format is refused with 78 and never touched")
     func newerFormat() throws {
         let scratch = TemporaryDirectory()
         let queue = try Self.populatedQueue(scratch)
-        let q = queue.path
         try Data("ShareQueue queue format 2\n".utf8).write(to: URL(fileURLWithPath: queue.file("format")))
-        let before = snapshot(q)
+        let before = snapshot(queue.path)
         let append = try queue.append(["x"])
         #expect(append.status == 78)
         #expect(append.stderr.contains("newer"))
         for arguments in [[], ["--status"], ["--peek"]] {
-            let drain = try run("host-drain", ["--dir", q] + arguments, in: scratch)
+            let drain = try run("host-drain", ["--dir", queue.path] + arguments, in: scratch)
             #expect(drain.status == 78)
             #expect(drain.stdout.isEmpty)
         }
-        #expect(snapshot(q) == before)
+        #expect(snapshot(queue.path) == before)
     }
 
     @Test("A symlink planted as the pending file is refused, and a drain moves it aside unread")
@@ -206,12 +201,11 @@ struct BadInputTests {
     func hostileSegment() throws {
         let scratch = TemporaryDirectory()
         let queue = TestQueue(in: scratch)
-        let q = queue.path
         try queue.append(["real"])
         let victim = scratch.file("victim")
         try Data("precious".utf8).write(to: URL(fileURLWithPath: victim))
-        try FileManager.default.createSymbolicLink(atPath: q + "/sealed-000000000001.log", withDestinationPath: victim)
-        #expect(mkfifo(q + "/sealed-000000000002.log", 0o600) == 0)
+        try FileManager.default.createSymbolicLink(atPath: queue.file("sealed-000000000001.log"), withDestinationPath: victim)
+        #expect(mkfifo(queue.file("sealed-000000000002.log"), 0o600) == 0)
         let drain = try queue.drain()
         #expect(drain.status == 0, "\(drain.stderr)")
         #expect(try jsonObjects(drain.stdout).map { $0["text"] as! String } == ["real"])

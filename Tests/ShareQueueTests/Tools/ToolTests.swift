@@ -8,12 +8,11 @@ struct ToolTests {
     func roundTrip() throws {
         let scratch = TemporaryDirectory()
         let queue = TestQueue(in: scratch)
-        let q = queue.path
         var expected: [String] = []
         let one = try queue.append(["hello", "world"])
         #expect(one.status == 0)
         expected += one.lines
-        let lines = try run("share-append", ["--dir", q, "--lines", "--source", "notes", "--meta", "app=mail", "--meta", "n=2"],
+        let lines = try run("share-append", ["--dir", queue.path, "--lines", "--source", "notes", "--meta", "app=mail", "--meta", "n=2"],
                             stdin: "first\r\nsecond\n\n  third  \n", in: scratch)
         #expect(lines.status == 0)
         #expect(lines.lines.count == 3)
@@ -24,7 +23,7 @@ struct ToolTests {
         let url = try queue.append(["--url", "--id", "3B1A7A47-62E9-44DE-8AFC-C39F9309E7F9"], stdin: "https://example.com/a?b=c\n")
         #expect(url.lines == ["3B1A7A47-62E9-44DE-8AFC-C39F9309E7F9"])
         expected += url.lines
-        let stdinText = try run("share-append", ["--dir", q], stdin: "multi\nline\n", in: scratch)
+        let stdinText = try run("share-append", ["--dir", queue.path], stdin: "multi\nline\n", in: scratch)
         expected += stdinText.lines
 
         let drain = try queue.drain()
@@ -128,13 +127,12 @@ struct ToolTests {
     @Test("A closed pipe on standard output leaves the records queued, exit 75")
     func closedPipe() throws {
         let queue = TestQueue()
-        let q = queue.path
         let appended = try queue.appendLines((1...5).map { "r\($0)" })
         let pipe = Pipe()
         try pipe.fileHandleForReading.close()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Executables.path("host-drain"))
-        process.arguments = ["--dir", q, "-q"]
+        process.arguments = ["--dir", queue.path, "-q"]
         process.standardOutput = pipe.fileHandleForWriting
         process.standardError = FileHandle.nullDevice
         try process.run()
@@ -147,11 +145,10 @@ struct ToolTests {
     @Test("A full disk under the sink's output leaves the records queued, exit 75")
     func fullSinkDisk() throws {
         let queue = TestQueue()
-        let q = queue.path
         let appended = try queue.appendLines(["a", "b", "c"])
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Executables.path("host-drain"))
-        process.arguments = ["--dir", q]
+        process.arguments = ["--dir", queue.path]
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: "/dev/full"))
         let errors = Pipe()
         process.standardError = errors
@@ -168,11 +165,10 @@ struct ToolTests {
     func oneDrainer() throws {
         let scratch = TemporaryDirectory()
         let queue = TestQueue(in: scratch)
-        let q = queue.path
         try queue.append(["one"])
         let started = scratch.file("started")
         let release = scratch.file("release")
-        let slow = try RunningTool("host-drain", ["--dir", q, "--exec", "touch '\(started)'; cat > /dev/null; while [ ! -e '\(release)' ]; do sleep 0.02; done"], in: scratch)
+        let slow = try RunningTool("host-drain", ["--dir", queue.path, "--exec", "touch '\(started)'; cat > /dev/null; while [ ! -e '\(release)' ]; do sleep 0.02; done"], in: scratch)
         defer { slow.kill() }
         try waitUntil("the slow sink to start") { FileManager.default.fileExists(atPath: started) }
         let busy = try queue.drain()
@@ -180,7 +176,7 @@ struct ToolTests {
         #expect(busy.stderr.contains("another drain is running"))
         let waited = try queue.drain(["--wait", "0.2"])
         #expect(waited.status == 75)
-        let waiter = try RunningTool("host-drain", ["--dir", q, "--wait", "30"], in: scratch)
+        let waiter = try RunningTool("host-drain", ["--dir", queue.path, "--wait", "30"], in: scratch)
         _ = FileManager.default.createFile(atPath: release, contents: nil)
         #expect(slow.wait().status == 0)
         let result = waiter.wait()
