@@ -6,11 +6,11 @@ import Testing
 @Suite("Bad input")
 struct BadInputTests {
     /// A queue holding two records, to show that a refused append changes nothing.
-    static func populatedQueue(_ scratch: TemporaryDirectory) throws -> String {
-        let q = scratch.queue
-        let result = try run("share-append", ["--dir", q, "--lines"], stdin: "kept one\nkept two\n", in: scratch)
+    static func populatedQueue(_ scratch: TemporaryDirectory) throws -> TestQueue {
+        let queue = TestQueue(in: scratch)
+        let result = try queue.append(["--lines"], stdin: "kept one\nkept two\n")
         #expect(result.status == 0)
-        return q
+        return queue
     }
 
     struct Case: CustomTestStringConvertible, Sendable {
@@ -51,7 +51,7 @@ struct BadInputTests {
     @Test("share-append refuses bad input and changes nothing", arguments: cases, [true, false])
     func refused(_ input: Case, queueExists: Bool) throws {
         let scratch = TemporaryDirectory()
-        let q = queueExists ? try Self.populatedQueue(scratch) : scratch.queue
+        let q = queueExists ? try Self.populatedQueue(scratch).path : scratch.queue
         let before = snapshot(q)
         let result = try run("share-append", ["--dir", q] + input.arguments, stdinData: Data(input.stdin), in: scratch)
         #expect(result.status == input.status, "\(result.stderr)")
@@ -66,43 +66,43 @@ struct BadInputTests {
     @Test("Invalid UTF-8 in an argument is refused, not replaced")
     func invalidArgument() throws {
         let scratch = TemporaryDirectory()
-        let q = try Self.populatedQueue(scratch)
-        let before = snapshot(q)
+        let queue = try Self.populatedQueue(scratch)
+        let before = snapshot(queue.path)
         // Foundation's Process would re-encode the argument, so the shell passes the raw bytes.
         let shell = Process()
         shell.executableURL = URL(fileURLWithPath: "/bin/sh")
-        shell.arguments = ["-c", "\"$0\" --dir \"$1\" \"$(printf 'a\\377b')\"", Executables.path("share-append"), q]
+        shell.arguments = ["-c", "\"$0\" --dir \"$1\" \"$(printf 'a\\377b')\"", Executables.path("share-append"), queue.path]
         shell.standardError = FileHandle.nullDevice
         try shell.run()
         shell.waitUntilExit()
         #expect(shell.terminationStatus == 65)
-        #expect(snapshot(q) == before)
+        #expect(snapshot(queue.path) == before)
     }
 
     @Test("A queue over its pending-bytes cap refuses appends with 75 until drained")
     func queueFull() throws {
         let scratch = TemporaryDirectory()
-        let q = try Self.populatedQueue(scratch)
-        let before = snapshot(q)
-        let full = try run("share-append", ["--dir", q, "--max-pending-bytes", "400", String(repeating: "y", count: 100)], in: scratch)
+        let queue = try Self.populatedQueue(scratch)
+        let before = snapshot(queue.path)
+        let full = try queue.append(["--max-pending-bytes", "400", String(repeating: "y", count: 100)])
         #expect(full.status == 75)
         #expect(full.stderr.contains("the queue is full"))
-        #expect(snapshot(q) == before)
-        try run("host-drain", ["--dir", q, "-q"], in: scratch)
-        let after = try run("share-append", ["--dir", q, "--max-pending-bytes", "400", String(repeating: "y", count: 100)], in: scratch)
+        #expect(snapshot(queue.path) == before)
+        try queue.drain(["-q"])
+        let after = try queue.append(["--max-pending-bytes", "400", String(repeating: "y", count: 100)])
         #expect(after.status == 0)
     }
 
     @Test("host-drain refuses unknown flags and arguments with 64", arguments: [["--frobnicate"], ["extra"], ["--format", "xml"], ["--batch", "0"], ["--json"], ["--wait", "soon"]])
     func drainUsage(_ arguments: [String]) throws {
         let scratch = TemporaryDirectory()
-        let q = try Self.populatedQueue(scratch)
-        let before = snapshot(q)
-        let result = try run("host-drain", ["--dir", q] + arguments, in: scratch)
+        let queue = try Self.populatedQueue(scratch)
+        let before = snapshot(queue.path)
+        let result = try run("host-drain", ["--dir", queue.path] + arguments, in: scratch)
         #expect(result.status == 64)
         #expect(result.stderr.hasPrefix("host-drain: error: "))
         #expect(result.stderr.contains("USAGE: host-drain"))
-        #expect(snapshot(q) == before)
+        #expect(snapshot(queue.path) == before)
     }
 
     @Test("A directory that cannot be made is an error naming it, exit 73")
@@ -123,20 +123,20 @@ struct BadInputTests {
     @Test("An unwritable directory is refused with 77 and left alone")
     func unwritableDirectory() throws {
         let scratch = TemporaryDirectory()
-        let q = try Self.populatedQueue(scratch)
-        let before = snapshot(q)
-        try FileManager.default.setAttributes([.posixPermissions: 0o500], ofItemAtPath: q)
-        defer { try? FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: q) }
-        try FileManager.default.setAttributes([.posixPermissions: 0o400], ofItemAtPath: q + "/append.lock")
+        let queue = try Self.populatedQueue(scratch)
+        let before = snapshot(queue.path)
+        try FileManager.default.setAttributes([.posixPermissions: 0o500], ofItemAtPath: queue.path)
+        defer { try? FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: queue.path) }
+        try FileManager.default.setAttributes([.posixPermissions: 0o400], ofItemAtPath: queue.file("append.lock"))
         // Root ignores permissions, so run the tool as nobody when the tests run as root,
         // from a copy that nobody can reach whatever the checkout's permissions are.
-        var command = [Executables.path("share-append"), "--dir", q, "x"]
+        var command = [Executables.path("share-append"), "--dir", queue.path, "x"]
         if getuid() == 0 {
             let copy = scratch.file("share-append")
             try FileManager.default.copyItem(atPath: command[0], toPath: copy)
             command[0] = copy
             try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: scratch.path)
-            try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: q)
+            try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: queue.path)
             guard FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else {
                 Issue.record("setpriv (util-linux) is needed to drop root privileges for this test")
                 return
@@ -153,60 +153,60 @@ struct BadInputTests {
         let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         #expect(process.terminationStatus == 77, "\(message)")
-        #expect(message.contains(q))
-        #expect(snapshot(q) == before)
+        #expect(message.contains(queue.path))
+        #expect(snapshot(queue.path) == before)
     }
 
     @Test("A queue with a newer format is refused with 78 and never touched")
     func newerFormat() throws {
         let scratch = TemporaryDirectory()
-        let q = try Self.populatedQueue(scratch)
-        try Data("ShareQueue queue format 2\n".utf8).write(to: URL(fileURLWithPath: q + "/format"))
-        let before = snapshot(q)
-        let append = try run("share-append", ["--dir", q, "x"], in: scratch)
+        let queue = try Self.populatedQueue(scratch)
+        try Data("ShareQueue queue format 2\n".utf8).write(to: URL(fileURLWithPath: queue.file("format")))
+        let before = snapshot(queue.path)
+        let append = try queue.append(["x"])
         #expect(append.status == 78)
         #expect(append.stderr.contains("newer"))
         for arguments in [[], ["--status"], ["--peek"]] {
-            let drain = try run("host-drain", ["--dir", q] + arguments, in: scratch)
+            let drain = try run("host-drain", ["--dir", queue.path] + arguments, in: scratch)
             #expect(drain.status == 78)
             #expect(drain.stdout.isEmpty)
         }
-        #expect(snapshot(q) == before)
+        #expect(snapshot(queue.path) == before)
     }
 
     @Test("A symlink planted as the pending file is refused, and a drain moves it aside unread")
     func hostileSymlink() throws {
         let scratch = TemporaryDirectory()
-        let q = scratch.queue
-        try run("share-append", ["--dir", q, "first"], in: scratch)
-        try run("host-drain", ["--dir", q, "-q"], in: scratch)
+        let queue = TestQueue(in: scratch)
+        try queue.append(["first"])
+        try queue.drain(["-q"])
         let victim = scratch.file("victim")
         try Data("precious".utf8).write(to: URL(fileURLWithPath: victim))
-        try FileManager.default.createSymbolicLink(atPath: q + "/pending.log", withDestinationPath: victim)
-        let append = try run("share-append", ["--dir", q, "x"], in: scratch)
+        try FileManager.default.createSymbolicLink(atPath: queue.pendingPath, withDestinationPath: victim)
+        let append = try queue.append(["x"])
         #expect(append.status == 78)
         #expect(append.stderr.contains("pending.log"))
-        let drain = try run("host-drain", ["--dir", q], in: scratch)
+        let drain = try queue.drain()
         #expect(drain.status == 0)
         #expect(drain.stdout.isEmpty)
         #expect(drain.stderr.contains("moved it aside"))
         #expect(try String(contentsOfFile: victim, encoding: .utf8) == "precious")
-        let retry = try run("share-append", ["--dir", q, "second"], in: scratch)
+        let retry = try queue.append(["second"])
         #expect(retry.status == 0)
-        let final = try run("host-drain", ["--dir", q], in: scratch)
+        let final = try queue.drain()
         #expect(try jsonObjects(final.stdout).map { $0["text"] as! String } == ["second"])
     }
 
     @Test("A symlink or FIFO planted as a sealed segment is moved aside without being read")
     func hostileSegment() throws {
         let scratch = TemporaryDirectory()
-        let q = scratch.queue
-        try run("share-append", ["--dir", q, "real"], in: scratch)
+        let queue = TestQueue(in: scratch)
+        try queue.append(["real"])
         let victim = scratch.file("victim")
         try Data("precious".utf8).write(to: URL(fileURLWithPath: victim))
-        try FileManager.default.createSymbolicLink(atPath: q + "/sealed-000000000001.log", withDestinationPath: victim)
-        #expect(mkfifo(q + "/sealed-000000000002.log", 0o600) == 0)
-        let drain = try run("host-drain", ["--dir", q], in: scratch)
+        try FileManager.default.createSymbolicLink(atPath: queue.file("sealed-000000000001.log"), withDestinationPath: victim)
+        #expect(mkfifo(queue.file("sealed-000000000002.log"), 0o600) == 0)
+        let drain = try queue.drain()
         #expect(drain.status == 0, "\(drain.stderr)")
         #expect(try jsonObjects(drain.stdout).map { $0["text"] as! String } == ["real"])
         #expect(try String(contentsOfFile: victim, encoding: .utf8) == "precious")

@@ -12,8 +12,9 @@ import Testing
 /// change of behaviour is one reviewed diff.
 @Suite("Conformance corpus")
 struct ConformanceTests {
+    /// `Tests/Conformance`, found from this file's place in `Tests/ShareQueueTests/Format`.
     static let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Conformance").path
+        .deletingLastPathComponent().appendingPathComponent("Conformance").path
     static let updating = ProcessInfo.processInfo.environment["SHAREQUEUE_UPDATE_CONFORMANCE"] == "1"
 
     /// Every folder of the corpus that holds a `queue`.

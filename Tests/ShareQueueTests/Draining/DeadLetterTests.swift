@@ -12,11 +12,11 @@ struct DeadLetterTests {
     @Test("A refused record is found by bisecting, retried on later runs, then moved to the dead letters; the rest is delivered")
     func poisonRecord() throws {
         let scratch = TemporaryDirectory()
-        let q = scratch.queue
+        let queue = TestQueue(in: scratch)
         let out = scratch.file("delivered")
-        let appended = try run("share-append", ["--dir", q, "--lines"], stdin: "a\nb\nc\npoison\nd\ne\nf\n", in: scratch).lines
+        let appended = try queue.appendLines(["a", "b", "c", "poison", "d", "e", "f"])
         for attempt in 1...3 {
-            let run = try run("host-drain", ["--dir", q, "--exec", Self.command(out), "--max-attempts", "3"], in: scratch)
+            let run = try queue.drain(["--exec", Self.command(out), "--max-attempts", "3"])
             if attempt < 3 {
                 #expect(run.status == 75, "\(run.stderr)")
                 #expect(run.stderr.contains("attempt \(attempt) of 3"))
@@ -27,111 +27,108 @@ struct DeadLetterTests {
         }
         let delivered = try ids(in: Data(contentsOf: URL(fileURLWithPath: out)))
         #expect(delivered == [appended[0], appended[1], appended[2], appended[4], appended[5], appended[6]])
-        let status = try JSONSerialization.jsonObject(with: try run("host-drain", ["--dir", q, "--status", "--json"], in: scratch).stdout) as! [String: Any]
+        let status = try queue.status()
         #expect(status["deadLetters"] as? Int == 1)
         #expect(status["pending"] as? Int == 0)
-        let letters = try jsonObjects(Data(contentsOf: URL(fileURLWithPath: q + "/dead-letters.log")))
+        let letters = try queue.deadLetters()
         #expect(letters.count == 1)
         #expect(letters[0]["attempts"] as? Int == 3)
         #expect((letters[0]["error"] as? String)?.contains("status 9") == true)
         #expect((letters[0]["record"] as? [String: Any])?["id"] as? String == appended[3])
 
-        let requeue = try run("host-drain", ["--dir", q, "--requeue-dead"], in: scratch)
+        let requeue = try queue.drain(["--requeue-dead"])
         #expect(requeue.status == 0)
         #expect(requeue.stderr.contains("put 1 dead letter back"))
-        let after = try JSONSerialization.jsonObject(with: try run("host-drain", ["--dir", q, "--status", "--json"], in: scratch).stdout) as! [String: Any]
+        let after = try queue.status()
         #expect(after["deadLetters"] as? Int == 0)
         #expect(after["pending"] as? Int == 1)
-        let again = try run("host-drain", ["--dir", q], in: scratch)
+        let again = try queue.drain()
         #expect(try ids(in: again.stdout) == [appended[3]])
     }
 
     @Test("Batches a command refuses while it is down are delivered, once each and in order, on a later run")
     func retriedNextRun() throws {
         let scratch = TemporaryDirectory()
-        let q = scratch.queue
+        let queue = TestQueue(in: scratch)
         let out = scratch.file("delivered")
         let down = scratch.file("down")
         _ = FileManager.default.createFile(atPath: down, contents: nil)
-        let appended = try run("share-append", ["--dir", q, "--lines"], stdin: "a\nb\nc\nd\ne\n", in: scratch).lines
+        let appended = try queue.appendLines(["a", "b", "c", "d", "e"])
         let command = "if [ -e '\(down)' ]; then exit 1; fi; cat >> '\(out)'"
-        let first = try run("host-drain", ["--dir", q, "--exec", command], in: scratch)
+        let first = try queue.drain(["--exec", command])
         #expect(first.status == 75)
         #expect(!FileManager.default.fileExists(atPath: out))
         try FileManager.default.removeItem(atPath: down)
-        let second = try run("host-drain", ["--dir", q, "--exec", command], in: scratch)
+        let second = try queue.drain(["--exec", command])
         #expect(second.status == 0)
         #expect(try ids(in: Data(contentsOf: URL(fileURLWithPath: out))) == appended)
         // The refusal counted against the first record is forgotten once it is delivered.
-        #expect(!FileManager.default.fileExists(atPath: q + "/attempts"))
+        #expect(!FileManager.default.fileExists(atPath: queue.file("attempts")))
     }
 
     @Test("A command stopped by a signal has not refused anything: no attempt is counted")
     func stoppedIsNotRefused() throws {
-        let scratch = TemporaryDirectory()
-        let q = scratch.queue
-        try run("share-append", ["--dir", q, "x"], in: scratch)
-        let drain = try run("host-drain", ["--dir", q, "--max-attempts", "1", "--exec", "kill -TERM $$"], in: scratch)
+        let queue = TestQueue()
+        try queue.append(["x"])
+        let drain = try queue.drain(["--max-attempts", "1", "--exec", "kill -TERM $$"])
         #expect(drain.status == 75)
-        #expect(!FileManager.default.fileExists(atPath: q + "/dead-letters.log"))
-        #expect(!FileManager.default.fileExists(atPath: q + "/attempts"))
+        #expect(!FileManager.default.fileExists(atPath: queue.file("dead-letters.log")))
+        #expect(!FileManager.default.fileExists(atPath: queue.file("attempts")))
     }
 
     @Test("Dead letters come back byte for byte, once, even after a requeue that died half-way")
     func requeueExactly() throws {
-        let scratch = TemporaryDirectory()
-        let q = scratch.queue
-        let appended = try run("share-append", ["--dir", q, "--json"], stdin: "{\"zeta\": 1, \"record\": {\"a\": 1}, \"alpha\": 1.50}", in: scratch).lines
-        #expect(try run("host-drain", ["--dir", q, "--max-attempts", "1", "--exec", "exit 4"], in: scratch).status == 0)
-        let crashed = try run("host-drain", ["--dir", q, "--requeue-dead"], environment: ["SHARE_QUEUE_CRASH_AT": "append-synced"], in: scratch)
+        let queue = TestQueue()
+        let appended = try queue.append(["--json"], stdin: "{\"zeta\": 1, \"record\": {\"a\": 1}, \"alpha\": 1.50}").lines
+        #expect(try queue.drain(["--max-attempts", "1", "--exec", "exit 4"]).status == 0)
+        let crashed = try queue.drain(["--requeue-dead"], environment: ["SHARE_QUEUE_CRASH_AT": "append-synced"])
         #expect(crashed.status == 128 + SIGKILL)
-        #expect(try run("host-drain", ["--dir", q, "--requeue-dead"], in: scratch).status == 0)
-        let drain = try run("host-drain", ["--dir", q], in: scratch)
+        #expect(try queue.drain(["--requeue-dead"]).status == 0)
+        let drain = try queue.drain()
         #expect(try ids(in: drain.stdout) == appended)
         #expect(drain.output.contains("\"json\":{\"zeta\":1,\"record\":{\"a\":1},\"alpha\":1.50}"))
-        #expect(!FileManager.default.fileExists(atPath: q + "/quarantine.log"))
+        #expect(!FileManager.default.fileExists(atPath: queue.file("quarantine.log")))
     }
 
     @Test("A record whose command is killed outright (as by the out-of-memory killer) is still found and set aside")
     func killedCommand() throws {
         let scratch = TemporaryDirectory()
-        let q = scratch.queue
+        let queue = TestQueue(in: scratch)
         let out = scratch.file("delivered")
-        let appended = try run("share-append", ["--dir", q, "--lines"], stdin: "good\npoison\nalso good\n", in: scratch).lines
+        let appended = try queue.appendLines(["good", "poison", "also good"])
         let command = "input=$(cat); case \"$input\" in *poison*) kill -9 $$;; esac; printf '%s\\n' \"$input\" >> '\(out)'"
-        #expect(try run("host-drain", ["--dir", q, "--max-attempts", "1", "--exec", command], in: scratch).status == 0)
+        #expect(try queue.drain(["--max-attempts", "1", "--exec", command]).status == 0)
         #expect(try ids(in: Data(contentsOf: URL(fileURLWithPath: out))) == [appended[0], appended[2]])
-        #expect(try jsonObjects(Data(contentsOf: URL(fileURLWithPath: q + "/dead-letters.log"))).count == 1)
+        #expect(try queue.deadLetters().count == 1)
     }
 
     @Test("Damage behind a sink that keeps failing is not copied out again on every attempt")
     func damageNotRequarantined() throws {
-        let scratch = TemporaryDirectory()
-        let q = scratch.queue
-        let appended = try run("share-append", ["--dir", q, "first"], in: scratch).lines
-        try run("share-append", ["--dir", q, "second"], in: scratch)
-        let third = try run("share-append", ["--dir", q, "third"], in: scratch).lines
-        var bytes = try Data(contentsOf: URL(fileURLWithPath: q + "/pending.log"))
+        let queue = TestQueue()
+        let appended = try queue.append(text: "first")
+        try queue.append(["second"])
+        let third = try queue.append(text: "third")
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: queue.pendingPath))
         let secondStart = 20 + Int(bytes[4]) + Int(bytes[5]) << 8
         bytes[secondStart + 30] ^= 0x01
-        try bytes.write(to: URL(fileURLWithPath: q + "/pending.log"))
-        for _ in 1...3 { #expect(try run("host-drain", ["--dir", q, "--exec", "exit 1"], in: scratch).status == 75) }
-        #expect(!FileManager.default.fileExists(atPath: q + "/quarantine.log"))
-        let drain = try run("host-drain", ["--dir", q], in: scratch)
+        try bytes.write(to: URL(fileURLWithPath: queue.pendingPath))
+        for _ in 1...3 { #expect(try queue.drain(["--exec", "exit 1"]).status == 75) }
+        #expect(!FileManager.default.fileExists(atPath: queue.file("quarantine.log")))
+        let drain = try queue.drain()
         #expect(try ids(in: drain.stdout) == appended + third)
-        #expect(try jsonObjects(Data(contentsOf: URL(fileURLWithPath: q + "/quarantine.log"))).count == 1)
+        #expect(try queue.quarantine().count == 1)
     }
 
     @Test("A command that refuses once has the batch bisected at once: all delivered, none twice")
     func refusedOnce() throws {
         let scratch = TemporaryDirectory()
-        let q = scratch.queue
+        let queue = TestQueue(in: scratch)
         let out = scratch.file("delivered")
         let flag = scratch.file("refuse-once")
         _ = FileManager.default.createFile(atPath: flag, contents: nil)
-        let appended = try run("share-append", ["--dir", q, "--lines"], stdin: "a\nb\nc\n", in: scratch).lines
+        let appended = try queue.appendLines(["a", "b", "c"])
         let command = "if [ -e '\(flag)' ]; then rm '\(flag)'; exit 1; fi; cat >> '\(out)'"
-        #expect(try run("host-drain", ["--dir", q, "--exec", command], in: scratch).status == 0)
+        #expect(try queue.drain(["--exec", command]).status == 0)
         #expect(try ids(in: Data(contentsOf: URL(fileURLWithPath: out))) == appended)
     }
 }

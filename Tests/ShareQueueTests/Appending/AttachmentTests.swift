@@ -22,40 +22,40 @@ struct AttachmentTests {
     @Test("An attachment is copied in, described in the record, and moved beside the store by --store")
     func attachToStore() throws {
         let scratch = TemporaryDirectory()
-        let q = scratch.queue
+        let queue = TestQueue(in: scratch)
         let db = scratch.file("inbox.sqlite")
         let photo = try Self.makeFile(scratch, "Beach Photo.JPG", bytes: 300_000)
-        let appended = try run("share-append", ["--dir", q, "--attach", photo.path, "a day at the beach"], in: scratch)
+        let appended = try queue.append(["--attach", photo.path, "a day at the beach"])
         #expect(appended.status == 0, "\(appended.stderr)")
-        let copies = try FileManager.default.contentsOfDirectory(atPath: q + "/attachments")
+        let copies = try FileManager.default.contentsOfDirectory(atPath: queue.file("attachments"))
         #expect(copies.count == 1 && copies[0].hasSuffix(".jpg"))
-        let peek = try jsonObjects(try run("host-drain", ["--dir", q, "--peek"], in: scratch).stdout)
+        let peek = try jsonObjects(try queue.drain(["--peek"]).stdout)
         let described = (peek[0]["attachments"] as! [[String: Any]])[0]
         #expect(described["name"] as? String == "Beach Photo.JPG")
         #expect(described["size"] as? Int == 300_000)
         #expect(described["sha256"] as? String == photo.sha256)
         #expect(described["type"] as? String == "image/jpeg")
 
-        let drain = try run("host-drain", ["--dir", q, "--store", db], in: scratch)
+        let drain = try queue.drain(["--store", db])
         #expect(drain.status == 0, "\(drain.stderr)")
         let stored = try JSONSerialization.jsonObject(with: Data(try sqlite(db, "SELECT attachments FROM records")[0].utf8)) as! [[String: Any]]
         let path = stored[0]["path"] as! String
         #expect(path.hasPrefix("/") && path.hasPrefix(db + ".attachments/"))
         #expect(stored[0]["sha256"] as? String == photo.sha256)
         #expect(SHA256.hex([UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))) == photo.sha256)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: q + "/attachments").isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: queue.file("attachments")).isEmpty)
         #expect(FileManager.default.fileExists(atPath: photo.path))
     }
 
     @Test("Files alone make a file record; --attachments-to moves them and gives the JSON their new paths")
     func attachmentsTo() throws {
         let scratch = TemporaryDirectory()
-        let q = scratch.queue
+        let queue = TestQueue(in: scratch)
         let a = try Self.makeFile(scratch, "notes.txt", bytes: 10)
         let b = try Self.makeFile(scratch, "scan.pdf", bytes: 70_000)
-        #expect(try run("share-append", ["--dir", q, "--attach", a.path, "--attach", b.path], in: scratch).status == 0)
+        #expect(try queue.append(["--attach", a.path, "--attach", b.path]).status == 0)
         let inbox = scratch.file("inbox")
-        let drain = try run("host-drain", ["--dir", q, "--attachments-to", inbox], in: scratch)
+        let drain = try queue.drain(["--attachments-to", inbox])
         #expect(drain.status == 0, "\(drain.stderr)")
         let record = try jsonObjects(drain.stdout)[0]
         #expect(record["kind"] as? String == "file")
@@ -66,18 +66,18 @@ struct AttachmentTests {
             #expect(path.hasPrefix(inbox + "/"))
             #expect(SHA256.hex([UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))) == file.sha256)
         }
-        #expect(try FileManager.default.contentsOfDirectory(atPath: q + "/attachments").isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: queue.file("attachments")).isEmpty)
     }
 
     @Test("Without --attachments-to, the JSON carries the queue copy's path and the copy stays")
     func attachmentsStay() throws {
         let scratch = TemporaryDirectory()
-        let q = scratch.queue
+        let queue = TestQueue(in: scratch)
         let a = try Self.makeFile(scratch, "a.bin", bytes: 100)
-        try run("share-append", ["--dir", q, "--attach", a.path, "with a file"], in: scratch)
-        let record = try jsonObjects(try run("host-drain", ["--dir", q], in: scratch).stdout)[0]
+        try queue.append(["--attach", a.path, "with a file"])
+        let record = try jsonObjects(try queue.drain().stdout)[0]
         let path = (record["attachments"] as! [[String: Any]])[0]["path"] as! String
-        #expect(path.hasPrefix(q + "/attachments/"))
+        #expect(path.hasPrefix(queue.path + "/attachments/"))
         #expect(FileManager.default.fileExists(atPath: path))
     }
 
@@ -86,13 +86,13 @@ struct AttachmentTests {
         guard canMountTmpfs else { return }
         let scratch = TemporaryDirectory()
         let disk = try FullDiskTests.SmallFileSystem(in: scratch)
-        let q = disk.path + "/queue"
-        #expect(try run("share-append", ["--dir", q, "first"], in: scratch).status == 0)
+        let queue = TestQueue(at: disk.path + "/queue", in: scratch)
+        #expect(try queue.append(["first"]).status == 0)
         let big = try Self.makeFile(scratch, "big.bin", bytes: 2 << 20)
-        let result = try run("share-append", ["--dir", q, "--attach", big.path, "too big for the disk"], in: scratch)
+        let result = try queue.append(["--attach", big.path, "too big for the disk"])
         #expect(result.status == 74, "\(result.stderr)")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: q + "/attachments").isEmpty)
-        let drain = try run("host-drain", ["--dir", q], in: scratch)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: queue.file("attachments")).isEmpty)
+        let drain = try queue.drain()
         #expect(try jsonObjects(drain.stdout).map { $0["text"] as! String } == ["first"])
     }
 
@@ -100,24 +100,24 @@ struct AttachmentTests {
           arguments: ["../outside.txt", "/etc/passwd", "symlink.txt", "missing.txt", "tampered.txt"])
     func hostileReference(_ file: String) throws {
         let scratch = TemporaryDirectory()
-        let q = scratch.queue
-        let directory = try QueueDirectory(path: q)
+        let queue = TestQueue(in: scratch)
+        let directory = try QueueDirectory(path: queue.path)
         let outside = try Self.makeFile(scratch, "outside.txt", bytes: 64)
-        try FileManager.default.createDirectory(atPath: q + "/attachments", withIntermediateDirectories: true)
-        if file == "symlink.txt" { try FileManager.default.createSymbolicLink(atPath: q + "/attachments/symlink.txt", withDestinationPath: outside.path) }
-        if file == "tampered.txt" { try Data("changed".utf8).write(to: URL(fileURLWithPath: q + "/attachments/tampered.txt")) }
+        try FileManager.default.createDirectory(atPath: queue.file("attachments"), withIntermediateDirectories: true)
+        if file == "symlink.txt" { try FileManager.default.createSymbolicLink(atPath: queue.path + "/attachments/symlink.txt", withDestinationPath: outside.path) }
+        if file == "tampered.txt" { try Data("changed".utf8).write(to: URL(fileURLWithPath: queue.path + "/attachments/tampered.txt")) }
         let attachment = Attachment(name: "x.txt", file: file, size: 64, sha256: outside.sha256, type: "text/plain")
         // Planted as stored bytes: a producer refuses a file name the queue does not make.
         let planted = Record.encode(id: RecordID.random(), date: Timestamp.now(), source: "test", kind: .text, text: "hostile",
                                     jsonBytes: nil, key: nil, meta: nil, attachments: [attachment])
         try QueueAppender(directory: directory).appendStored([planted])
-        try run("share-append", ["--dir", q, "fine"], in: scratch)
+        try queue.append(["fine"])
         let inbox = scratch.file("inbox")
-        let drain = try run("host-drain", ["--dir", q, "--attachments-to", inbox], in: scratch)
+        let drain = try queue.drain(["--attachments-to", inbox])
         #expect(drain.status == 0, "\(drain.stderr)")
         #expect(try jsonObjects(drain.stdout).map { $0["text"] as! String } == ["fine"])
         #expect(drain.stderr.contains("attachment"))
-        let status = try JSONSerialization.jsonObject(with: try run("host-drain", ["--dir", q, "--status", "--json"], in: scratch).stdout) as! [String: Any]
+        let status = try queue.status()
         #expect(status["quarantined"] as? Int == 1)
         #expect(SHA256.hex([UInt8](try Data(contentsOf: URL(fileURLWithPath: outside.path)))) == outside.sha256)
         #expect(!FileManager.default.fileExists(atPath: inbox + "/" + file))
@@ -126,30 +126,29 @@ struct AttachmentTests {
     @Test("An attachments folder that is a symlink is never followed: producers refuse it, a drain moves it aside")
     func symlinkedFolder() throws {
         let scratch = TemporaryDirectory()
-        let q = scratch.queue
-        try run("share-append", ["--dir", q, "first"], in: scratch)
+        let queue = TestQueue(in: scratch)
+        try queue.append(["first"])
         let victim = scratch.file("victim")
         try FileManager.default.createDirectory(atPath: victim, withIntermediateDirectories: true)
         try Data("precious".utf8).write(to: URL(fileURLWithPath: victim + "/old.txt"))
         try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-3 * 86_400)], ofItemAtPath: victim + "/old.txt")
-        try FileManager.default.createSymbolicLink(atPath: q + "/attachments", withDestinationPath: victim)
+        try FileManager.default.createSymbolicLink(atPath: queue.file("attachments"), withDestinationPath: victim)
         let a = try Self.makeFile(scratch, "a.txt", bytes: 10)
-        let refused = try run("share-append", ["--dir", q, "--attach", a.path, "x"], in: scratch)
+        let refused = try queue.append(["--attach", a.path, "x"])
         #expect(refused.status == 78, "\(refused.stderr)")
-        let drain = try run("host-drain", ["--dir", q], in: scratch)
+        let drain = try queue.drain()
         #expect(drain.status == 0, "\(drain.stderr)")
         #expect(try jsonObjects(drain.stdout).map { $0["text"] as! String } == ["first"])
         #expect(try FileManager.default.contentsOfDirectory(atPath: victim) == ["old.txt"])
-        #expect(try run("share-append", ["--dir", q, "--attach", a.path, "after"], in: scratch).status == 0)
+        #expect(try queue.append(["--attach", a.path, "after"]).status == 0)
         #expect(try FileManager.default.contentsOfDirectory(atPath: victim) == ["old.txt"])
     }
 
     @Test("Half-copied attachments older than a day are removed by the next drain; younger ones stay")
     func staleTemporaries() throws {
-        let scratch = TemporaryDirectory()
-        let q = scratch.queue
-        try run("share-append", ["--dir", q, "x"], in: scratch)
-        let folder = q + "/attachments"
+        let queue = TestQueue()
+        try queue.append(["x"])
+        let folder = queue.file("attachments")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         for name in [".tmp-old.bin", ".tmp-new.bin", "orphan-old.bin"] {
             try Data("partial".utf8).write(to: URL(fileURLWithPath: folder + "/" + name))
@@ -158,17 +157,17 @@ struct AttachmentTests {
         for name in [".tmp-old.bin", "orphan-old.bin"] {
             try FileManager.default.setAttributes([.modificationDate: twoDaysAgo], ofItemAtPath: folder + "/" + name)
         }
-        #expect(try run("host-drain", ["--dir", q, "-q"], in: scratch).status == 0)
+        #expect(try queue.drain(["-q"]).status == 0)
         #expect(Set(try FileManager.default.contentsOfDirectory(atPath: folder)) == [".tmp-new.bin"])
     }
 
     @Test("--status reports attachments and dead letters")
     func statusCounts() throws {
         let scratch = TemporaryDirectory()
-        let q = scratch.queue
+        let queue = TestQueue(in: scratch)
         let a = try Self.makeFile(scratch, "a.bin", bytes: 1000)
-        try run("share-append", ["--dir", q, "--attach", a.path, "x"], in: scratch)
-        let status = try JSONSerialization.jsonObject(with: try run("host-drain", ["--dir", q, "--status", "--json"], in: scratch).stdout) as! [String: Any]
+        try queue.append(["--attach", a.path, "x"])
+        let status = try queue.status()
         #expect(status["attachments"] as? [String: Int] == ["count": 1, "bytes": 1000])
         #expect(status["deadLetters"] as? Int == 0)
     }

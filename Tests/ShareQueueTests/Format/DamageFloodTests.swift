@@ -4,48 +4,6 @@ import Testing
 import ShareQueueSystem
 import ToolSupport
 
-/// What one host-drain run took: its exit status, standard output, seconds and peak resident memory.
-struct MeasuredDrain {
-    let status: Int32
-    let output: Data
-    let seconds: Double
-    let peakMemory: Int64
-}
-
-/// Runs `host-drain --dir queue -q`, killing it after `deadline` seconds.
-func measuredDrain(_ queue: String, deadline: Double, in scratch: TemporaryDirectory) throws -> MeasuredDrain {
-    let output = scratch.file("drain-\(UUID().uuidString)")
-    let memory = output + ".memory"
-    // The peak memory comes from /usr/bin/time: a child spawned straight from
-    // this process inherits this process's peak, since Linux keeps it across exec.
-    let timer = FileManager.default.isExecutableFile(atPath: "/usr/bin/time") ? "/usr/bin/time -f %M -o \"$3\" " : ""
-    let started = Host.monotonicSeconds()
-    let child = try Host.spawn("/bin/sh", ["-c", "exec \(timer)\"$0\" --dir \"$1\" -q > \"$2\"", Executables.path("host-drain"), queue, output, memory],
-                               silenceErrors: true, newProcessGroup: true)
-    let finished = Finished()
-    DispatchQueue.global().asyncAfter(deadline: .now() + deadline) {
-        finished.killUnlessDone(child.pid)
-    }
-    var (status, peak) = try Host.waitForExitMeasuringMemory(child.pid)
-    finished.markDone()
-    let seconds = Host.monotonicSeconds() - started
-    if !timer.isEmpty {
-        // time(1) exits with its command's status and writes its peak in kilobytes.
-        let kilobytes = String(decoding: FileManager.default.contents(atPath: memory) ?? Data(), as: UTF8.self)
-        peak = (kilobytes.split(separator: "\n").last.flatMap { Int64($0) } ?? Int64.max / 1024) * 1024
-    }
-    return MeasuredDrain(status: status, output: FileManager.default.contents(atPath: output) ?? Data(), seconds: seconds, peakMemory: peak)
-}
-
-/// Kills a child at its deadline only if it has not been reaped, so that a reused pid is never hit.
-final class Finished: @unchecked Sendable {
-    private let lock = NSLock()
-    private var done = false
-    func markDone() { lock.withLock { done = true } }
-    /// Kills the child's whole process group.
-    func killUnlessDone(_ pid: Int32) { lock.withLock { if !done { Foundation.kill(-pid, SIGKILL) } } }
-}
-
 /// Planted damage of the kind that once made a drain take minutes and hundreds
 /// of megabytes: many small damaged stretches, each its own region.
 enum DamageFlood: String, CaseIterable, CustomTestStringConvertible {
@@ -78,45 +36,35 @@ enum DamageFlood: String, CaseIterable, CustomTestStringConvertible {
 /// the quarantine file much beyond the damaged bytes.
 @Suite("Floods of damage", .serialized)
 struct DamageFloodTests {
-    /// The quarantine file's entries, in order.
-    static func quarantine(_ queue: String) throws -> [[String: Any]] {
-        try jsonObjects(FileManager.default.contents(atPath: queue + "/quarantine.log") ?? Data())
-    }
-
     @Test("1 MiB of planted damage drains fast, in bounded memory, merged into few entries", arguments: DamageFlood.allCases)
     func plantedFlood(_ flood: DamageFlood) throws {
         let scratch = TemporaryDirectory()
         // The same number of bytes of whole records, to compare the time with.
-        let baseline = scratch.path + "/baseline"
-        let appender = try QueueAppender(directory: try QueueDirectory(path: baseline))
+        let baseline = TestQueue(in: scratch, name: "baseline")
         let line = String(repeating: "r", count: 80)
         for batch in 0..<10 {
-            _ = try appender.append((0..<1000).map { RecordDraft(.text("\(line) \(batch) \($0)"), source: "test") })
+            try baseline.appendThroughLibrary((0..<1000).map { RecordDraft(.text("\(line) \(batch) \($0)"), source: "test") }, synchronize: true)
         }
-        let whole = try measuredDrain(baseline, deadline: 120, in: scratch)
+        let whole = try baseline.measuredDrain(["-q"], deadline: 120)
         #expect(whole.status == 0)
-        #expect(try ids(in: whole.output).count == 10_000)
+        #expect(try ids(in: whole.stdout).count == 10_000)
 
-        let queue = scratch.queue
-        let appended = try run("share-append", ["--dir", queue, "the one real record"], in: scratch)
+        let queue = TestQueue(in: scratch)
+        let appended = try queue.append(["the one real record"])
         #expect(appended.status == 0)
-        let pending = queue + "/pending.log"
-        let recordBytes = try #require(FileManager.default.contents(atPath: pending)).count
+        let recordBytes = try #require(FileManager.default.contents(atPath: queue.pendingPath)).count
         let planted = flood.bytes
-        let handle = try #require(FileHandle(forWritingAtPath: pending))
-        handle.seekToEndOfFile()
-        handle.write(Data(planted))
-        handle.closeFile()
+        try queue.plant(planted)
 
         let bound = 10 * whole.seconds + 5
-        let drained = try measuredDrain(queue, deadline: bound + 5, in: scratch)
+        let drained = try queue.measuredDrain(["-q"], deadline: bound + 5)
         #expect(drained.status == 0)
-        #expect(try ids(in: drained.output) == appended.lines)
+        #expect(try ids(in: drained.stdout) == appended.lines)
         #expect(drained.seconds < bound, "damage took \(drained.seconds) s; as many bytes of records took \(whole.seconds) s")
         #expect(drained.peakMemory < 64 << 20, "peak memory \(drained.peakMemory) bytes")
 
         // Every planted byte is in the quarantine file once, in order, in few entries.
-        let entries = try Self.quarantine(queue)
+        let entries = try queue.quarantine()
         let entryCount = entries.count
         #expect(entryCount <= 4)
         var offset = Int64(recordBytes)
@@ -128,7 +76,7 @@ struct DamageFloodTests {
         }
         #expect(offset - Int64(recordBytes) == Int64(planted.count))
         #expect(data == Data(planted))
-        let quarantineSize = try #require(FileManager.default.attributesOfItem(atPath: queue + "/quarantine.log")[.size] as? Int)
+        let quarantineSize = try #require(FileManager.default.attributesOfItem(atPath: queue.file("quarantine.log"))[.size] as? Int)
         #expect(quarantineSize <= 2 * planted.count + 4096)
     }
 
@@ -147,21 +95,18 @@ struct DamageFloodTests {
             let trailer = 64 * i + 12 + length
             planted.replaceSubrange(trailer..<(trailer + 8), with: lengthBytes + Frame.trailerMagic)
         }
-        func drainAfterOneRecord(_ bytes: [UInt8], _ name: String) throws -> (MeasuredDrain, [String]) {
-            let queue = scratch.file(name)
-            let appended = try run("share-append", ["--dir", queue, "the one real record"], in: scratch)
-            let handle = try #require(FileHandle(forWritingAtPath: queue + "/pending.log"))
-            handle.seekToEndOfFile()
-            handle.write(Data(bytes))
-            handle.closeFile()
-            return (try measuredDrain(queue, deadline: 120, in: scratch), appended.lines)
+        func drainAfterOneRecord(_ bytes: [UInt8], _ name: String) throws -> (MeasuredRun, [String]) {
+            let queue = TestQueue(in: scratch, name: name)
+            let appended = try queue.append(text: "the one real record")
+            try queue.plant(bytes)
+            return (try queue.measuredDrain(["-q"], deadline: 120), appended)
         }
         let (garbage, _) = try drainAfterOneRecord([UInt8](repeating: 0x61, count: planted.count), "garbage")
         let (nested, ids) = try drainAfterOneRecord(planted, "nested")
         #expect(nested.status == 0)
-        #expect(try ShareQueueTests.ids(in: nested.output) == ids)
+        #expect(try ShareQueueTests.ids(in: nested.stdout) == ids)
         #expect(nested.seconds < 4 * garbage.seconds + 1, "nested headers took \(nested.seconds) s; as many bytes of garbage \(garbage.seconds) s")
-        let data = try Self.quarantine(scratch.file("nested")).reduce(Data()) { $0 + (Data(base64Encoded: $1["data"] as? String ?? "") ?? Data()) }
+        let data = try TestQueue(in: scratch, name: "nested").quarantine().reduce(Data()) { $0 + (Data(base64Encoded: $1["data"] as? String ?? "") ?? Data()) }
         #expect(data == Data(planted))
     }
 
@@ -219,6 +164,7 @@ struct DamageFloodTests {
         var options = AppendOptions()
         options.synchronize = false
         let appender = try QueueAppender(directory: directory, options: options)
+        // One append each: garbage goes between appends, not inside one.
         for i in 0..<2000 { _ = try appender.append(RecordDraft(.text("record \(i)"), source: "test")) }
         let clean = [UInt8](try Data(contentsOf: URL(fileURLWithPath: directory.pendingPath)))
         // The same records, each followed by a few bytes of garbage.

@@ -36,31 +36,31 @@ struct StandardDescriptorTests {
     @Test("host-drain never drains into a closed standard output, and never writes messages into the queue", arguments: closedSets)
     func drain(closing closed: [Int]) throws {
         let scratch = TemporaryDirectory()
-        let q = scratch.queue
-        let appended = try run("share-append", ["--dir", q, "--lines"], stdin: "a\nb\n", in: scratch).lines
+        let queue = TestQueue(in: scratch)
+        let appended = try queue.appendLines(["a", "b"])
         #expect(appended.count == 2)
-        let before = snapshot(q)
-        let result = try Self.runClosing(closed, "host-drain", ["--dir", q], in: scratch)
+        let before = snapshot(queue.path)
+        let result = try Self.runClosing(closed, "host-drain", ["--dir", queue.path], in: scratch)
         if closed.contains(1) {
             #expect(result.status == 74)
-            #expect(snapshot(q) == before, "the queue changed")
+            #expect(snapshot(queue.path) == before, "the queue changed")
             if !closed.contains(2) { #expect(result.stderr.contains("standard output")) }
-            let drain = try run("host-drain", ["--dir", q], in: scratch)
+            let drain = try queue.drain()
             #expect(try ids(in: drain.stdout) == appended)
         } else {
             #expect(result.status == 0)
             #expect(try ids(in: result.stdout) == appended)
         }
-        #expect(!Self.queueFilesContain("host-drain", q))
-        #expect(!Self.queueFilesContain("delivered", q))
+        #expect(!Self.queueFilesContain("host-drain", queue.path))
+        #expect(!Self.queueFilesContain("delivered", queue.path))
     }
 
     @Test("share-append refuses before appending when it cannot print the ids; -q needs no standard output", arguments: closedSets)
     func append(closing closed: [Int]) throws {
         let scratch = TemporaryDirectory()
-        let q = scratch.queue
-        let result = try Self.runClosing(closed, "share-append", ["--dir", q, "hello"], in: scratch)
-        let drain = try run("host-drain", ["--dir", q], in: scratch)
+        let queue = TestQueue(in: scratch)
+        let result = try Self.runClosing(closed, "share-append", ["--dir", queue.path, "hello"], in: scratch)
+        let drain = try queue.drain()
         if closed.contains(1) {
             #expect(result.status == 74)
             if !closed.contains(2) { #expect(result.stderr.contains("standard output")) }
@@ -70,11 +70,11 @@ struct StandardDescriptorTests {
             #expect(try ids(in: drain.stdout) == result.lines)
         }
         #expect(drain.status == 0)
-        let quiet = try Self.runClosing(closed, "share-append", ["--dir", q, "-q", "quiet"], in: scratch)
+        let quiet = try Self.runClosing(closed, "share-append", ["--dir", queue.path, "-q", "quiet"], in: scratch)
         #expect(quiet.status == 0)
-        let quietDrain = try run("host-drain", ["--dir", q], in: scratch)
+        let quietDrain = try queue.drain()
         #expect(try jsonObjects(quietDrain.stdout).map { $0["text"] as? String } == ["quiet"])
-        #expect(!Self.queueFilesContain("share-append:", q))
+        #expect(!Self.queueFilesContain("share-append:", queue.path))
     }
 
     @Test("share-append reads a closed standard input as empty")

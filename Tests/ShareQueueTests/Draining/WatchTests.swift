@@ -26,15 +26,15 @@ struct WatchTests {
     @Test("Delivers each record soon after its producer exits, idles without using the CPU, and stops cleanly on SIGTERM")
     func deliversPromptlyAndIdles() throws {
         let scratch = TemporaryDirectory()
-        let q = scratch.queue
+        let queue = TestQueue(in: scratch)
         let out = scratch.file("delivered")
-        try run("share-append", ["--dir", q, "before"], in: scratch)
-        let watcher = try RunningTool("host-drain", ["--dir", q, "--watch", "--exec", "cat >> '\(out)'"], in: scratch)
+        try queue.append(["before"])
+        let watcher = try RunningTool("host-drain", ["--dir", queue.path, "--watch", "--exec", "cat >> '\(out)'"], in: scratch)
         defer { watcher.kill() }
         try waitUntil("the waiting record") { Self.lineCount(out) == 1 }
         var delays: [Double] = []
         for i in 1...20 {
-            try run("share-append", ["--dir", q, "record \(i)"], in: scratch)
+            try queue.append(["record \(i)"])
             let exited = Date()
             try waitUntil("record \(i)") { Self.lineCount(out) == i + 1 }
             delays.append(Date().timeIntervalSince(exited))
@@ -53,19 +53,19 @@ struct WatchTests {
     @Test("A burst of 500 separate share-append processes becomes a few dozen deliveries")
     func burstCoalesces() throws {
         let scratch = TemporaryDirectory()
-        let q = scratch.queue
+        let queue = TestQueue(in: scratch)
         let out = scratch.file("delivered")
         let deliveries = scratch.file("deliveries")
-        let watcher = try RunningTool("host-drain", ["--dir", q, "--watch", "--batch", "1000", "--debounce", "100ms",
+        let watcher = try RunningTool("host-drain", ["--dir", queue.path, "--watch", "--batch", "1000", "--debounce", "100ms",
                                                     "--exec", "echo x >> '\(deliveries)'; cat >> '\(out)'"], in: scratch)
         defer { watcher.kill() }
-        _ = try run("share-append", ["--dir", q, "warm-up"], in: scratch)
+        _ = try queue.append(["warm-up"])
         try waitUntil("the warm-up record") { Self.lineCount(out) == 1 }
         let start = Date()
         let burst = Process()
         burst.executableURL = URL(fileURLWithPath: "/bin/sh")
         burst.arguments = ["-c", "i=1; while [ $i -le 500 ]; do \"$0\" --dir \"$1\" -q \"burst $i\" || exit 1; i=$((i+1)); done",
-                           Executables.path("share-append"), q]
+                           Executables.path("share-append"), queue.path]
         try burst.run()
         burst.waitUntilExit()
         #expect(burst.terminationStatus == 0)
@@ -84,10 +84,10 @@ struct WatchTests {
     @Test("SIGTERM in the middle of a slow batch finishes it, records the checkpoint, and exits 0", arguments: ["--store", "stdout"])
     func stopsAfterTheBatchInHand(_ sink: String) throws {
         let scratch = TemporaryDirectory()
-        let q = scratch.queue
+        let queue = TestQueue(in: scratch)
         let out = scratch.file("delivered")
-        let appended = try run("share-append", ["--dir", q, "--lines"], stdin: (1...30).map { "r\($0)" }.joined(separator: "\n"), in: scratch).lines
-        var arguments = ["--dir", q, "--watch", "--batch", "10"]
+        let appended = try queue.appendLines((1...30).map { "r\($0)" })
+        var arguments = ["--dir", queue.path, "--watch", "--batch", "10"]
         switch sink {
         case "--store": arguments += ["--store", scratch.file("inbox.sqlite")]
         default: break
@@ -99,8 +99,7 @@ struct WatchTests {
         }
         kill(watcher.pid, SIGTERM)
         #expect(watcher.wait().status == 0)
-        let rest = try run("host-drain", ["--dir", q, "--status", "--json"], in: scratch)
-        let pending = (try JSONSerialization.jsonObject(with: rest.stdout) as! [String: Any])["pending"] as! Int
+        let pending = try queue.status()["pending"] as! Int
         let delivered = sink == "--store" ? Int(try sqlite(scratch.file("inbox.sqlite"), "SELECT count(*) FROM records")[0])! : Self.lineCount(out)
         // The batch in hand was finished and recorded: what was delivered is no longer pending.
         #expect(delivered >= 10)

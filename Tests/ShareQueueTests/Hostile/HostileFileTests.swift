@@ -9,31 +9,30 @@ import Testing
 struct HostileFileTests {
     @Test("A sealed segment named with an absurd number is moved aside whole; drains and appends go on")
     func absurdSegmentNumber() throws {
-        let scratch = TemporaryDirectory()
-        let q = scratch.queue
-        let one = try run("share-append", ["--dir", q, "one"], in: scratch).lines
-        try FileManager.default.copyItem(atPath: q + "/pending.log", toPath: q + "/sealed-18446744073709551615.log")
-        let two = try run("share-append", ["--dir", q, "two"], in: scratch).lines
-        let first = try run("host-drain", ["--dir", q], in: scratch)
+        let queue = TestQueue()
+        let one = try queue.append(text: "one")
+        try FileManager.default.copyItem(atPath: queue.pendingPath, toPath: queue.file("sealed-18446744073709551615.log"))
+        let two = try queue.append(text: "two")
+        let first = try queue.drain()
         #expect(first.status == 0, "\(first.stderr)")
         #expect(try ids(in: first.stdout) == one + two)
-        let three = try run("share-append", ["--dir", q, "three"], in: scratch).lines
-        let second = try run("host-drain", ["--dir", q], in: scratch)
+        let three = try queue.append(text: "three")
+        let second = try queue.drain()
         #expect(second.status == 0)
         #expect(try ids(in: second.stdout) == three)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: q).filter { $0.hasSuffix("-sealed-18446744073709551615.log") }.count == 1)
+        #expect(queue.names().filter { $0.hasSuffix("-sealed-18446744073709551615.log") }.count == 1)
     }
 
     @Test("A FIFO planted as the quarantine file makes an append fail at once, not hang; a drain clears it")
     func fifoQuarantine() throws {
         let scratch = TemporaryDirectory()
-        let q = scratch.queue
-        let kept = try run("share-append", ["--dir", q, "kept"], in: scratch).lines
-        let torn = try run("share-append", ["--dir", q, String(repeating: "t", count: 100_000)],
+        let queue = TestQueue(in: scratch)
+        let kept = try queue.append(text: "kept")
+        let torn = try run("share-append", ["--dir", queue.path, String(repeating: "t", count: 100_000)],
                            environment: ["SHARE_QUEUE_CRASH_AT": "append-half-written"], in: scratch)
         #expect(torn.status == 128 + SIGKILL)
-        #expect(mkfifo(q + "/quarantine.log", 0o600) == 0)
-        let append = try RunningTool("share-append", ["--dir", q, "blocked?"], in: scratch)
+        #expect(mkfifo(queue.file("quarantine.log"), 0o600) == 0)
+        let append = try RunningTool("share-append", ["--dir", queue.path, "blocked?"], in: scratch)
         var finished = false
         try waitUntil("share-append to finish instead of hanging on the FIFO", seconds: 20) {
             finished = !append.process.isRunning
@@ -42,24 +41,24 @@ struct HostileFileTests {
         let result = append.wait()
         #expect(result.status == 78, "\(result.stderr)")
         #expect(result.stderr.contains("quarantine.log"))
-        let drain = try run("host-drain", ["--dir", q], in: scratch)
+        let drain = try queue.drain()
         #expect(drain.status == 0, "\(drain.stderr)")
         #expect(try ids(in: drain.stdout) == kept)
-        let after = try run("share-append", ["--dir", q, "after"], in: scratch)
+        let after = try queue.append(["after"])
         #expect(after.status == 0)
     }
 
     @Test("A symlink planted as the checkpoint is moved aside; records come again rather than being lost")
     func symlinkCheckpoint() throws {
         let scratch = TemporaryDirectory()
-        let q = scratch.queue
-        let appended = try run("share-append", ["--dir", q, "--lines"], stdin: "a\nb\nc\n", in: scratch).lines
-        #expect(try run("host-drain", ["--dir", q, "--max", "1", "-q"], in: scratch).status == 0)
+        let queue = TestQueue(in: scratch)
+        let appended = try queue.appendLines(["a", "b", "c"])
+        #expect(try queue.drain(["--max", "1", "-q"]).status == 0)
         let victim = scratch.file("victim")
         try Data("precious".utf8).write(to: URL(fileURLWithPath: victim))
-        try FileManager.default.removeItem(atPath: q + "/checkpoint")
-        try FileManager.default.createSymbolicLink(atPath: q + "/checkpoint", withDestinationPath: victim)
-        let drain = try run("host-drain", ["--dir", q], in: scratch)
+        try FileManager.default.removeItem(atPath: queue.file("checkpoint"))
+        try FileManager.default.createSymbolicLink(atPath: queue.file("checkpoint"), withDestinationPath: victim)
+        let drain = try queue.drain()
         #expect(drain.status == 0, "\(drain.stderr)")
         #expect(Set(try ids(in: drain.stdout)).isSuperset(of: appended[1...]))
         #expect(drain.stderr.contains("moved it aside"))
@@ -69,26 +68,26 @@ struct HostileFileTests {
     @Test("A hard link to the pending file does not cost its records; the other name is left alone")
     func hardLinkedPending() throws {
         let scratch = TemporaryDirectory()
-        let q = scratch.queue
-        let appended = try run("share-append", ["--dir", q, "--lines"], stdin: "a\nb\n", in: scratch).lines
+        let queue = TestQueue(in: scratch)
+        let appended = try queue.appendLines(["a", "b"])
         let other = scratch.file("backup.log")
-        #expect(link(q + "/pending.log", other) == 0)
-        let refused = try run("share-append", ["--dir", q, "c"], in: scratch)
+        #expect(link(queue.pendingPath, other) == 0)
+        let refused = try queue.append(["c"])
         #expect(refused.status == 78)
-        let drain = try run("host-drain", ["--dir", q], in: scratch)
+        let drain = try queue.drain()
         #expect(drain.status == 0, "\(drain.stderr)")
         #expect(try ids(in: drain.stdout) == appended)
         #expect(FileManager.default.fileExists(atPath: other))
-        #expect(try run("share-append", ["--dir", q, "d"], in: scratch).status == 0)
+        #expect(try queue.append(["d"]).status == 0)
     }
 
     @Test("An --exec command starts with default signal handling")
     func execSignals() throws {
         let scratch = TemporaryDirectory()
-        let q = scratch.queue
-        try run("share-append", ["--dir", q, "x"], in: scratch)
+        let queue = TestQueue(in: scratch)
+        try queue.append(["x"])
         let signals = scratch.file("signals")
-        let drain = try run("host-drain", ["--dir", q, "--exec", "grep SigIgn /proc/$$/status > '\(signals)'; cat > /dev/null"], in: scratch)
+        let drain = try queue.drain(["--exec", "grep SigIgn /proc/$$/status > '\(signals)'; cat > /dev/null"])
         #expect(drain.status == 0)
         let line = try String(contentsOfFile: signals, encoding: .utf8)
         let mask = UInt64(line.split(separator: "\t").last!.trimmingCharacters(in: .whitespacesAndNewlines), radix: 16)!
@@ -97,11 +96,10 @@ struct HostileFileTests {
 
     @Test("A record a foreign producer stored over several lines still comes out as one JSON line")
     func recordSpanningLines() throws {
-        let scratch = TemporaryDirectory()
-        let q = scratch.queue
+        let queue = TestQueue()
         let pretty = "{\n  \"v\": 1,\n  \"id\": \"3B1A7A47-62E9-44DE-8AFC-C39F9309E7F9\",\n  \"date\": \"2026-11-29T14:52:20.123Z\",\n  \"source\": \"other\",\r\n  \"kind\": \"text\",\n  \"text\": \"two\\nlines\"\n}"
-        try QueueAppender(directory: try QueueDirectory(path: q)).appendStored([Array(pretty.utf8)])
-        let drain = try run("host-drain", ["--dir", q], in: scratch)
+        try queue.appendStored([Array(pretty.utf8)])
+        let drain = try queue.drain()
         #expect(drain.lines.count == 1)
         #expect(try jsonObjects(drain.stdout).first?["text"] as? String == "two\nlines")
     }

@@ -7,7 +7,7 @@ struct ConcurrencyTests {
     @Test("8 producers x 200 appends with a concurrent drain loop deliver exactly 1,600 distinct records")
     func concurrentProducersAndDrains() throws {
         let scratch = TemporaryDirectory()
-        let q = scratch.queue
+        let queue = TestQueue(in: scratch)
         let delivered = scratch.file("delivered")
         let done = scratch.file("producers-done")
         let loop = Process()
@@ -15,7 +15,7 @@ struct ConcurrencyTests {
         loop.arguments = ["-c", """
             while [ ! -e "$2" ]; do "$0" --dir "$1" -q --wait 30 >> "$3" || exit 1; done
             "$0" --dir "$1" -q --wait 30 >> "$3"
-            """, Executables.path("host-drain"), q, done, delivered]
+            """, Executables.path("host-drain"), queue.path, done, delivered]
         try loop.run()
 
         var producers: [(Process, String)] = []
@@ -25,7 +25,7 @@ struct ConcurrencyTests {
             producer.executableURL = URL(fileURLWithPath: "/bin/sh")
             producer.arguments = ["-c", """
                 i=1; while [ $i -le 200 ]; do "$0" --dir "$1" "producer $2 record $i" >> "$3" || exit 1; i=$((i+1)); done
-                """, Executables.path("share-append"), q, String(p), acknowledged]
+                """, Executables.path("share-append"), queue.path, String(p), acknowledged]
             try producer.run()
             producers.append((producer, acknowledged))
         }
@@ -55,12 +55,12 @@ struct ConcurrencyTests {
     @Test("A drainer killed with SIGKILL in the middle of a slow sink loses nothing; the rerun delivers every record")
     func drainerKilledMidSink() throws {
         let scratch = TemporaryDirectory()
-        let q = scratch.queue
+        let queue = TestQueue(in: scratch)
         let delivered = scratch.file("delivered")
-        let appended = try run("share-append", ["--dir", q, "--lines"], stdin: (1...100).map { "record \($0)" }.joined(separator: "\n"), in: scratch).lines
+        let appended = try queue.appendLines((1...100).map { "record \($0)" })
         #expect(appended.count == 100)
         // The sink takes each batch, then is slow to confirm it.
-        let slow = try RunningTool("host-drain", ["--dir", q, "--batch", "10", "--exec", "cat >> '\(delivered)'; sleep 0.2"], in: scratch)
+        let slow = try RunningTool("host-drain", ["--dir", queue.path, "--batch", "10", "--exec", "cat >> '\(delivered)'; sleep 0.2"], in: scratch)
         try waitUntil("three batches to reach the sink") {
             (try? String(contentsOfFile: delivered, encoding: .utf8))?.split(separator: "\n").count ?? 0 >= 30
         }
@@ -69,60 +69,57 @@ struct ConcurrencyTests {
         let before = try ids(in: Data(contentsOf: URL(fileURLWithPath: delivered)))
         #expect(before.count < 100)
 
-        let rerun = try run("host-drain", ["--dir", q, "--exec", "cat >> '\(delivered)'", "--wait", "10"], in: scratch)
+        let rerun = try queue.drain(["--exec", "cat >> '\(delivered)'", "--wait", "10"])
         #expect(rerun.status == 0, "\(rerun.stderr)")
         let all = try ids(in: Data(contentsOf: URL(fileURLWithPath: delivered)))
         #expect(Set(all) == Set(appended))
         // Only the batch in hand when the drainer died may come twice.
         #expect(all.count - Set(all).count <= 10)
-        let status = try run("host-drain", ["--dir", q, "--status", "--json"], in: scratch)
-        #expect((try JSONSerialization.jsonObject(with: status.stdout) as! [String: Any])["pending"] as? Int == 0)
+        #expect(try queue.status()["pending"] as? Int == 0)
     }
 
     @Test("A producer finishes in well under a second while a drain with a slow sink runs")
     func producerNotBlockedBySlowSink() throws {
         let scratch = TemporaryDirectory()
-        let q = scratch.queue
-        try run("share-append", ["--dir", q, "waiting"], in: scratch)
+        let queue = TestQueue(in: scratch)
+        try queue.append(["waiting"])
         let started = scratch.file("started")
         let release = scratch.file("release")
-        let slow = try RunningTool("host-drain", ["--dir", q, "--exec", "cat > /dev/null; touch '\(started)'; while [ ! -e '\(release)' ]; do sleep 0.02; done"], in: scratch)
+        let slow = try RunningTool("host-drain", ["--dir", queue.path, "--exec", "cat > /dev/null; touch '\(started)'; while [ ! -e '\(release)' ]; do sleep 0.02; done"], in: scratch)
         defer { slow.kill() }
         try waitUntil("the slow sink to hold its batch") { FileManager.default.fileExists(atPath: started) }
         let clock = ContinuousClock()
         var appended: ProcessResult? = nil
-        let elapsed = try clock.measure { appended = try run("share-append", ["--dir", q, "while draining"], in: scratch) }
+        let elapsed = try clock.measure { appended = try queue.append(["while draining"]) }
         #expect(appended?.status == 0)
         #expect(elapsed < .milliseconds(500), "share-append took \(elapsed)")
         _ = FileManager.default.createFile(atPath: release, contents: nil)
         #expect(slow.wait().status == 0)
-        let rest = try run("host-drain", ["--dir", q], in: scratch)
+        let rest = try queue.drain()
         #expect(try jsonObjects(rest.stdout).map { $0["text"] as! String } == ["while draining"])
     }
 
     @Test("A torn tail left by a killed writer is set aside by the next append; every whole record is delivered")
     func tornTailRepairedByAppend() throws {
-        let scratch = TemporaryDirectory()
-        let q = scratch.queue
-        let first = try run("share-append", ["--dir", q, "--lines"], stdin: "one\ntwo\n", in: scratch).lines
-        let pending = q + "/pending.log"
+        let queue = TestQueue()
+        let first = try queue.appendLines(["one", "two"])
+        let pending = queue.pendingPath
         let whole = try Data(contentsOf: URL(fileURLWithPath: pending))
         // A writer that died half-way through a copy of the last record.
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: pending))
         try handle.seekToEnd()
         try handle.write(contentsOf: whole.suffix(whole.count / 2).prefix(whole.count / 4))
         try handle.close()
-        let third = try run("share-append", ["--dir", q, "three"], in: scratch)
+        let third = try queue.append(["three"])
         #expect(third.status == 0)
         #expect(try Data(contentsOf: URL(fileURLWithPath: pending)).count > whole.count)
-        let status = try run("host-drain", ["--dir", q, "--status", "--json"], in: scratch)
-        let object = try JSONSerialization.jsonObject(with: status.stdout) as! [String: Any]
+        let object = try queue.status()
         #expect(object["quarantined"] as? Int == 1)
         #expect(object["pending"] as? Int == 3)
-        let drain = try run("host-drain", ["--dir", q], in: scratch)
+        let drain = try queue.drain()
         #expect(drain.status == 0)
         #expect(try ids(in: drain.stdout) == first + third.lines)
-        let quarantine = try jsonObjects(Data(contentsOf: URL(fileURLWithPath: q + "/quarantine.log")))
+        let quarantine = try queue.quarantine()
         #expect(quarantine.count == 1)
         #expect(quarantine[0]["tornTail"] as? Bool == true)
         #expect(quarantine[0]["offset"] as? Int == whole.count)
@@ -130,25 +127,24 @@ struct ConcurrencyTests {
 
     @Test("A torn tail found by a drain, and a damaged record in the middle, are set aside; the rest is delivered")
     func damageFoundByDrain() throws {
-        let scratch = TemporaryDirectory()
-        let q = scratch.queue
-        let appended = try run("share-append", ["--dir", q, "--lines"], stdin: "one\ntwo\nthree\nfour\n", in: scratch).lines
-        let pending = q + "/pending.log"
+        let queue = TestQueue()
+        let appended = try queue.appendLines(["one", "two", "three", "four"])
+        let pending = queue.pendingPath
         var bytes = try Data(contentsOf: URL(fileURLWithPath: pending))
         let originalSize = bytes.count
         let secondStart = 20 + Int(bytes[4]) + Int(bytes[5]) << 8
         bytes[secondStart + 40] ^= 0x20          // damage inside the second record
         bytes += bytes.prefix(secondStart / 2)   // and a torn tail
         try bytes.write(to: URL(fileURLWithPath: pending))
-        let drain = try run("host-drain", ["--dir", q], in: scratch)
+        let drain = try queue.drain()
         #expect(drain.status == 0)
         #expect(try ids(in: drain.stdout) == [appended[0], appended[2], appended[3]])
         #expect(drain.stderr.contains("checksum mismatch"))
-        let quarantine = try jsonObjects(Data(contentsOf: URL(fileURLWithPath: q + "/quarantine.log")))
+        let quarantine = try queue.quarantine()
         #expect(quarantine.map { $0["offset"] as! Int } == [secondStart, originalSize])
         #expect(quarantine.map { $0["reason"] as! String }.first == "checksum mismatch")
-        let more = try run("share-append", ["--dir", q, "five"], in: scratch)
-        let next = try run("host-drain", ["--dir", q], in: scratch)
+        let more = try queue.append(["five"])
+        let next = try queue.drain()
         #expect(try ids(in: next.stdout) == more.lines)
     }
 }

@@ -8,11 +8,11 @@ struct StoreTests {
     @Test("Records land in the documented schema, once, with the drain position in the same database")
     func schemaAndRows() throws {
         let scratch = TemporaryDirectory()
-        let q = scratch.queue
+        let queue = TestQueue(in: scratch)
         let db = scratch.file("inbox.sqlite")
-        let text = try run("share-append", ["--dir", q, "--source", "notes", "--meta", "app=mail", "hello"], in: scratch).lines
-        let json = try run("share-append", ["--dir", q, "--json", "--key", "k"], stdin: "{\"a\": 12345678901234567890}", in: scratch).lines
-        let drain = try run("host-drain", ["--dir", q, "--store", db], in: scratch)
+        let text = try queue.append(["--source", "notes", "--meta", "app=mail", "hello"]).lines
+        let json = try queue.append(["--json", "--key", "k"], stdin: "{\"a\": 12345678901234567890}").lines
+        let drain = try queue.drain(["--store", db])
         #expect(drain.status == 0, "\(drain.stderr)")
         #expect(drain.stdout.isEmpty)
         #expect(try sqlite(db, "PRAGMA journal_mode") == ["wal"])
@@ -23,33 +23,32 @@ struct StoreTests {
         #expect(try sqlite(db, "SELECT count(*) FROM drain_position") == ["1"])
         // Draining again adds nothing; fields from a newer producer are kept in `extra`.
         let newer = Array(#"{"v":2,"id":"3B1A7A47-62E9-44DE-8AFC-C39F9309E7F9","date":"2026-11-29T14:52:20.123Z","source":"newer","kind":"text","text":"t","mood":{"x":[1]}}"#.utf8)
-        try QueueAppender(directory: try QueueDirectory(path: q)).appendStored([newer])
-        #expect(try run("host-drain", ["--dir", q, "--store", db], in: scratch).status == 0)
+        try queue.appendStored([newer])
+        #expect(try queue.drain(["--store", db]).status == 0)
         #expect(try sqlite(db, "SELECT count(*), count(DISTINCT id) FROM records") == ["3|3"])
         #expect(try sqlite(db, "SELECT extra FROM records WHERE source = 'newer'") == [#"{"mood":{"x":[1]}}"#])
-        let status = try run("host-drain", ["--dir", q, "--store", db, "--status", "--json"], in: scratch)
-        #expect((try JSONSerialization.jsonObject(with: status.stdout) as! [String: Any])["rows"] as? Int == 3)
+        #expect(try queue.status(["--store", db])["rows"] as? Int == 3)
     }
 
     @Test("Exactly once: a drainer killed at every crash point, then recovered, stores every record once",
           arguments: CrashPoint.allCases.filter { $0.rawValue.hasPrefix("drain-") })
     func exactlyOnceAtEveryCrashPoint(_ point: CrashPoint) throws {
         let scratch = TemporaryDirectory()
-        let q = scratch.queue
+        let queue = TestQueue(in: scratch)
         let db = scratch.file("inbox.sqlite")
-        var appended = try run("share-append", ["--dir", q, "--lines"], stdin: (1...25).map { "r\($0)" }.joined(separator: "\n"), in: scratch).lines
+        var appended = try queue.appendLines((1...25).map { "r\($0)" })
         // A partial earlier drain leaves a sealed segment, so the points are met more than once.
-        #expect(try run("host-drain", ["--dir", q, "--store", db, "--max", "5", "--batch", "5"], in: scratch).status == 0)
-        appended += try run("share-append", ["--dir", q, "--lines"], stdin: (26...40).map { "r\($0)" }.joined(separator: "\n"), in: scratch).lines
-        let torn = try run("share-append", ["--dir", q, "torn"], environment: ["SHARE_QUEUE_CRASH_AT": "append-half-written"], in: scratch)
+        #expect(try queue.drain(["--store", db, "--max", "5", "--batch", "5"]).status == 0)
+        appended += try queue.appendLines((26...40).map { "r\($0)" })
+        let torn = try queue.append(["torn"], environment: ["SHARE_QUEUE_CRASH_AT": "append-half-written"])
         #expect(torn.status == 128 + SIGKILL)
         for visit in [1, 2] {
-            let crashed = try run("host-drain", ["--dir", q, "--store", db, "--batch", "10"],
+            let crashed = try run("host-drain", ["--dir", queue.path, "--store", db, "--batch", "10"],
                                   environment: ["SHARE_QUEUE_CRASH_AT": "\(point.rawValue):\(visit)"], in: scratch)
             #expect(crashed.status == 128 + SIGKILL || crashed.status == 0, "\(crashed.stderr)")
-            appended += try run("share-append", ["--dir", q, "after \(point.rawValue) \(visit)"], in: scratch).lines
+            appended += try queue.append(text: "after \(point.rawValue) \(visit)")
         }
-        let recovery = try run("host-drain", ["--dir", q, "--store", db], in: scratch)
+        let recovery = try queue.drain(["--store", db])
         #expect(recovery.status == 0, "\(recovery.stderr)")
         #expect(try sqlite(db, "SELECT count(*), count(DISTINCT id) FROM records") == ["\(appended.count)|\(appended.count)"])
         #expect(Set(try sqlite(db, "SELECT id FROM records")) == Set(appended))
@@ -58,18 +57,18 @@ struct StoreTests {
     @Test("Exactly once under random SIGKILLs of the drainer while producers append")
     func exactlyOnceUnderRandomKills() throws {
         let scratch = TemporaryDirectory()
-        let q = scratch.queue
+        let queue = TestQueue(in: scratch)
         let db = scratch.file("inbox.sqlite")
         var appended: [String] = []
         var kills = 0
         for round in 1...12 {
-            appended += try run("share-append", ["--dir", q, "--lines"], stdin: (1...20).map { "round \(round) record \($0)" }.joined(separator: "\n"), in: scratch).lines
-            let drainer = try RunningTool("host-drain", ["--dir", q, "--store", db, "--batch", "3", "--wait", "5"], in: scratch)
+            appended += try queue.appendLines((1...20).map { "round \(round) record \($0)" })
+            let drainer = try RunningTool("host-drain", ["--dir", queue.path, "--store", db, "--batch", "3", "--wait", "5"], in: scratch)
             usleep(UInt32.random(in: 0...15_000))
             drainer.kill()
             if drainer.wait().status == 128 + SIGKILL { kills += 1 }
         }
-        #expect(try run("host-drain", ["--dir", q, "--store", db, "--wait", "5"], in: scratch).status == 0)
+        #expect(try queue.drain(["--store", db, "--wait", "5"]).status == 0)
         #expect(kills > 0)
         #expect(try sqlite(db, "SELECT count(*), count(DISTINCT id) FROM records") == ["\(appended.count)|\(appended.count)"])
     }
@@ -77,18 +76,18 @@ struct StoreTests {
     @Test("A damaged record is set aside before the store moves past it, even if the drain dies right after")
     func damageBeforeStorePosition() throws {
         let scratch = TemporaryDirectory()
-        let q = scratch.queue
+        let queue = TestQueue(in: scratch)
         let db = scratch.file("inbox.sqlite")
         let file = scratch.file("a.txt")
         try Data("attached".utf8).write(to: URL(fileURLWithPath: file))
-        try run("share-append", ["--dir", q, "--attach", file, "with a lost file"], in: scratch)
-        for name in try FileManager.default.contentsOfDirectory(atPath: q + "/attachments") { try FileManager.default.removeItem(atPath: q + "/attachments/" + name) }
-        let good = try run("share-append", ["--dir", q, "good"], in: scratch).lines
-        let crashed = try run("host-drain", ["--dir", q, "--store", db], environment: ["SHARE_QUEUE_CRASH_AT": "drain-delivered"], in: scratch)
+        try queue.append(["--attach", file, "with a lost file"])
+        for name in try FileManager.default.contentsOfDirectory(atPath: queue.file("attachments")) { try FileManager.default.removeItem(atPath: queue.path + "/attachments/" + name) }
+        let good = try queue.append(text: "good")
+        let crashed = try queue.drain(["--store", db], environment: ["SHARE_QUEUE_CRASH_AT": "drain-delivered"])
         #expect(crashed.status == 128 + SIGKILL)
-        #expect(try run("host-drain", ["--dir", q, "--store", db], in: scratch).status == 0)
+        #expect(try queue.drain(["--store", db]).status == 0)
         #expect(try sqlite(db, "SELECT id FROM records") == good)
-        let quarantine = try jsonObjects(Data(contentsOf: URL(fileURLWithPath: q + "/quarantine.log")))
+        let quarantine = try queue.quarantine()
         #expect(quarantine.count >= 1)
         #expect((quarantine[0]["reason"] as? String)?.contains("missing") == true)
     }
@@ -96,43 +95,43 @@ struct StoreTests {
     @Test("--coalesce never drops a record appended while it runs")
     func coalesceWithConcurrentAppend() throws {
         let scratch = TemporaryDirectory()
-        let q = scratch.queue
+        let queue = TestQueue(in: scratch)
         let out = scratch.file("delivered")
         let started = scratch.file("started")
         let release = scratch.file("release")
-        try run("share-append", ["--dir", q, "filler"], in: scratch)
-        try run("share-append", ["--dir", q, "--key", "w", "old"], in: scratch)
-        #expect(try run("host-drain", ["--dir", q, "--max", "1", "--exec", "cat >> '\(out)'"], in: scratch).status == 0)
-        let slow = try RunningTool("host-drain", ["--dir", q, "--coalesce", "--exec",
+        try queue.append(["filler"])
+        try queue.append(["--key", "w", "old"])
+        #expect(try queue.drain(["--max", "1", "--exec", "cat >> '\(out)'"]).status == 0)
+        let slow = try RunningTool("host-drain", ["--dir", queue.path, "--coalesce", "--exec",
                                                  "touch '\(started)'; while [ ! -e '\(release)' ]; do sleep 0.02; done; cat >> '\(out)'"], in: scratch)
         defer { slow.kill() }
         try waitUntil("the slow sink") { FileManager.default.fileExists(atPath: started) }
-        try run("share-append", ["--dir", q, "--key", "w", "new"], in: scratch)
+        try queue.append(["--key", "w", "new"])
         _ = FileManager.default.createFile(atPath: release, contents: nil)
         let first = slow.wait()
         #expect(first.status == 0)
         #expect(!first.stderr.contains("superseded"))
-        #expect(try run("host-drain", ["--dir", q, "--coalesce", "--exec", "cat >> '\(out)'"], in: scratch).status == 0)
+        #expect(try queue.drain(["--coalesce", "--exec", "cat >> '\(out)'"]).status == 0)
         #expect(try jsonObjects(Data(contentsOf: URL(fileURLWithPath: out))).map { $0["text"] as! String } == ["filler", "old", "new"])
     }
 
     @Test("latest keeps the newest record of each key; every record stays in records")
     func latestWins() throws {
         let scratch = TemporaryDirectory()
-        let q = scratch.queue
+        let queue = TestQueue(in: scratch)
         let db = scratch.file("inbox.sqlite")
-        try run("share-append", ["--dir", q, "--key", "wallpaper", "forest.heic"], in: scratch)
-        try run("share-append", ["--dir", q, "--key", "ringtone", "bells"], in: scratch)
+        try queue.append(["--key", "wallpaper", "forest.heic"])
+        try queue.append(["--key", "ringtone", "bells"])
         // One --lines batch shares one date: the last appended wins the tie.
-        let tied = try run("share-append", ["--dir", q, "--key", "wallpaper", "--lines"], stdin: "desert.heic\nocean.heic\n", in: scratch).lines
-        #expect(try run("host-drain", ["--dir", q, "--store", db], in: scratch).status == 0)
+        let tied = try queue.append(["--key", "wallpaper", "--lines"], stdin: "desert.heic\nocean.heic\n").lines
+        #expect(try queue.drain(["--store", db]).status == 0)
         #expect(try sqlite(db, "SELECT key, text, id FROM latest ORDER BY key") == ["ringtone|bells|" + (try sqlite(db, "SELECT id FROM records WHERE text = 'bells'"))[0], "wallpaper|ocean.heic|\(tied[1])"])
         #expect(try sqlite(db, "SELECT count(*) FROM records WHERE key = 'wallpaper'") == ["3"])
         // An older record drained later does not replace a newer one.
-        let directory = try QueueDirectory(path: q)
+        let directory = try QueueDirectory(path: queue.path)
         let old = Record.encode(id: RecordID.random(), date: "2001-01-01T00:00:00.000Z", source: "old", kind: .text, text: "old.heic", jsonBytes: nil, key: "wallpaper", meta: nil)
         try QueueAppender(directory: directory).appendStored([old])
-        #expect(try run("host-drain", ["--dir", q, "--store", db], in: scratch).status == 0)
+        #expect(try queue.drain(["--store", db]).status == 0)
         #expect(try sqlite(db, "SELECT text FROM latest WHERE key = 'wallpaper'") == ["ocean.heic"])
         #expect(try sqlite(db, "SELECT count(*) FROM records WHERE key = 'wallpaper'") == ["4"])
     }
@@ -140,15 +139,15 @@ struct StoreTests {
     @Test("The store keeps every byte: U+0000 in text, key, source and meta, and keys that differ after it stay apart")
     func nulIsKept() throws {
         let scratch = TemporaryDirectory()
-        let q = scratch.queue
+        let queue = TestQueue(in: scratch)
         let db = scratch.file("inbox.sqlite")
-        let piped = try run("share-append", ["--dir", q], stdinData: Data("before\0after".utf8), in: scratch)
+        let piped = try run("share-append", ["--dir", queue.path], stdinData: Data("before\0after".utf8), in: scratch)
         #expect(piped.status == 0, "\(piped.stderr)")
         // Arguments cannot hold U+0000: key, source and meta come through the library.
-        let appender = try QueueAppender(directory: try QueueDirectory(path: q))
+        let appender = try QueueAppender(directory: try QueueDirectory(path: queue.path))
         let first = try appender.append(RecordDraft(.text("one\0"), source: "src\0a", key: "k\0a", meta: ["m\0k": "v\0v"]))
         let second = try appender.append(RecordDraft(.text("\0two"), source: "src\0b", key: "k\0b"))
-        let drain = try run("host-drain", ["--dir", q, "--store", db], in: scratch)
+        let drain = try queue.drain(["--store", db])
         #expect(drain.status == 0, "\(drain.stderr)")
         // hex(): the sqlite3 tool itself prints text only up to U+0000.
         func hex(_ text: String) -> String { text.utf8.map { String(format: "%02X", $0) }.joined() }
@@ -164,17 +163,15 @@ struct StoreTests {
 
     @Test("--coalesce delivers only the newest record of each key and counts the rest")
     func coalesce() throws {
-        let scratch = TemporaryDirectory()
-        let q = scratch.queue
-        for value in ["one", "two", "three"] { try run("share-append", ["--dir", q, "--key", "k", value], in: scratch) }
-        try run("share-append", ["--dir", q, "unkeyed"], in: scratch)
-        try run("share-append", ["--dir", q, "--key", "other", "solo"], in: scratch)
-        let drain = try run("host-drain", ["--dir", q, "--coalesce"], in: scratch)
+        let queue = TestQueue()
+        for value in ["one", "two", "three"] { try queue.append(["--key", "k", value]) }
+        try queue.append(["unkeyed"])
+        try queue.append(["--key", "other", "solo"])
+        let drain = try queue.drain(["--coalesce"])
         #expect(drain.status == 0)
         #expect(try jsonObjects(drain.stdout).map { $0["text"] as! String } == ["three", "unkeyed", "solo"])
         #expect(drain.stderr.contains("2 superseded"))
-        let status = try run("host-drain", ["--dir", q, "--status", "--json"], in: scratch)
-        #expect((try JSONSerialization.jsonObject(with: status.stdout) as! [String: Any])["pending"] as? Int == 0)
+        #expect(try queue.status()["pending"] as? Int == 0)
     }
 
     @Test("--coalesce does not let a newer record that cannot be delivered supersede an older one")

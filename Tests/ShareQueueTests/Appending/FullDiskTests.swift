@@ -46,10 +46,10 @@ struct FullDiskTests {
     func fullQueueDisk() throws {
         let scratch = TemporaryDirectory()
         let disk = try SmallFileSystem(in: scratch)
-        let q = disk.path + "/queue"
+        let queue = TestQueue(at: disk.path + "/queue", in: scratch)
         var acknowledged: [String] = []
         var texts: [String: String] = [:]
-        let first = try run("share-append", ["--dir", q, "--lines"], stdin: (1...20).map { "early \($0)" }.joined(separator: "\n"), in: scratch)
+        let first = try queue.append(["--lines"], stdin: (1...20).map { "early \($0)" }.joined(separator: "\n"))
         #expect(first.status == 0)
         acknowledged += first.lines
         disk.fill()
@@ -57,7 +57,7 @@ struct FullDiskTests {
         var refused: ProcessResult? = nil
         for i in 1...600 {
             let text = "late \(i) " + String(repeating: "x", count: 2000)
-            let result = try run("share-append", ["--dir", q, text], in: scratch)
+            let result = try queue.append([text])
             if result.status != 0 { refused = result; break }
             acknowledged += result.lines
             texts[result.lines[0]] = text
@@ -68,17 +68,16 @@ struct FullDiskTests {
         #expect(failure.stdout.isEmpty)
 
         // The disk is still full: the drain must work all the same.
-        let drain = try run("host-drain", ["--dir", q], in: scratch)
+        let drain = try queue.drain()
         #expect(drain.status == 0, "\(drain.stderr)")
         let records = try jsonObjects(drain.stdout)
         #expect(records.map { $0["id"] as! String } == acknowledged)
         for record in records where texts[record["id"] as! String] != nil {
             #expect(record["text"] as? String == texts[record["id"] as! String])
         }
-        let status = try run("host-drain", ["--dir", q, "--status", "--json"], in: scratch)
-        #expect((try JSONSerialization.jsonObject(with: status.stdout) as! [String: Any])["pending"] as? Int == 0)
+        #expect(try queue.status()["pending"] as? Int == 0)
         // The drain gave the space back.
-        let after = try run("share-append", ["--dir", q, "after the drain"], in: scratch)
+        let after = try queue.append(["after the drain"])
         #expect(after.status == 0)
     }
 
@@ -86,18 +85,18 @@ struct FullDiskTests {
     func fullDiskWithDamage() throws {
         let scratch = TemporaryDirectory()
         let disk = try SmallFileSystem(in: scratch)
-        let q = disk.path + "/queue"
-        let appended = try run("share-append", ["--dir", q, "--lines"], stdin: (1...10).map { "record \($0)" }.joined(separator: "\n"), in: scratch).lines
-        let torn = try run("share-append", ["--dir", q, String(repeating: "t", count: 50_000)], environment: ["SHARE_QUEUE_CRASH_AT": "append-half-written"], in: scratch)
+        let queue = TestQueue(at: disk.path + "/queue", in: scratch)
+        let appended = try queue.appendLines((1...10).map { "record \($0)" })
+        let torn = try queue.append([String(repeating: "t", count: 50_000)], environment: ["SHARE_QUEUE_CRASH_AT": "append-half-written"])
         #expect(torn.status == 128 + SIGKILL)
         disk.fill()
-        let drain = try run("host-drain", ["--dir", q], in: scratch)
+        let drain = try queue.drain()
         #expect(drain.status == 0, "\(drain.stderr)")
         #expect(try ids(in: drain.stdout) == appended)
         #expect(drain.stderr.contains("kept"))
-        let kept = try FileManager.default.contentsOfDirectory(atPath: q).filter { $0.hasPrefix("quarantine-sealed-") }
+        let kept = queue.names().filter { $0.hasPrefix("quarantine-sealed-") }
         #expect(kept.count == 1)
-        let again = try run("host-drain", ["--dir", q], in: scratch)
+        let again = try queue.drain()
         #expect(again.status == 0)
         #expect(again.stdout.isEmpty)
     }
@@ -106,14 +105,14 @@ struct FullDiskTests {
     func fullSinkDisk() throws {
         let scratch = TemporaryDirectory()
         let disk = try SmallFileSystem(in: scratch)
-        let q = scratch.queue
-        let appended = try run("share-append", ["--dir", q, "--lines"], stdin: (1...50).map { "record \($0)" }.joined(separator: "\n"), in: scratch).lines
+        let queue = TestQueue(in: scratch)
+        let appended = try queue.appendLines((1...50).map { "record \($0)" })
         disk.fill()
         let out = disk.path + "/inbox.jsonl"
-        let failed = try run("host-drain", ["--dir", q, "--exec", "cat >> '\(out)'"], in: scratch)
+        let failed = try queue.drain(["--exec", "cat >> '\(out)'"])
         #expect(failed.status == 75, "\(failed.stderr)")
         disk.empty()
-        let retry = try run("host-drain", ["--dir", q, "--exec", "cat >> '\(out)'"], in: scratch)
+        let retry = try queue.drain(["--exec", "cat >> '\(out)'"])
         #expect(retry.status == 0)
         let delivered = try ids(in: Data(contentsOf: URL(fileURLWithPath: out)))
         // Lines a failed batch managed to write before the disk filled come again; nothing is missing.

@@ -32,22 +32,21 @@ struct DrainErrorTests {
     @Test("A read error in a sealed segment exits 74 with the path, not 75 'the sink failed'",
           .enabled(if: canMountTmpfs, "needs root to bind-mount"))
     func readError() throws {
-        let scratch = TemporaryDirectory()
-        let q = scratch.queue
-        let appended = try run("share-append", ["--dir", q, "--lines"], stdin: "a\nb\n", in: scratch).lines
-        let segment = q + "/sealed-000000000001.log"
+        let queue = TestQueue()
+        let appended = try queue.appendLines(["a", "b"])
+        let segment = queue.file("sealed-000000000001.log")
         #expect(FileManager.default.createFile(atPath: segment, contents: nil))
         #expect(mount("/proc/\(getpid())/mem", segment, nil, UInt(MS_BIND), nil) == 0)
         var mounted = true
         defer { if mounted { umount2(segment, Int32(MNT_DETACH)) } }
-        let result = try run("host-drain", ["--dir", q], in: scratch)
+        let result = try queue.drain()
         #expect(result.status == 74, "\(result.stderr)")
         #expect(result.stderr.contains(segment), "\(result.stderr)")
         #expect(result.stderr.contains("Input/output error"), "\(result.stderr)")
         #expect(!result.stderr.contains("sink"), "\(result.stderr)")
         umount2(segment, Int32(MNT_DETACH))
         mounted = false
-        let drain = try run("host-drain", ["--dir", q], in: scratch)
+        let drain = try queue.drain()
         #expect(try ids(in: drain.stdout) == appended)
     }
 }

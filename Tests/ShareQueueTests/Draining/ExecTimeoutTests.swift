@@ -23,9 +23,8 @@ struct ExecTimeoutTests {
         return try #require(Int32(text))
     }
 
-    static func pending(_ q: String, in scratch: TemporaryDirectory) throws -> Int {
-        let status = try run("host-drain", ["--dir", q, "--status", "--json"], in: scratch)
-        return try #require((try JSONSerialization.jsonObject(with: status.stdout) as? [String: Any])?["pending"] as? Int)
+    static func pending(_ queue: TestQueue) throws -> Int {
+        try #require(try queue.status()["pending"] as? Int)
     }
 
     /// Waits for `tool` to exit, for at most `seconds`; kills it and fails after that.
@@ -40,21 +39,21 @@ struct ExecTimeoutTests {
     @Test("A command past --exec-timeout is ended, group and all, and counts as try again, not as a refusal")
     func timeout() throws {
         let scratch = TemporaryDirectory()
-        let q = scratch.queue
-        let appended = try run("share-append", ["--dir", q, "--lines"], stdin: "a\nb\n", in: scratch).lines
+        let queue = TestQueue(in: scratch)
+        let appended = try queue.appendLines(["a", "b"])
         let pidFile = scratch.file("pid")
-        let drain = try RunningTool("host-drain", ["--dir", q, "--max-attempts", "1", "--exec-timeout", "1s", "--exec", Self.hangingCommand(pidFile)], in: scratch)
+        let drain = try RunningTool("host-drain", ["--dir", queue.path, "--max-attempts", "1", "--exec-timeout", "1s", "--exec", Self.hangingCommand(pidFile)], in: scratch)
         defer { drain.kill() }
         let sleeper = try Self.readPID(pidFile)
         let result = try Self.finish(drain, within: 15)
         #expect(result.status == 75)
         #expect(result.stderr.contains("1s"), "\(result.stderr)")
         try waitUntil("the command's group to end", seconds: 5) { !Self.isRunning(sleeper) }
-        #expect(try Self.pending(q, in: scratch) == 2)
-        #expect(!FileManager.default.fileExists(atPath: q + "/dead-letters.log"))
-        #expect(!FileManager.default.fileExists(atPath: q + "/attempts"))
+        #expect(try Self.pending(queue) == 2)
+        #expect(!FileManager.default.fileExists(atPath: queue.file("dead-letters.log")))
+        #expect(!FileManager.default.fileExists(atPath: queue.file("attempts")))
         let out = scratch.file("out")
-        #expect(try run("host-drain", ["--dir", q, "--exec", "cat > '\(out)'"], in: scratch).status == 0)
+        #expect(try queue.drain(["--exec", "cat > '\(out)'"]).status == 0)
         #expect(try ids(in: Data(contentsOf: URL(fileURLWithPath: out))) == appended)
     }
 
@@ -62,10 +61,10 @@ struct ExecTimeoutTests {
           arguments: [("one-shot", SIGTERM), ("one-shot", SIGINT), ("--watch", SIGTERM), ("--watch", SIGINT)])
     func stopEndsCommand(_ mode: String, _ signal: Int32) throws {
         let scratch = TemporaryDirectory()
-        let q = scratch.queue
-        try run("share-append", ["--dir", q, "--lines"], stdin: "a\nb\n", in: scratch)
+        let queue = TestQueue(in: scratch)
+        try queue.append(["--lines"], stdin: "a\nb\n")
         let pidFile = scratch.file("pid")
-        var arguments = ["--dir", q, "--exec", Self.hangingCommand(pidFile)]
+        var arguments = ["--dir", queue.path, "--exec", Self.hangingCommand(pidFile)]
         if mode == "--watch" { arguments.append("--watch") }
         let drain = try RunningTool("host-drain", arguments, in: scratch)
         defer { drain.kill() }
@@ -74,34 +73,33 @@ struct ExecTimeoutTests {
         let result = try Self.finish(drain, within: 10)
         #expect(result.status == (mode == "--watch" ? 0 : 75), "\(result.stderr)")
         try waitUntil("the command's group to end", seconds: 5) { !Self.isRunning(sleeper) }
-        #expect(try Self.pending(q, in: scratch) == 2)
-        #expect(!FileManager.default.fileExists(atPath: q + "/attempts"))
+        #expect(try Self.pending(queue) == 2)
+        #expect(!FileManager.default.fileExists(atPath: queue.file("attempts")))
     }
 
     @Test("An empty --exec is a usage error that leaves the queue as it was", arguments: ["", "  "])
     func emptyCommand(_ command: String) throws {
-        let scratch = TemporaryDirectory()
-        let q = scratch.queue
-        try run("share-append", ["--dir", q, "x"], in: scratch)
-        let before = snapshot(q)
-        let result = try run("host-drain", ["--dir", q, "--exec", command], in: scratch)
+        let queue = TestQueue()
+        try queue.append(["x"])
+        let before = snapshot(queue.path)
+        let result = try queue.drain(["--exec", command])
         #expect(result.status == 64)
-        #expect(snapshot(q) == before)
+        #expect(snapshot(queue.path) == before)
     }
 
     @Test("--exec-timeout takes 30s, 10m, 1h, plain seconds and 0 (none); anything else is a usage error")
     func durations() throws {
         let scratch = TemporaryDirectory()
-        let q = scratch.queue
+        let queue = TestQueue(in: scratch)
         let out = scratch.file("out")
         for text in ["30s", "10m", "1h", "2.5", "0", "500ms"] {
-            try run("share-append", ["--dir", q, text], in: scratch)
-            let result = try run("host-drain", ["--dir", q, "--exec-timeout", text, "--exec", "cat >> '\(out)'"], in: scratch)
+            try queue.append([text])
+            let result = try queue.drain(["--exec-timeout", text, "--exec", "cat >> '\(out)'"])
             #expect(result.status == 0, "\(text): \(result.stderr)")
         }
         for text in ["", "-1s", "1x", "s", "ten"] {
-            #expect(try run("host-drain", ["--dir", q, "--exec-timeout", text, "--exec", "cat"], in: scratch).status == 64, "\(text)")
+            #expect(try queue.drain(["--exec-timeout", text, "--exec", "cat"]).status == 64, "\(text)")
         }
-        #expect(try run("host-drain", ["--dir", q, "--exec-timeout", "1s"], in: scratch).status == 64)
+        #expect(try queue.drain(["--exec-timeout", "1s"]).status == 64)
     }
 }

@@ -7,26 +7,26 @@ struct ToolTests {
     @Test("Text, lines, JSON and URLs come out as appended, in order, with their ids")
     func roundTrip() throws {
         let scratch = TemporaryDirectory()
-        let q = scratch.queue
+        let queue = TestQueue(in: scratch)
         var expected: [String] = []
-        let one = try run("share-append", ["--dir", q, "hello", "world"], in: scratch)
+        let one = try queue.append(["hello", "world"])
         #expect(one.status == 0)
         expected += one.lines
-        let lines = try run("share-append", ["--dir", q, "--lines", "--source", "notes", "--meta", "app=mail", "--meta", "n=2"],
+        let lines = try run("share-append", ["--dir", queue.path, "--lines", "--source", "notes", "--meta", "app=mail", "--meta", "n=2"],
                             stdin: "first\r\nsecond\n\n  third  \n", in: scratch)
         #expect(lines.status == 0)
         #expect(lines.lines.count == 3)
         expected += lines.lines
-        let json = try run("share-append", ["--dir", q, "--json", "--key", "wallpaper"], stdin: "{ \"big\": 12345678901234567890, \"x\": [1.50] }\n", in: scratch)
+        let json = try queue.append(["--json", "--key", "wallpaper"], stdin: "{ \"big\": 12345678901234567890, \"x\": [1.50] }\n")
         #expect(json.status == 0)
         expected += json.lines
-        let url = try run("share-append", ["--dir", q, "--url", "--id", "3B1A7A47-62E9-44DE-8AFC-C39F9309E7F9"], stdin: "https://example.com/a?b=c\n", in: scratch)
+        let url = try queue.append(["--url", "--id", "3B1A7A47-62E9-44DE-8AFC-C39F9309E7F9"], stdin: "https://example.com/a?b=c\n")
         #expect(url.lines == ["3B1A7A47-62E9-44DE-8AFC-C39F9309E7F9"])
         expected += url.lines
-        let stdinText = try run("share-append", ["--dir", q], stdin: "multi\nline\n", in: scratch)
+        let stdinText = try run("share-append", ["--dir", queue.path], stdin: "multi\nline\n", in: scratch)
         expected += stdinText.lines
 
-        let drain = try run("host-drain", ["--dir", q], in: scratch)
+        let drain = try queue.drain()
         #expect(drain.status == 0)
         let records = try jsonObjects(drain.stdout)
         #expect(records.map { $0["id"] as! String } == expected)
@@ -42,7 +42,7 @@ struct ToolTests {
         }
         #expect(drain.stderr.contains("delivered 7 records"))
 
-        let again = try run("host-drain", ["--dir", q], in: scratch)
+        let again = try queue.drain()
         #expect(again.status == 0)
         #expect(again.stdout.isEmpty)
     }
@@ -62,37 +62,34 @@ struct ToolTests {
 
     @Test("Status and peek show what waits without draining it")
     func statusAndPeek() throws {
-        let scratch = TemporaryDirectory()
-        let q = scratch.queue
-        try run("share-append", ["--dir", q, "--lines"], stdin: "a\nb\nc\n", in: scratch)
-        let status = try run("host-drain", ["--dir", q, "--status", "--json"], in: scratch)
+        let queue = TestQueue()
+        try queue.append(["--lines"], stdin: "a\nb\nc\n")
+        let status = try queue.drain(["--status", "--json"])
         #expect(status.status == 0)
         let object = try JSONSerialization.jsonObject(with: status.stdout) as! [String: Any]
         #expect(object["pending"] as? Int == 3)
         #expect((object["pendingBytes"] as? Int ?? 0) > 60)
         #expect(object["quarantined"] as? Int == 0)
         #expect((object["oldest"] as? String)?.hasSuffix("Z") == true)
-        let text = try run("host-drain", ["--dir", q, "--status"], in: scratch)
+        let text = try queue.drain(["--status"])
         #expect(text.output.contains("pending: 3 records"))
-        let peek = try run("host-drain", ["--dir", q, "--peek", "--format", "text"], in: scratch)
+        let peek = try queue.drain(["--peek", "--format", "text"])
         #expect(peek.status == 0)
         #expect(peek.output.contains("    b\n"))
-        let drain = try run("host-drain", ["--dir", q, "-q"], in: scratch)
+        let drain = try queue.drain(["-q"])
         #expect(try jsonObjects(drain.stdout).count == 3)
         #expect(drain.stderr.isEmpty)
-        let after = try run("host-drain", ["--dir", q, "--status", "--json"], in: scratch)
-        #expect((try JSONSerialization.jsonObject(with: after.stdout) as! [String: Any])["pending"] as? Int == 0)
+        #expect(try queue.status()["pending"] as? Int == 0)
     }
 
     @Test("--max stops after N records and the next run goes on from there")
     func maxRecords() throws {
-        let scratch = TemporaryDirectory()
-        let q = scratch.queue
-        let appended = try run("share-append", ["--dir", q, "--lines"], stdin: (1...10).map(String.init).joined(separator: "\n"), in: scratch).lines
-        let first = try run("host-drain", ["--dir", q, "--max", "4", "--batch", "3"], in: scratch)
+        let queue = TestQueue()
+        let appended = try queue.append(["--lines"], stdin: (1...10).map(String.init).joined(separator: "\n")).lines
+        let first = try queue.drain(["--max", "4", "--batch", "3"])
         #expect(try ids(in: first.stdout) == Array(appended[0..<4]))
-        try run("share-append", ["--dir", q, "eleven"], in: scratch)
-        let second = try run("host-drain", ["--dir", q], in: scratch)
+        try queue.append(["eleven"])
+        let second = try queue.drain()
         let rest = try ids(in: second.stdout)
         #expect(rest.count == 7)
         #expect(Array(rest[0..<6]) == Array(appended[4...]))
@@ -101,10 +98,10 @@ struct ToolTests {
     @Test("--exec delivers each batch as JSON Lines on the command's input")
     func execSink() throws {
         let scratch = TemporaryDirectory()
-        let q = scratch.queue
+        let queue = TestQueue(in: scratch)
         let out = scratch.file("delivered")
-        let appended = try run("share-append", ["--dir", q, "--lines"], stdin: (1...25).map { "r\($0)" }.joined(separator: "\n"), in: scratch).lines
-        let drain = try run("host-drain", ["--dir", q, "--exec", "cat >> '\(out)'; echo batch >> '\(out).batches'", "--batch", "10"], in: scratch)
+        let appended = try queue.appendLines((1...25).map { "r\($0)" })
+        let drain = try queue.drain(["--exec", "cat >> '\(out)'; echo batch >> '\(out).batches'", "--batch", "10"])
         #expect(drain.status == 0)
         #expect(try ids(in: Data(contentsOf: URL(fileURLWithPath: out))) == appended)
         #expect(try String(contentsOfFile: out + ".batches", encoding: .utf8) == "batch\nbatch\nbatch\n")
@@ -113,47 +110,45 @@ struct ToolTests {
     @Test("A failing --exec command leaves everything it did not take, and exits 75")
     func failingSink() throws {
         let scratch = TemporaryDirectory()
-        let q = scratch.queue
+        let queue = TestQueue(in: scratch)
         let out = scratch.file("delivered")
-        let appended = try run("share-append", ["--dir", q, "--lines"], stdin: (1...30).map { "r\($0)" }.joined(separator: "\n"), in: scratch).lines
+        let appended = try queue.appendLines((1...30).map { "r\($0)" })
         // Takes the first batch, refuses the second.
         let command = "if [ -e '\(out)' ]; then exit 3; fi; cat > '\(out)'"
-        let failed = try run("host-drain", ["--dir", q, "--exec", command, "--batch", "10"], in: scratch)
+        let failed = try queue.drain(["--exec", command, "--batch", "10"])
         #expect(failed.status == 75)
         #expect(failed.stderr.contains("host-drain: error:"))
         #expect(failed.stderr.contains("status 3"))
         #expect(try ids(in: Data(contentsOf: URL(fileURLWithPath: out))) == Array(appended[0..<10]))
-        let rest = try run("host-drain", ["--dir", q], in: scratch)
+        let rest = try queue.drain()
         #expect(try ids(in: rest.stdout) == Array(appended[10...]))
     }
 
     @Test("A closed pipe on standard output leaves the records queued, exit 75")
     func closedPipe() throws {
-        let scratch = TemporaryDirectory()
-        let q = scratch.queue
-        let appended = try run("share-append", ["--dir", q, "--lines"], stdin: (1...5).map { "r\($0)" }.joined(separator: "\n"), in: scratch).lines
+        let queue = TestQueue()
+        let appended = try queue.appendLines((1...5).map { "r\($0)" })
         let pipe = Pipe()
         try pipe.fileHandleForReading.close()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Executables.path("host-drain"))
-        process.arguments = ["--dir", q, "-q"]
+        process.arguments = ["--dir", queue.path, "-q"]
         process.standardOutput = pipe.fileHandleForWriting
         process.standardError = FileHandle.nullDevice
         try process.run()
         process.waitUntilExit()
         #expect(process.terminationStatus == 75)
-        let drain = try run("host-drain", ["--dir", q], in: scratch)
+        let drain = try queue.drain()
         #expect(try ids(in: drain.stdout) == appended)
     }
 
     @Test("A full disk under the sink's output leaves the records queued, exit 75")
     func fullSinkDisk() throws {
-        let scratch = TemporaryDirectory()
-        let q = scratch.queue
-        let appended = try run("share-append", ["--dir", q, "--lines"], stdin: "a\nb\nc\n", in: scratch).lines
+        let queue = TestQueue()
+        let appended = try queue.appendLines(["a", "b", "c"])
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Executables.path("host-drain"))
-        process.arguments = ["--dir", q]
+        process.arguments = ["--dir", queue.path]
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: "/dev/full"))
         let errors = Pipe()
         process.standardError = errors
@@ -162,26 +157,26 @@ struct ToolTests {
         process.waitUntilExit()
         #expect(process.terminationStatus == 75)
         #expect(message.contains("No space left on device"), "\(message)")
-        let drain = try run("host-drain", ["--dir", q], in: scratch)
+        let drain = try queue.drain()
         #expect(try ids(in: drain.stdout) == appended)
     }
 
     @Test("One drainer at a time: a second exits 75, or waits with --wait")
     func oneDrainer() throws {
         let scratch = TemporaryDirectory()
-        let q = scratch.queue
-        try run("share-append", ["--dir", q, "one"], in: scratch)
+        let queue = TestQueue(in: scratch)
+        try queue.append(["one"])
         let started = scratch.file("started")
         let release = scratch.file("release")
-        let slow = try RunningTool("host-drain", ["--dir", q, "--exec", "touch '\(started)'; cat > /dev/null; while [ ! -e '\(release)' ]; do sleep 0.02; done"], in: scratch)
+        let slow = try RunningTool("host-drain", ["--dir", queue.path, "--exec", "touch '\(started)'; cat > /dev/null; while [ ! -e '\(release)' ]; do sleep 0.02; done"], in: scratch)
         defer { slow.kill() }
         try waitUntil("the slow sink to start") { FileManager.default.fileExists(atPath: started) }
-        let busy = try run("host-drain", ["--dir", q], in: scratch)
+        let busy = try queue.drain()
         #expect(busy.status == 75)
         #expect(busy.stderr.contains("another drain is running"))
-        let waited = try run("host-drain", ["--dir", q, "--wait", "0.2"], in: scratch)
+        let waited = try queue.drain(["--wait", "0.2"])
         #expect(waited.status == 75)
-        let waiter = try RunningTool("host-drain", ["--dir", q, "--wait", "30"], in: scratch)
+        let waiter = try RunningTool("host-drain", ["--dir", queue.path, "--wait", "30"], in: scratch)
         _ = FileManager.default.createFile(atPath: release, contents: nil)
         #expect(slow.wait().status == 0)
         let result = waiter.wait()

@@ -63,7 +63,7 @@ struct DamageTests {
     func batchCutAnywhere() throws {
         let scratch = TemporaryDirectory()
         let (directory, first, _) = try Self.makeQueue(scratch.file("original"), texts: ["before"])
-        try QueueAppender(directory: directory).append((1...4).map { RecordDraft(.text("batch \($0)"), source: "test") })
+        _ = try QueueAppender(directory: directory).append((1...4).map { RecordDraft(.text("batch \($0)"), source: "test") })
         let whole = [UInt8](try Data(contentsOf: URL(fileURLWithPath: directory.pendingPath)))
         let batchStart = first.count
         for cut in batchStart..<whole.count {

@@ -31,37 +31,36 @@ struct SegmentNameTests {
 
     @Test("A checkpoint at the last segment number is damage: records are delivered again, never sealed out of sight")
     func checkpointAtLastNumber() throws {
-        let scratch = TemporaryDirectory()
-        let q = scratch.queue
-        let appended = try run("share-append", ["--dir", q, "--lines"], stdin: "a\nb\nc\n", in: scratch).lines
+        let queue = TestQueue()
+        let appended = try queue.appendLines(["a", "b", "c"])
         #expect(appended.count == 3)
-        try writeCheckpoint(q, Checkpoint.slot(serial: 5, DrainPosition(segment: 999_999_999_999_999, offset: 0))
+        try writeCheckpoint(queue.path, Checkpoint.slot(serial: 5, DrainPosition(segment: 999_999_999_999_999, offset: 0))
                              + Checkpoint.slot(serial: 4, DrainPosition(segment: 0, offset: 0)))
-        let first = try run("host-drain", ["--dir", q, "--max", "1"], in: scratch)
+        let first = try queue.drain(["--max", "1"])
         #expect(first.status == 0, "\(first.stderr)")
         #expect(try ids(in: first.stdout) == [appended[0]])
         #expect(first.stderr.contains("checkpoint"))
-        let later = try run("share-append", ["--dir", q, "d"], in: scratch).lines
-        let second = try run("host-drain", ["--dir", q], in: scratch)
+        let later = try queue.append(text: "d")
+        let second = try queue.drain()
         #expect(second.status == 0, "\(second.stderr)")
         #expect(try ids(in: second.stdout) == Array(appended[1...]) + later)
-        #expect(!names(in: q).contains { $0.hasPrefix("sealed-") }, "\(names(in: q))")
+        #expect(!names(in: queue.path).contains { $0.hasPrefix("sealed-") }, "\(names(in: queue.path))")
     }
 
     @Test("A checkpoint past a sealed segment that is still there is damage: that segment is delivered, not removed")
     func checkpointPastSealedSegment() throws {
         let scratch = TemporaryDirectory()
-        let q = scratch.queue
-        let appended = try run("share-append", ["--dir", q, "--lines"], stdin: "a\nb\n", in: scratch).lines
-        #expect(try ids(in: run("host-drain", ["--dir", q, "--max", "1"], in: scratch).stdout) == [appended[0]])
+        let queue = TestQueue(in: scratch)
+        let appended = try queue.appendLines(["a", "b"])
+        #expect(try ids(in: queue.drain(["--max", "1"]).stdout) == [appended[0]])
         let planted = try segmentFile("z", in: scratch)
-        try FileManager.default.copyItem(atPath: planted.path, toPath: q + "/sealed-000000000005.log")
-        try writeCheckpoint(q, Checkpoint.slot(serial: 9, DrainPosition(segment: 5, offset: 0)) + Checkpoint.slot(serial: 8, .start))
+        try FileManager.default.copyItem(atPath: planted.path, toPath: queue.file("sealed-000000000005.log"))
+        try writeCheckpoint(queue.path, Checkpoint.slot(serial: 9, DrainPosition(segment: 5, offset: 0)) + Checkpoint.slot(serial: 8, .start))
         // --status counts as a drain delivers: everything from the start again.
-        let status = try run("host-drain", ["--dir", q, "--status", "--json"], in: scratch)
+        let status = try queue.drain(["--status", "--json"])
         let counts = try JSONSerialization.jsonObject(with: status.stdout) as? [String: Any]
         #expect(counts?["pending"] as? Int == 3, "\(status.output)")
-        let drain = try run("host-drain", ["--dir", q], in: scratch)
+        let drain = try queue.drain()
         #expect(drain.status == 0, "\(drain.stderr)")
         // Delivered again from the start: at least once, nothing skipped.
         #expect(try ids(in: drain.stdout) == appended + [planted.id])
@@ -70,14 +69,14 @@ struct SegmentNameTests {
     @Test("A store's position past a sealed segment that is still there is not trusted: nothing is skipped")
     func storePositionPastSealedSegment() throws {
         let scratch = TemporaryDirectory()
-        let q = scratch.queue
+        let queue = TestQueue(in: scratch)
         let db = scratch.file("inbox.sqlite")
-        let appended = try run("share-append", ["--dir", q, "--lines"], stdin: "a\nb\n", in: scratch).lines
-        #expect(try run("host-drain", ["--dir", q, "--store", db, "--max", "1"], in: scratch).status == 0)
+        let appended = try queue.appendLines(["a", "b"])
+        #expect(try queue.drain(["--store", db, "--max", "1"]).status == 0)
         let planted = try segmentFile("z", in: scratch)
-        try FileManager.default.copyItem(atPath: planted.path, toPath: q + "/sealed-000000000005.log")
+        try FileManager.default.copyItem(atPath: planted.path, toPath: queue.file("sealed-000000000005.log"))
         _ = try sqlite(db, "UPDATE drain_position SET segment = 5, offset = 0")
-        let drain = try run("host-drain", ["--dir", q, "--store", db], in: scratch)
+        let drain = try queue.drain(["--store", db])
         #expect(drain.status == 0, "\(drain.stderr)")
         #expect(try sqlite(db, "SELECT id FROM records ORDER BY rowid") == appended + [planted.id])
         #expect(drain.stderr.contains("stored position"))
@@ -88,19 +87,19 @@ struct SegmentNameTests {
     @Test("Sealing onto a name that appeared meanwhile fails safely; the next drain delivers both files")
     func sealingNeverReplaces() throws {
         let scratch = TemporaryDirectory()
-        let q = scratch.queue
-        let appended = try run("share-append", ["--dir", q, "--lines"], stdin: "a\nb\n", in: scratch).lines
-        #expect(try ids(in: run("host-drain", ["--dir", q, "--max", "1"], in: scratch).stdout) == [appended[0]])
-        let pending = try run("share-append", ["--dir", q, "c"], in: scratch).lines
+        let queue = TestQueue(in: scratch)
+        let appended = try queue.appendLines(["a", "b"])
+        #expect(try ids(in: queue.drain(["--max", "1"]).stdout) == [appended[0]])
+        let pending = try queue.append(text: "c")
         let planted = try segmentFile("z", in: scratch)
         // While segment 1 is delivered, a file appears under the name the pending file is about to get.
         let output = scratch.file("delivered")
-        let command = "cat >> '\(output)' && cp '\(planted.path)' '\(q)/sealed-000000000002.log'"
-        let first = try run("host-drain", ["--dir", q, "--exec", command], in: scratch)
+        let command = "cat >> '\(output)' && cp '\(planted.path)' '\(queue.path)/sealed-000000000002.log'"
+        let first = try queue.drain(["--exec", command])
         #expect(first.status == 75, "\(first.stderr)")
         #expect(first.stderr.contains("sealed-000000000002.log"))
         #expect(try ids(in: Data(contentsOf: URL(fileURLWithPath: output))) == [appended[1]])
-        let second = try run("host-drain", ["--dir", q], in: scratch)
+        let second = try queue.drain()
         #expect(second.status == 0, "\(second.stderr)")
         #expect(try ids(in: second.stdout) == [planted.id] + pending)
     }
@@ -129,19 +128,19 @@ struct SegmentNameTests {
           arguments: ["sealed-7.log", "sealed-0000000000007.log", "sealed-000000000000007.log", "sealed-0000000000000000000007.log"])
     func foreignSegmentName(name: String) throws {
         let scratch = TemporaryDirectory()
-        let q = scratch.queue
-        let queued = try run("share-append", ["--dir", q, "queued"], in: scratch).lines
+        let queue = TestQueue(in: scratch)
+        let queued = try queue.append(text: "queued")
         let planted = try segmentFile("planted", in: scratch)
-        try FileManager.default.copyItem(atPath: planted.path, toPath: q + "/" + name)
-        let drain = try run("host-drain", ["--dir", q], in: scratch)
+        try FileManager.default.copyItem(atPath: planted.path, toPath: queue.path + "/" + name)
+        let drain = try queue.drain()
         #expect(drain.status == 0, "\(drain.stderr)")
         #expect(try ids(in: drain.stdout) == queued)
         #expect(drain.stderr.contains(name))
-        let aside = names(in: q).filter { $0.hasPrefix("rejected-") && $0.hasSuffix("-" + name) }
+        let aside = names(in: queue.path).filter { $0.hasPrefix("rejected-") && $0.hasSuffix("-" + name) }
         #expect(aside.count == 1)
-        #expect(FileManager.default.contents(atPath: q + "/" + (aside.first ?? "")) == FileManager.default.contents(atPath: planted.path))
-        #expect(!names(in: q).contains(name))
-        let again = try run("host-drain", ["--dir", q], in: scratch)
+        #expect(FileManager.default.contents(atPath: queue.path + "/" + (aside.first ?? "")) == FileManager.default.contents(atPath: planted.path))
+        #expect(!names(in: queue.path).contains(name))
+        let again = try queue.drain()
         #expect(again.status == 0, "\(again.stderr)")
         #expect(again.stdout.isEmpty)
     }
@@ -149,18 +148,18 @@ struct SegmentNameTests {
     @Test("Two names with the same number: the queue's is delivered, the other moved aside, nothing lost")
     func twoNamesOneNumber() throws {
         let scratch = TemporaryDirectory()
-        let q = scratch.queue
-        let queued = try run("share-append", ["--dir", q, "queued"], in: scratch).lines
+        let queue = TestQueue(in: scratch)
+        let queued = try queue.append(text: "queued")
         let canonical = try segmentFile("canonical", in: scratch)
         let short = try segmentFile("short", in: scratch)
-        try FileManager.default.copyItem(atPath: canonical.path, toPath: q + "/sealed-000000000007.log")
-        try FileManager.default.copyItem(atPath: short.path, toPath: q + "/sealed-7.log")
-        let drain = try run("host-drain", ["--dir", q], in: scratch)
+        try FileManager.default.copyItem(atPath: canonical.path, toPath: queue.file("sealed-000000000007.log"))
+        try FileManager.default.copyItem(atPath: short.path, toPath: queue.file("sealed-7.log"))
+        let drain = try queue.drain()
         #expect(drain.status == 0, "\(drain.stderr)")
         #expect(try ids(in: drain.stdout) == [canonical.id] + queued)
-        let aside = names(in: q).filter { $0.hasPrefix("rejected-") && $0.hasSuffix("-sealed-7.log") }
+        let aside = names(in: queue.path).filter { $0.hasPrefix("rejected-") && $0.hasSuffix("-sealed-7.log") }
         #expect(aside.count == 1)
-        #expect(FileManager.default.contents(atPath: q + "/" + (aside.first ?? "")) == FileManager.default.contents(atPath: short.path))
+        #expect(FileManager.default.contents(atPath: queue.path + "/" + (aside.first ?? "")) == FileManager.default.contents(atPath: short.path))
     }
 
     @Test("Segment names: one spelling per number, and the listing parses exactly what sealing writes")

@@ -4,31 +4,10 @@ import Testing
 import ShareQueueSystem
 import ToolSupport
 
-/// Whether /usr/bin/time is there to measure a child's peak memory.
-let hasTimeCommand = FileManager.default.isExecutableFile(atPath: "/usr/bin/time")
-
 /// share-append checks its input as it reads it: memory and time stay bounded
 /// by the limits it enforces, not by what it is given.
 @Suite("Input limits", .serialized, .enabled(if: hasTimeCommand, "needs /usr/bin/time to measure peak memory"))
 struct InputLimitTests {
-    /// Runs share-append with standard input from `input`; returns its status,
-    /// peak memory and seconds, killing it after 60 s. The peak comes from
-    /// /usr/bin/time, which forks: a child spawned straight from this large
-    /// process would report this process's peak too, inherited across exec.
-    static func measure(_ arguments: [String], input: String, in scratch: TemporaryDirectory) throws -> (status: Int32, peakMemory: Int64, seconds: Double) {
-        let memory = scratch.file("peak-\(UUID().uuidString)")
-        let command = "exec /usr/bin/time -f %M -o '\(memory)' \"$0\" \"$@\" < '\(input)' > /dev/null 2>&1"
-        let started = Date()
-        let child = try Host.spawn("/bin/sh", ["-c", command, Executables.path("share-append")] + arguments)
-        let killer = DispatchWorkItem { kill(child.pid, SIGKILL) }
-        DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: killer)
-        let status = try Host.waitForExit(child.pid)
-        killer.cancel()
-        let seconds = Date().timeIntervalSince(started)
-        let kilobytes = try String(contentsOfFile: memory, encoding: .utf8).split(separator: "\n").last.flatMap { Int64($0) }
-        return (status, try #require(kilobytes) * 1024, seconds)
-    }
-
     static func repeatedLines(_ bytes: Int, at path: String) -> String {
         _ = FileManager.default.createFile(atPath: path, contents: nil)
         let handle = FileHandle(forWritingAtPath: path)!
@@ -45,7 +24,7 @@ struct InputLimitTests {
         var seconds: [Double] = []
         for mebibytes in [4, 16, 64] {
             let input = Self.repeatedLines(mebibytes << 20, at: scratch.file("input-\(mebibytes)"))
-            let result = try Self.measure(["--dir", q, "--lines", "-q"], input: input, in: scratch)
+            let result = try measuredRun("share-append", ["--dir", q, "--lines", "-q"], input: input, deadline: 60, in: scratch)
             #expect(result.status == 65, "\(mebibytes) MiB")
             #expect(result.peakMemory < 64 << 20, "\(mebibytes) MiB took \(result.peakMemory >> 20) MiB")
             seconds.append(result.seconds)
@@ -65,13 +44,13 @@ struct InputLimitTests {
         let line = mode == "--json" ? "[1]\n" : "a\n"
         try String(repeating: line, count: 100_000).write(toFile: input, atomically: false, encoding: .utf8)
         let arguments = ["--dir", q, "--lines", "-q"] + (mode == "--json" ? ["--json"] : [])
-        let result = try Self.measure(arguments, input: input, in: scratch)
+        let result = try measuredRun("share-append", arguments, input: input, deadline: 60, in: scratch)
         #expect(result.status == 0)
         #expect(result.peakMemory < 64 << 20, "took \(result.peakMemory >> 20) MiB")
         // Every record has the same stored size: the pending file holds 100,000 of one alone.
-        let single = scratch.file("single")
-        try run("share-append", ["--dir", single] + Array(arguments.dropFirst(2)), stdin: line, in: scratch)
-        let one = try #require(try FileManager.default.attributesOfItem(atPath: single + "/pending.log")[.size] as? Int)
+        let single = TestQueue(in: scratch, name: "single")
+        try single.append(Array(arguments.dropFirst(2)), stdin: line)
+        let one = try #require(try FileManager.default.attributesOfItem(atPath: single.pendingPath)[.size] as? Int)
         #expect(try FileManager.default.attributesOfItem(atPath: q + "/pending.log")[.size] as? Int == one * 100_000)
     }
 }

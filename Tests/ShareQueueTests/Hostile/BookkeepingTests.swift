@@ -1,0 +1,175 @@
+import Foundation
+import Testing
+@testable import ShareQueue
+import ShareQueueSystem
+import ToolSupport
+
+/// The drain's bookkeeping files (`attempts`, `dead-letters.log`): they hold
+/// any record id unambiguously, and whatever is planted in them, no tool reads
+/// one whole or lets it stop the queue.
+@Suite("Bookkeeping files", .timeLimit(.minutes(2)))
+struct BookkeepingTests {
+    /// A command that refuses any batch holding a record with the text "poison", and keeps the rest.
+    static func command(_ out: String) -> String { DeadLetterTests.command(out) }
+
+    static let oddIDs = [
+        "poison pill", "line\nbreak", "quo\"te", "back\\slash", "nul\u{0}byte", " ", "\n",
+        String(repeating: "é", count: 64),  // 128 bytes: the longest id a record may have
+    ]
+
+    @Test("A record with any id is refused until it is a dead letter; the records around it are delivered once each", arguments: oddIDs)
+    func anyIDReachesTheDeadLetters(id: String) throws {
+        let scratch = TemporaryDirectory()
+        let queue = TestQueue(in: scratch)
+        let out = scratch.file("delivered")
+        let before = try queue.appendLines(["a", "b"])
+        try queue.plantRecord(id: id, text: "poison")
+        let after = try queue.appendLines(["c", "d"])
+        for attempt in 1...3 {
+            let drain = try queue.drain(["--exec", Self.command(out), "--max-attempts", "3"])
+            if attempt < 3 {
+                #expect(drain.status == 75, "\(drain.stderr)")
+                #expect(drain.stderr.contains("attempt \(attempt) of 3"), "\(drain.stderr)")
+            } else {
+                #expect(drain.status == 0, "\(drain.stderr)")
+                #expect(drain.stderr.contains("1 moved to the dead letters"), "\(drain.stderr)")
+            }
+        }
+        #expect(try ids(in: Data(contentsOf: URL(fileURLWithPath: out))) == before + after)
+        #expect(!FileManager.default.fileExists(atPath: queue.file("attempts")))
+        let letters = try queue.deadLetters()
+        #expect(letters.count == 1)
+        #expect((letters.first?["record"] as? [String: Any])?["id"] as? String == id)
+        #expect(try queue.status()["deadLetters"] as? Int == 1)
+
+        let requeue = try queue.drain(["--requeue-dead"])
+        #expect(requeue.status == 0, "\(requeue.stderr)")
+        #expect(requeue.stderr.contains("put 1 dead letter back"))
+        #expect(try ids(in: try queue.drain().stdout) == [id])
+    }
+
+    @Test("An id with a line break cannot forge the refusal count of another record")
+    func forgedCount() throws {
+        let scratch = TemporaryDirectory()
+        let queue = TestQueue(in: scratch)
+        let out = scratch.file("delivered")
+        let flag = scratch.file("refuse-once")
+        _ = FileManager.default.createFile(atPath: flag, contents: nil)
+        let victim = try queue.append(text: "x")[0]
+        // Planted before the victim: refused once, which once wrote "<victim> 4" as a line of its own.
+        try FileManager.default.removeItem(atPath: queue.pendingPath)
+        try queue.plantRecord(id: "\(victim) 4\nx", text: "refuse-once")
+        try queue.plantRecord(id: victim, text: "poison")
+        let command = "input=$(cat); case \"$input\" in *'\"poison\"'*) exit 9;; esac; "
+            + "case \"$input\" in *refuse-once*) if [ -e '\(flag)' ]; then rm '\(flag)'; exit 1; fi;; esac; printf '%s\\n' \"$input\" >> '\(out)'"
+        let first = try queue.drain(["--exec", command])
+        #expect(first.status == 75, "\(first.stderr)")
+        #expect(first.stderr.contains("attempt 1 of 5"))
+        let second = try queue.drain(["--exec", command])
+        #expect(second.status == 75, "\(second.stderr)")
+        #expect(second.stderr.contains("attempt 1 of 5"), "\(second.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: queue.file("dead-letters.log")))
+        #expect(try ids(in: Data(contentsOf: URL(fileURLWithPath: out))) == ["\(victim) 4\nx"])
+    }
+
+    @Test("A record whose id is longer than 128 bytes is set aside as damage; the records around it are delivered")
+    func overlongID() throws {
+        let queue = TestQueue()
+        let before = try queue.append(text: "a")
+        try queue.plantRecord(id: String(repeating: "x", count: 129), text: "poison")
+        let after = try queue.append(text: "b")
+        let drain = try queue.drain()
+        #expect(drain.status == 0)
+        #expect(try ids(in: drain.stdout) == before + after)
+        #expect(try queue.status()["quarantined"] as? Int == 1)
+    }
+
+    @Test("A damaged attempts file costs at most a count: it is read strictly and the count starts over")
+    func damagedAttempts() throws {
+        let scratch = TemporaryDirectory()
+        let queue = TestQueue(in: scratch)
+        let out = scratch.file("delivered")
+        let poison = try queue.append(text: "poison")[0]
+        // Lines that are not exactly {"id":...,"attempts":N} count for nothing.
+        let junk = "\(poison) 1\n{\"id\":\"\(poison)\",\"attempts\":1,\"more\":1}\n{\"id\":\"\(poison)\",\"attempts\":-1}\n\u{1}\u{ff}garbage\n{\"id\":\"\(poison)\""
+        try Data(junk.utf8).write(to: URL(fileURLWithPath: queue.file("attempts")))
+        let drain = try queue.drain(["--exec", Self.command(out), "--max-attempts", "2"])
+        #expect(drain.status == 75, "\(drain.stderr)")
+        #expect(drain.stderr.contains("attempt 1 of 2"), "\(drain.stderr)")
+        #expect(drain.stderr.contains("attempts"))
+        let again = try queue.drain(["--exec", Self.command(out), "--max-attempts", "2"])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stderr.contains("1 moved to the dead letters"))
+    }
+
+    // MARK: - Files planted at absurd sizes
+
+    static let plantedSize: Int64 = 64 << 30
+    static let memoryLimit: Int64 = 64 << 20
+
+    /// Extends a file with a hole, so that it declares `size` more bytes without using the disk.
+    static func extendSparse(_ path: String, by size: Int64) throws {
+        var status = stat()
+        #expect(stat(path, &status) == 0)
+        #expect(truncate(path, off_t(Int64(status.st_size) + size)) == 0)
+    }
+
+    @Test("A 64 GiB attempts file is set aside, not read: the drain delivers in bounded memory")
+    func hugeAttempts() throws {
+        let queue = TestQueue()
+        let appended = try queue.appendLines(["a", "b", "c"])
+        let attempts = queue.file("attempts")
+        _ = FileManager.default.createFile(atPath: attempts, contents: nil)
+        try Self.extendSparse(attempts, by: Self.plantedSize)
+        let drain = try queue.measuredDrain([])
+        #expect(drain.status == 0, "\(drain.stderr)")
+        #expect(try ids(in: drain.stdout) == appended)
+        #expect(drain.peakMemory < Self.memoryLimit, "peak memory \(drain.peakMemory >> 20) MiB")
+        #expect(drain.stderr.contains("attempts"), "\(drain.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: attempts))
+        let rejected = queue.names().filter { $0.hasPrefix("rejected-") && $0.hasSuffix("-attempts") }
+        #expect(rejected.count == 1)
+    }
+
+    @Test("A 64 GiB line in the dead letters is skipped with a warning by --status, a drain and --requeue-dead; the letters around it are kept")
+    func hugeDeadLetters() throws {
+        let scratch = TemporaryDirectory()
+        let queue = TestQueue(in: scratch)
+        let out = scratch.file("delivered")
+        let poisoned = try queue.appendLines(["poison", "poison"])
+        #expect(try queue.drain(["--exec", Self.command(out), "--max-attempts", "1"]).status == 0)
+        let path = queue.file("dead-letters.log")
+        let letters = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
+        #expect(letters.count == 2)
+        try Data((letters[0] + "\n").utf8).write(to: URL(fileURLWithPath: path))
+        try Self.extendSparse(path, by: Self.plantedSize)
+        let file = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try file.seekToEnd()
+        try file.write(contentsOf: Data(("\n" + letters[1] + "\n").utf8))
+        try file.close()
+        let good = try queue.append(text: "good")
+        let third = try queue.append(text: "poison")
+
+        let status = try queue.measuredDrain(["--status", "--json"])
+        #expect(status.status == 0, "\(status.stderr)")
+        #expect(status.peakMemory < Self.memoryLimit, "peak memory \(status.peakMemory >> 20) MiB")
+        let shown = try JSONSerialization.jsonObject(with: status.stdout) as? [String: Any]
+        #expect(shown?["deadLetters"] as? Int == 2)
+        #expect(shown?["pending"] as? Int == 2)
+        #expect(status.stderr.contains("skipped a damaged line of \(Self.plantedSize) bytes"), "\(status.stderr)")
+
+        // Dead-lettering reads the file to keep one letter per record.
+        let drain = try queue.measuredDrain(["--exec", Self.command(out), "--max-attempts", "1"])
+        #expect(drain.status == 0, "\(drain.stderr)")
+        #expect(drain.peakMemory < Self.memoryLimit, "peak memory \(drain.peakMemory >> 20) MiB")
+        #expect(try ids(in: Data(contentsOf: URL(fileURLWithPath: out))) == good)
+
+        let requeue = try queue.measuredDrain(["--requeue-dead"])
+        #expect(requeue.status == 0, "\(requeue.stderr)")
+        #expect(requeue.peakMemory < Self.memoryLimit, "peak memory \(requeue.peakMemory >> 20) MiB")
+        #expect(requeue.stderr.contains("put 3 dead letters back"), "\(requeue.stderr)")
+        #expect(requeue.stderr.contains("rejected-"), "\(requeue.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: path))
+        #expect(try ids(in: try queue.drain().stdout) == poisoned + third)
+    }
+}
