@@ -1,15 +1,19 @@
+import ShareQueueSystem
+
 /// The queue's `attachments` folder: files copied in by producers and handed
 /// on by drains. Every name in it is one this code made, and every operation
 /// goes through a descriptor of the folder opened without following a
 /// symlink, and opens files without following one either, so that a record or
 /// a planted link cannot make a drain read, move or delete anything outside it.
-import ShareQueueSystem
 public struct AttachmentStore: Sendable {
+    /// The queue whose `attachments` folder this is.
     public let directory: QueueDirectory
     static let temporaryPrefix = ".tmp-"
     static let folderName = "attachments"
     private static let chunkSize = 256 << 10
 
+    /// The attachments folder of `directory`; nothing is created until a file is added.
+    /// - Parameter directory: The queue.
     public init(directory: QueueDirectory) { self.directory = directory }
 
     var folder: String { directory.path + "/" + Self.folderName }
@@ -28,7 +32,16 @@ public struct AttachmentStore: Sendable {
 
     /// Copies a file into the queue (temporary name, fsync, rename, fsync of
     /// the folder) and describes it, ready for `RecordDraft.attachments`.
-    /// - Throws: `.badData` for a file over `maxBytes` or not a regular file;
+    ///
+    /// Takes no lock: the copy has a name of its own. If the append that
+    /// should carry it fails, ``remove(_:)`` it; a copy that no record refers to
+    /// is removed by a drain once it is a day old.
+    /// - Parameters:
+    ///   - source: The path of the file to copy; a symlink is followed.
+    ///   - maxBytes: The largest file accepted.
+    /// - Returns: The attachment, describing the copy.
+    /// - Throws: `.badData` for a file over `maxBytes` or not a regular file,
+    ///   `.ioError` (or `.permissionDenied`) when it cannot be read or copied;
     ///   the copy is then removed, so a failed copy leaves nothing behind.
     public func add(copyOf source: String, maxBytes: Int64) throws(ShareQueueError) -> Attachment {
         let input: FileDescriptor
@@ -83,6 +96,8 @@ public struct AttachmentStore: Sendable {
     }
 
     /// Removes a copy made by `add`, after its record was delivered or its append failed.
+    /// Does nothing for a name the queue does not make, or a copy already gone.
+    /// - Parameter attachment: An attachment ``add(copyOf:maxBytes:)`` returned.
     public func remove(_ attachment: Attachment) {
         guard attachment.hasSafeFileName, let folderFD = try? openFolder() else { return }
         defer { folderFD.close() }

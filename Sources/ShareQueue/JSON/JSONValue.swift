@@ -1,15 +1,24 @@
 /// Any JSON value. Numbers keep their literal text, so an integer above 2^53
 /// or a long decimal passes through a queue exactly as the producer wrote it.
 public enum JSONValue: Sendable, Hashable {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
+    /// A number, as its literal text, such as `"12345678901234567890"` or `"1.50"`.
     case number(String)
+    /// A string.
     case string(String)
+    /// An array.
     case array([JSONValue])
+    /// An object; a name that occurs twice counts with its last value.
     case object([String: JSONValue])
 }
 
 extension JSONValue: Codable {
+    /// Reads any JSON value from a decoder; a number goes through `Int64` or
+    /// `Double`, so its literal text is the decoder's, not the producer's.
+    /// - Throws: `DecodingError` when the decoder holds no JSON value.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
@@ -29,6 +38,8 @@ extension JSONValue: Codable {
         }
     }
 
+    /// Writes the value to an encoder; a number goes out as `Int64` if it is
+    /// one, else as `Double`, so only ``compactJSON`` keeps every literal exactly.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {

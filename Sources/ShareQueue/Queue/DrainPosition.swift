@@ -5,16 +5,24 @@
 /// same transaction and hand it back through `DrainSink.deliveredPosition()`,
 /// which makes delivery exactly once.
 public struct DrainPosition: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
+    /// The sealed segment's number; 0 before the first.
     public let segment: UInt64
+    /// Bytes of that segment delivered or set aside.
     public let offset: Int64
 
+    /// A position at `offset` bytes into sealed segment `segment`.
+    /// - Parameters:
+    ///   - segment: The sealed segment's number.
+    ///   - offset: Bytes into that segment.
     public init(segment: UInt64, offset: Int64) {
         self.segment = segment
         self.offset = offset
     }
 
+    /// The position before any record: nothing delivered yet.
     public static let start = DrainPosition(segment: 0, offset: 0)
 
+    /// Whether `a` comes before `b` in the queue.
     public static func < (a: DrainPosition, b: DrainPosition) -> Bool {
         (a.segment, a.offset) < (b.segment, b.offset)
     }
@@ -22,6 +30,9 @@ public struct DrainPosition: Sendable, Hashable, Comparable, Codable, CustomStri
     /// `segment <N> offset <bytes>`, the text of the checkpoint file.
     public var description: String { "segment \(segment) offset \(offset)" }
 
+    /// Reads a position back from its ``description``.
+    /// - Parameter text: `segment <N> offset <bytes>`, as ``description`` writes it.
+    /// - Returns: nil if `text` is not a position so written.
     public init?(_ text: String) {
         let words = text.split(separator: " ")
         guard words.count == 4, words[0] == "segment", words[2] == "offset",

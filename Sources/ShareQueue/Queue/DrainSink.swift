@@ -10,6 +10,7 @@ public final class DrainedRecord: Sendable {
     public let storedJSON: [UInt8]
     /// The queue position just after this record.
     public let end: DrainPosition
+    /// The record's id, stable across redeliveries: what a consumer deduplicates on.
     public let id: String
     let date: String
     let key: String?
@@ -58,14 +59,27 @@ public final class DrainedRecord: Sendable {
 
 /// Records delivered together, and the queue position just after them.
 public struct DrainBatch: Sendable {
+    /// The records, in queue order.
     public let records: [DrainedRecord]
+    /// The position just after the batch; a sink that stores it with the
+    /// records returns it from ``DrainSink/deliveredPosition()``.
     public let end: DrainPosition
 }
 
 /// Where a drain delivers records: standard output, a command, a database.
+///
+/// A drain hands the sink its records a batch at a time, in queue order, and
+/// records a checkpoint after each batch it took. A drain killed between the
+/// two offers the batch again, so a sink takes each record at least once:
+/// consume idempotently, by ``DrainedRecord/id``, or store ``DrainBatch/end``
+/// with the records and return it from ``deliveredPosition()``.
 public protocol DrainSink {
     /// Takes a batch. Returning means the batch is delivered and the drain
     /// will not offer it again; throwing leaves it, and everything after it, queued.
+    /// - Parameter batch: Records in queue order, and the position after them.
+    /// - Throws: Any error, to keep the batch queued; the drain then stops and
+    ///   throws `.tryAgain` with this error as its cause (a ``ShareQueueError``
+    ///   passes through as it is).
     mutating func deliver(_ batch: DrainBatch) throws
 
     /// The position this sink has itself recorded, for a sink that stores it
@@ -84,15 +98,21 @@ public protocol DrainSink {
 }
 
 extension DrainSink {
+    /// Returns nil: the drain trusts its checkpoint file.
     public func deliveredPosition() throws -> DrainPosition? { nil }
+    /// False: a failure means the sink is unavailable, and the batch stays queued as it is.
     public var failuresAreRefusals: Bool { false }
+    /// True: the drain builds every record.
     public var needsRecords: Bool { true }
 }
 
 /// What one drain did.
 public struct DrainSummary: Sendable, Equatable {
+    /// Records the sink took.
     public var delivered = 0
+    /// Batches the sink took.
     public var batches = 0
+    /// Damaged regions and broken records set aside in the quarantine file.
     public var quarantined = 0
     /// Keyed records skipped because a newer one with the same key followed (`coalesceKeys`).
     public var superseded = 0
@@ -103,5 +123,6 @@ public struct DrainSummary: Sendable, Equatable {
     /// True when `shouldStop` ended the drain after a batch.
     public var stoppedOnRequest = false
 
+    /// A summary of a drain that did nothing.
     public init() {}
 }

@@ -1,13 +1,16 @@
-/// Limits and durability for appends.
 import ShareQueueSystem
+
+/// Limits and durability for appends.
 public struct AppendOptions: Sendable {
-    /// fsync (fdatasync on Linux) before an append returns. Off, a power cut can lose acknowledged records.
+    /// Whether an append syncs its records to disk (fdatasync on Linux) before it returns.
+    /// Off, a power cut can lose acknowledged records.
     public var synchronize = true
     /// The largest stored record, in bytes of its JSON. At most 16 MiB.
     public var maxRecordBytes = 1 << 20
     /// An append is refused (`.tryAgain`) while the pending file would grow past this.
     public var maxPendingBytes: Int64 = 256 << 20
 
+    /// The defaults: synchronized appends, records up to 1 MiB, 256 MiB pending at most.
     public init() {}
 }
 
@@ -19,7 +22,9 @@ public struct AppendOptions: Sendable {
 /// how much is pending: no directory scan, no read of earlier records.
 /// Not thread-safe: use one appender per thread.
 public final class QueueAppender {
+    /// The queue this appender writes to.
     public let directory: QueueDirectory
+    /// The limits and durability its appends use.
     public let options: AppendOptions
 
     private let lock: FileDescriptor
@@ -33,6 +38,12 @@ public final class QueueAppender {
     private var randomPool = RandomPool()
     private var clock = Timestamp.Cache()
 
+    /// Opens the queue's lock file and directory for appending; takes no lock yet.
+    /// - Parameters:
+    ///   - directory: The queue to append to.
+    ///   - options: Limits and durability for every append.
+    /// - Throws: `.permissionDenied`, `.cannotCreate` or `.ioError` when the
+    ///   lock file or the directory cannot be opened.
     public init(directory: QueueDirectory, options: AppendOptions = AppendOptions()) throws(ShareQueueError) {
         self.directory = directory
         self.options = options
@@ -56,6 +67,9 @@ public final class QueueAppender {
     }
 
     /// Appends one record and returns its id.
+    /// - Parameter draft: The record's content and labels.
+    /// - Returns: The record's id. Once this returns the record will be delivered.
+    /// - Throws: What appending a batch of this one draft throws.
     @discardableResult
     public func append(_ draft: RecordDraft) throws(ShareQueueError) -> String {
         try append([draft])[0]
@@ -63,8 +77,11 @@ public final class QueueAppender {
 
     /// Appends records as one atomic batch: after a crash either all of them
     /// are in the queue or none is.
+    /// - Parameter drafts: The records, in the order a drain delivers them.
     /// - Returns: the ids, in order. Once this returns they will be delivered.
-    /// - Throws: `.badData` for a record over the size limit or one a drain would
+    /// - Throws: `.usage` for a draft whose id, source or key breaks its rule,
+    ///   `.noInput` for no drafts (or an attachments-only draft without any),
+    ///   `.badData` for a URL that is not one, a record over the size limit or one a drain would
     ///   refuse (checked on the very bytes written), `.tryAgain` when
     ///   the queue is full, `.ioError` when the disk fails; the queue is then unchanged.
     public func append(_ drafts: [RecordDraft]) throws(ShareQueueError) -> [String] {
@@ -139,7 +156,7 @@ public final class QueueAppender {
 
     /// Checks drafts as `append` would, without touching any queue: for a
     /// producer that must refuse bad input before it opens (or creates) one.
-    public static func check(_ drafts: [RecordDraft], options: AppendOptions = AppendOptions()) throws(ShareQueueError) {
+    package static func check(_ drafts: [RecordDraft], options: AppendOptions = AppendOptions()) throws(ShareQueueError) {
         guard !drafts.isEmpty else { throw ShareQueueError(.noInput, "nothing to append") }
         var check = AppendCheck(options: options)
         for draft in drafts { try check.add(draft) }

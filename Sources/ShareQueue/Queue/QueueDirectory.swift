@@ -1,4 +1,10 @@
+import ShareQueueSystem
+
 /// The shared directory that holds one queue, and the names of its files.
+///
+/// Both sides open the same directory: on iOS, a folder in the App Group's
+/// shared container. Opening it creates the queue if it is new and refuses a
+/// queue in a newer format without touching it. The files it holds:
 ///
 ///     format              "ShareQueue queue format 1", then "queue <UUID>": refuse anything newer
 ///     append.lock         producers' lock; never renamed or removed
@@ -6,21 +12,26 @@
 ///     sealed-<N>.log      segments a drainer has taken, delivered in order of N
 ///                         (N zero-padded to 12 digits; other spellings are moved aside)
 ///     drain.lock          one drainer at a time
-///     checkpoint          how far delivery has got: "segment <N> offset <bytes>"
+///     checkpoint          how far delivery has got: two slots of "<serial> <N> <bytes> <crc>"
 ///     quarantine.log      damaged records set aside, one JSON object a line
-import ShareQueueSystem
+///     attachments/        files of records, copied in before their record is appended
+///
+/// README's "The on-disk format" section specifies every file.
 public struct QueueDirectory: Sendable {
     /// The on-disk format this version reads and writes.
     public static let formatVersion = 1
     static let formatPrefix = "ShareQueue queue format "
 
+    /// The directory's path, as given to ``init(path:)``.
     public let path: String
     /// A UUID made when the queue was created, so that a host's store can tell
-    /// this queue from a new one made later at the same path.
+    /// this queue from a new one made later at the same path; nil for a queue
+    /// whose marker has none.
     public private(set) var identifier: String? = nil
 
     /// Opens the queue at `path`, creating the directory (mode 0700, parents
     /// included) and its format marker if they are missing.
+    /// - Parameter path: The queue's directory, such as a folder in the App Group container.
     /// - Throws: `.configuration` if the queue has a newer or unknown format
     ///   (it is then left untouched), `.permissionDenied` or `.cannotCreate`
     ///   for a directory that cannot be used, naming the path.
@@ -174,7 +185,8 @@ extension QueueDirectory {
     /// The documented per-user default: `$XDG_DATA_HOME/ShareQueue/<group>` (or
     /// `~/.local/share/ShareQueue/<group>`) on Linux, `~/Library/Application
     /// Support/ShareQueue/<group>` on macOS; the group is `default` unless given.
-    public static func defaultPath(group: String?) throws(ShareQueueError) -> String {
+    /// The tools' default, not an app's: an app uses its App Group container.
+    package static func defaultPath(group: String?) throws(ShareQueueError) -> String {
         let name = group ?? "default"
         guard !name.isEmpty, name != ".", name != "..", name.utf8.count <= 255,
               name.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0)) }) else {

@@ -1,5 +1,6 @@
-/// What is waiting in a queue, read without draining or locking it.
 import ShareQueueSystem
+
+/// What is waiting in a queue, read without draining or locking it.
 public struct QueueStatus: Sendable, Equatable {
     /// Records not yet delivered.
     public var pending = 0
@@ -13,22 +14,32 @@ public struct QueueStatus: Sendable, Equatable {
     public var sealedSegments = 0
     /// Records refused too often, waiting in the dead-letter file.
     public var deadLetters = 0
-    /// Files in the queue's attachments folder, and their bytes.
+    /// Files in the queue's attachments folder.
     public var attachments = 0
+    /// Bytes of the files in the queue's attachments folder.
     public var attachmentBytes: Int64 = 0
 }
 
-/// Reads pending records without changing anything: for `--status` and `--peek`.
+/// Reads pending records without changing anything, and without taking a lock.
+///
+/// Meant for showing a queue (how much waits, what the next records are);
+/// only a drain takes records out. What it reads can change as it reads.
 public struct QueueInspector {
+    /// The queue it reads.
     public let directory: QueueDirectory
     /// Receives notices about damaged lines skipped in the dead letters.
     public var warn: (String) -> Void = { _ in }
 
+    /// An inspector of `directory`.
+    /// - Parameter directory: The queue to read.
     public init(directory: QueueDirectory) { self.directory = directory }
 
     /// Visits every pending record in delivery order: sealed segments from the
     /// checkpoint on, then the pending file. A record still being written at
-    /// the end of the pending file is not visited.
+    /// the end of the pending file is not visited, nor is a damaged one.
+    /// - Parameter visit: Called with each record; throwing stops the walk.
+    /// - Throws: What `visit` throws, wrapped as `.ioError` unless it is a
+    ///   ``ShareQueueError``; `.ioError` when the queue cannot be read.
     public func forEachPending(_ visit: (DrainedRecord) throws -> Void) throws(ShareQueueError) {
         _ = try walk(includingUnsealed: true, visit)
     }
@@ -38,6 +49,10 @@ public struct QueueInspector {
         _ = try walk(includingUnsealed: includingUnsealed, visit)
     }
 
+    /// Counts what waits in the queue and in its side files.
+    /// - Returns: The pending records and bytes, the oldest record's date, and
+    ///   the quarantined entries, dead letters and attachments.
+    /// - Throws: `.ioError` when the queue cannot be read.
     public func status() throws(ShareQueueError) -> QueueStatus {
         var status = try walk(includingUnsealed: true) { _ in }
         status.quarantined = try Quarantine(directory: directory).count()

@@ -5,6 +5,7 @@ public struct Attachment: Sendable, Hashable, Codable {
     public var name: String
     /// The copy's name in the queue's `attachments` folder: a UUID and the original extension.
     public var file: String
+    /// The file's length in bytes.
     public var size: Int64
     /// SHA-256 of the contents, 64 lower-case hexadecimal digits.
     public var sha256: String
@@ -13,6 +14,15 @@ public struct Attachment: Sendable, Hashable, Codable {
     /// Where the host can read the file after delivery (absolute); absent in the queue.
     public var path: String?
 
+    /// An attachment with these fields; producers get one from
+    /// ``AttachmentStore/add(copyOf:maxBytes:)`` instead, which makes the copy it describes.
+    /// - Parameters:
+    ///   - name: The file's original name, without its folder.
+    ///   - file: The copy's name in the queue's `attachments` folder.
+    ///   - size: The file's length in bytes.
+    ///   - sha256: SHA-256 of the contents, 64 lower-case hexadecimal digits.
+    ///   - type: A media type, such as `image/jpeg`.
+    ///   - path: Where the host can read the file after delivery.
     public init(name: String, file: String, size: Int64, sha256: String, type: String, path: String? = nil) {
         self.name = name
         self.file = file

@@ -69,6 +69,7 @@ extension Record {
     }
 
     /// Decodes and checks a stored record; every field is distrusted.
+    /// - Parameter jsonBytes: One JSON object, such as ``DrainedRecord/storedJSON``.
     /// - Throws: `ShareQueueError` of kind `.badData` naming what is wrong.
     public init(jsonBytes: [UInt8]) throws(ShareQueueError) {
         let fields = try StoredFields(jsonBytes, buildingAll: true)
@@ -210,6 +211,8 @@ extension Record: Codable {
         init?(intValue: Int) { nil }
     }
 
+    /// Reads a record from any decoder, keeping the fields it does not know in `unknownFields`.
+    /// - Throws: `DecodingError` when a required field is missing or of the wrong type.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: FieldName.self)
         var unknown: [String: JSONValue] = [:]
@@ -230,6 +233,7 @@ extension Record: Codable {
             version: try container.decode(Int.self, forKey: FieldName("v")))
     }
 
+    /// Writes the record's fields, `unknownFields` included, under their stored names.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: FieldName.self)
         try container.encode(version, forKey: FieldName("v"))

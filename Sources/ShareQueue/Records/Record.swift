@@ -9,14 +9,22 @@ public struct Record: Sendable, Hashable {
     public static let currentVersion = 1
 
     /// What the payload is. Kinds a newer producer invents pass through unchanged.
+    /// A struct rather than an enum, so that a host switching over kinds
+    /// needs a default case, and a kind it does not know stays readable.
     public struct Kind: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
+        /// The kind as stored, such as `url`.
         public let rawValue: String
+        /// The kind stored as `rawValue`, known to this version or not.
         public init(rawValue: String) { self.rawValue = rawValue }
+        /// Text, in ``Record/text``.
         public static let text = Kind(rawValue: "text")
+        /// A URL, in ``Record/text``.
         public static let url = Kind(rawValue: "url")
+        /// A JSON value, in ``Record/json``.
         public static let json = Kind(rawValue: "json")
         /// Only attachments, no text.
         public static let file = Kind(rawValue: "file")
+        /// The kind as stored.
         public var description: String { rawValue }
     }
 
@@ -28,6 +36,7 @@ public struct Record: Sendable, Hashable {
     public var date: String
     /// Who produced it, such as the extension's name.
     public var source: String
+    /// What the payload is, and so which of `text` and `json` holds it.
     public var kind: Kind
     /// The text, or the URL, for `text` and `url` records.
     public var text: String?
@@ -35,12 +44,16 @@ public struct Record: Sendable, Hashable {
     public var json: JSONValue?
     /// Records with the same key supersede each other, newest first.
     public var key: String?
+    /// The producer's own labels, strings only.
     public var meta: [String: String]?
     /// Files that travel with the record.
     public var attachments: [Attachment]?
     /// Fields written by a newer producer, passed through as they are.
     public var unknownFields: [String: JSONValue]
 
+    /// A record with these fields, for a host that builds one itself (a producer
+    /// appends a ``RecordDraft`` instead). Each parameter sets the property of its name;
+    /// `version` sets ``version``.
     public init(id: String, date: String, source: String, kind: Kind, text: String? = nil, json: JSONValue? = nil,
                 key: String? = nil, meta: [String: String]? = nil, attachments: [Attachment]? = nil,
                 unknownFields: [String: JSONValue] = [:], version: Int = Record.currentVersion) {

@@ -1,23 +1,40 @@
 /// What a producer hands to `QueueAppender`: the content and its labels. The
 /// appender adds the id (unless given), the date and the format version.
 public struct RecordDraft: Sendable {
+    /// What the record carries; each case makes a record of its ``Record/Kind``.
     public enum Content: Sendable, Hashable {
+        /// Text: a `text` record.
         case text(String)
+        /// A URL, which must have a scheme and no spaces: a `url` record.
         case url(String)
+        /// A JSON value, kept as the producer wrote it: a `json` record.
         case json(JSONText)
-        /// No text: the record carries only its attachments.
+        /// No text: the record carries only its attachments (a `file` record).
         case attachmentsOnly
     }
 
+    /// What the record carries.
     public var content: Content
+    /// Who produces it, such as the extension's name: 1 to 256 bytes.
     public var source: String
+    /// A key that a newer record with the same key supersedes, when a drain
+    /// coalesces keys: 1 to 1024 bytes.
     public var key: String?
+    /// The producer's own labels, strings only.
     public var meta: [String: String]?
     /// A caller's own UUID string, for a producer that retries; nil makes a new one.
     public var id: String?
     /// Files already copied into the queue with `AttachmentStore.add(copyOf:)`.
     public var attachments: [Attachment]?
 
+    /// A draft with this content and these labels.
+    /// - Parameters:
+    ///   - content: What the record carries.
+    ///   - source: Who produces it, 1 to 256 bytes.
+    ///   - key: Records with the same key supersede each other when a drain coalesces keys.
+    ///   - meta: The producer's own labels.
+    ///   - id: A UUID string of the caller's own, so that a retried append keeps its id; nil makes a new one.
+    ///   - attachments: Files already copied into the queue with ``AttachmentStore/add(copyOf:maxBytes:)``.
     public init(_ content: Content, source: String, key: String? = nil, meta: [String: String]? = nil, id: String? = nil,
                 attachments: [Attachment]? = nil) {
         self.content = content

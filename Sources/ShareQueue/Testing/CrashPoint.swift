@@ -1,9 +1,11 @@
+import ShareQueueSystem
+
 /// The steps where a crash matters. Setting `SHARE_QUEUE_CRASH_AT=<point>[:<n>]`
 /// makes the process kill itself with SIGKILL the n-th time (default: the
 /// first) it reaches that point, so tests can crash at every step in turn, the
 /// way SQLite and LevelDB are tested. Unset, each point costs one comparison.
-import ShareQueueSystem
-public enum CrashPoint: String, CaseIterable, Sendable {
+/// A test hook for the package's tools and tests, not API.
+package enum CrashPoint: String, CaseIterable, Sendable {
     /// A producer holds the lock and has written nothing.
     case appendLocked = "append-locked"
     /// A producer found a torn tail and set it aside, but has not cut it off yet.
