@@ -31,7 +31,7 @@ package final class ChangeWatcher {
 
     package init(directory: String, stopFD: Int32) throws(SystemError) {
         self.directory = directory
-        self.pendingPath = directory + "/pending.log"
+        self.pendingPath = directory + "/" + QueueLayout.pending
         self.stopFD = stopFD
         #if os(Linux)
         notifier = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
@@ -135,7 +135,7 @@ package final class ChangeWatcher {
             while offset + 16 <= n {
                 let nameLength = buffer.withUnsafeBytes { Int($0.load(fromByteOffset: offset + 12, as: UInt32.self)) }
                 let nameBytes = buffer[(offset + 16)..<min(n, offset + 16 + nameLength)].prefix { $0 != 0 }
-                if String(decoding: nameBytes, as: UTF8.self) == "pending.log" { written = true }
+                if String(decoding: nameBytes, as: UTF8.self) == QueueLayout.pending { written = true }
                 offset += 16 + nameLength
             }
         }

@@ -8,15 +8,13 @@ import ShareQueueSystem
 public struct AttachmentStore: Sendable {
     /// The queue whose `attachments` folder this is.
     public let directory: QueueDirectory
-    static let temporaryPrefix = ".tmp-"
-    static let folderName = "attachments"
     private static let chunkSize = 256 << 10
 
     /// The attachments folder of `directory`; nothing is created until a file is added.
     /// - Parameter directory: The queue.
     public init(directory: QueueDirectory) { self.directory = directory }
 
-    var folder: String { directory.path + "/" + Self.folderName }
+    var folder: String { directory.path(of: QueueLayout.attachments) }
 
     /// The absolute path of an attachment's copy in the queue.
     func path(of attachment: Attachment) -> String { FileSystem.absolute(folder) + "/" + attachment.file }
@@ -63,7 +61,7 @@ public struct AttachmentStore: Sendable {
         defer { folderFD.close() }
         let name = String(source.split(separator: "/").last ?? Substring(source))
         let file = RecordID.random() + (MediaType.safeExtension(of: name).map { "." + $0 } ?? "")
-        let temporary = Self.temporaryPrefix + file
+        let temporary = QueueLayout.attachmentTemporary(file)
         do {
             let output = try folderFD.open(temporary, .writeCreateExclusive)
             var hasher = SHA256()
@@ -197,7 +195,7 @@ public struct AttachmentStore: Sendable {
     }
 
     /// Attachment copies: not dot files, which are copies being made.
-    private func attachmentFiles() -> [(name: String, status: FileStatus)] { files().filter { !$0.name.hasPrefix(".") } }
+    private func attachmentFiles() -> [(name: String, status: FileStatus)] { files().filter { QueueLayout.isAttachment($0.name) } }
 
     /// The number of files and their bytes, for `--status`.
     func usage() -> (count: Int, bytes: Int64) {
@@ -221,6 +219,6 @@ public struct AttachmentStore: Sendable {
     /// Removes copies left by producers that died mid-copy, once older than `age` seconds.
     func removeStaleTemporaries(olderThan age: Int64) {
         let cutoff = Host.millisecondsSince1970() / 1000 - age
-        removeFiles(files().filter { $0.name.hasPrefix(Self.temporaryPrefix) && $0.status.modificationSeconds < cutoff }.map(\.name))
+        removeFiles(files().filter { QueueLayout.isAttachmentTemporary($0.name) && $0.status.modificationSeconds < cutoff }.map(\.name))
     }
 }

@@ -112,7 +112,7 @@ final class Checkpoint {
         guard slot.last == 0x0A else { return nil }
         let words = slot.dropLast().split(separator: 0x20)
         guard words.count == 4, let serial = number(words[0]), serial > 0, serial <= maximumNumber,
-              let segment = number(words[1]), segment <= QueueDirectory.maximumSequence,
+              let segment = number(words[1]), segment <= QueueLayout.maximumSequence,
               let offset = number(words[2]), offset <= maximumNumber else { return nil }
         let position = DrainPosition(segment: segment, offset: Int64(offset))
         return Self.slot(serial: serial, position) == slot ? (serial, position) : nil

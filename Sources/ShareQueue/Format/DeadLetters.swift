@@ -8,9 +8,9 @@ struct DeadLetters {
     let directory: QueueDirectory
     /// Receives notices about damaged lines and files set aside.
     var warn: (String) -> Void = { _ in }
-    var path: String { directory.path + "/dead-letters.log" }
-    var requeuePath: String { directory.path + "/dead-letters.requeue" }
-    var attemptsPath: String { directory.path + "/attempts" }
+    var path: String { directory.path(of: QueueLayout.deadLetters) }
+    var requeuePath: String { directory.path(of: QueueLayout.deadLettersRequeue) }
+    var attemptsPath: String { directory.path(of: QueueLayout.attempts) }
 
     /// The longest error kept in a letter, so that the wrapper around a record stays small.
     static let maximumErrorLength = 4096
@@ -119,8 +119,8 @@ struct DeadLetters {
 
     /// Moves an attempts file over the limit out of the way, unread.
     private func setAsideAttempts() {
-        let target = directory.path + "/rejected-\(Host.millisecondsSince1970())-attempts"
-        do { try FileSystem.rename(attemptsPath, to: target) } catch {
+        let target: String
+        do { target = try directory.moveAside(QueueLayout.attempts) } catch {
             warn("\(attemptsPath) is over \(Self.maximumAttemptsSize) bytes and cannot be moved aside (\(error)); refusal counts start over")
             return
         }
@@ -139,7 +139,7 @@ struct DeadLetters {
             JSONWriter.appendString(String(decoding: id, as: UTF8.self), to: &text)
             text += Array(",\"attempts\":\(count)}\n".utf8)
         }
-        let temporary = attemptsPath + ".tmp-\(Host.processID)"
+        let temporary = directory.path(of: QueueLayout.attemptsTemporary(processID: Host.processID))
         do throws(SystemError) {
             try? FileSystem.removeFile(temporary)
             let file = try FileDescriptor.open(temporary, .writeCreateExclusive)

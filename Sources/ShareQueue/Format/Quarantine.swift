@@ -43,12 +43,9 @@ struct Quarantine {
 
     /// How many entries the quarantine file holds, and whole segments kept for lack of space.
     func count() throws(ShareQueueError) -> Int {
-        let kept = (try? FileSystem.entries(of: directory.path))?.filter { $0.hasPrefix(Self.keptSegmentPrefix) }.count ?? 0
+        let kept = (try? FileSystem.entries(of: directory.path))?.filter(QueueLayout.isKeptSegment).count ?? 0
         return try entryCount() + kept
     }
-
-    /// Where a drain keeps a whole segment whose damage it could not copy out (the disk was full).
-    static let keptSegmentPrefix = "quarantine-"
 
     private func entryCount() throws(ShareQueueError) -> Int {
         let path = directory.quarantinePath

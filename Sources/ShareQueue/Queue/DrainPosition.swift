@@ -51,6 +51,6 @@ extension DrainPosition {
     func isPlausible(withSealed sealed: [UInt64]) -> Bool {
         if offset < 0 { return false }
         if let oldest = sealed.first, oldest < segment { return false }
-        return segment < QueueDirectory.maximumSequence || sealed.last == segment
+        return segment < QueueLayout.maximumSequence || sealed.last == segment
     }
 }

@@ -205,7 +205,7 @@ public final class QueueAppender {
         let path = directory.pendingPath
         do {
             // One lstat tells both whether a drainer sealed the file held and how long it is.
-            let onDisk = try folder.linkStatus(of: "pending.log")
+            let onDisk = try folder.linkStatus(of: QueueLayout.pending)
             if let held = pending, let onDisk, onDisk.isSameFile(as: held.status), onDisk.linkCount == 1 { return (held.file, onDisk.size) }
             pending?.file.close()
             pending = nil
@@ -250,7 +250,7 @@ public final class QueueAppender {
             if case .damaged(let region) = event, region.isTornTail { torn.append(region) }
         }
         guard let cut = torn.first?.offset else { return size }
-        try Quarantine(directory: directory).add(torn, segment: "pending.log")
+        try Quarantine(directory: directory).add(torn, segment: QueueLayout.pending)
         CrashPoint.reached(.appendRepairQuarantined)
         try file.truncate(to: cut)
         return cut

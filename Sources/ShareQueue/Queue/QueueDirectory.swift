@@ -1,22 +1,11 @@
 import ShareQueueSystem
 
-/// The shared directory that holds one queue, and the names of its files.
+/// The shared directory that holds one queue.
 ///
 /// Both sides open the same directory: on iOS, a folder in the App Group's
 /// shared container. Opening it creates the queue if it is new and refuses a
-/// queue in a newer format without touching it. The files it holds:
-///
-///     format              "ShareQueue queue format 1", then "queue <UUID>": refuse anything newer
-///     append.lock         producers' lock; never renamed or removed
-///     pending.log         the segment producers append to
-///     sealed-<N>.log      segments a drainer has taken, delivered in order of N
-///                         (N zero-padded to 12 digits; other spellings are moved aside)
-///     drain.lock          one drainer at a time
-///     checkpoint          how far delivery has got: two slots of "<serial> <N> <bytes> <crc>"
-///     quarantine.log      damaged records set aside, one JSON object a line
-///     attachments/        files of records, copied in before their record is appended
-///
-/// README's "The on-disk format" section specifies every file.
+/// queue in a newer format without touching it. `QueueLayout` names its files;
+/// README's "The on-disk format" section specifies every one.
 public struct QueueDirectory: Sendable {
     /// The on-disk format this version reads and writes.
     public static let formatVersion = 1
@@ -41,22 +30,34 @@ public struct QueueDirectory: Sendable {
         try checkFormat()
     }
 
-    var formatPath: String { path + "/format" }
-    var appendLockPath: String { path + "/append.lock" }
-    var pendingPath: String { path + "/pending.log" }
-    var drainLockPath: String { path + "/drain.lock" }
-    var checkpointPath: String { path + "/checkpoint" }
-    var quarantinePath: String { path + "/quarantine.log" }
+    var formatPath: String { path(of: QueueLayout.formatMarker) }
+    var appendLockPath: String { path(of: QueueLayout.appendLock) }
+    var pendingPath: String { path(of: QueueLayout.pending) }
+    var drainLockPath: String { path(of: QueueLayout.drainLock) }
+    var checkpointPath: String { path(of: QueueLayout.checkpoint) }
+    var quarantinePath: String { path(of: QueueLayout.quarantine) }
 
-    /// The one spelling of segment `sequence`: at least 12 digits, zero-padded.
-    static func sealedName(_ sequence: UInt64) -> String {
-        let digits = String(sequence)
-        return "sealed-" + String(repeating: "0", count: max(0, 12 - digits.count)) + digits + ".log"
+    /// The path of the file `name` of this queue.
+    func path(of name: String) -> String { path + "/" + name }
+
+    /// Moves the file `name` aside, unread, as `rejected-<ms>-<name>`, never
+    /// over another file, so that nothing found in the directory is destroyed.
+    /// - Returns: the path it has now.
+    func moveAside(_ name: String) throws(SystemError) -> String {
+        let target = path(of: QueueLayout.rejected(name, atMilliseconds: Host.millisecondsSince1970()))
+        try FileSystem.renameWithoutReplacing(path(of: name), to: target)
+        return target
     }
 
-    func sealedName(_ sequence: UInt64) -> String { Self.sealedName(sequence) }
+    /// The largest segment number the queue uses (`QueueLayout`'s rule).
+    static var maximumSequence: UInt64 { QueueLayout.maximumSequence }
 
-    func sealedPath(_ sequence: UInt64) -> String { path + "/" + sealedName(sequence) }
+    /// The number of a segment the queue wrote (`QueueLayout`'s rule).
+    static func sealedSequence(of name: String) -> UInt64? { QueueLayout.sealedSequence(of: name) }
+
+    func sealedName(_ sequence: UInt64) -> String { QueueLayout.sealedName(sequence) }
+
+    func sealedPath(_ sequence: UInt64) -> String { path(of: sealedName(sequence)) }
 
     /// The sealed segments waiting for delivery, oldest first.
     func sealedSegments() throws(ShareQueueError) -> [UInt64] {
@@ -72,29 +73,10 @@ public struct QueueDirectory: Sendable {
         do { names = try FileSystem.entries(of: path) } catch { throw ShareQueueError("cannot list the queue directory", path: path, error) }
         var sealed: [UInt64] = []
         var foreign: [String] = []
-        for name in names where Self.looksLikeSegment(name) {
-            if let sequence = Self.sealedSequence(of: name) { sealed.append(sequence) } else { foreign.append(name) }
+        for name in names where QueueLayout.looksLikeSegment(name) {
+            if let sequence = QueueLayout.sealedSequence(of: name) { sealed.append(sequence) } else { foreign.append(name) }
         }
         return (sealed.sorted(), foreign.sorted())
-    }
-
-    /// The largest segment number the queue uses: far beyond any real queue's
-    /// life, and far enough from overflow that arithmetic on it is safe.
-    static let maximumSequence: UInt64 = 999_999_999_999_999
-
-    /// The number of a segment the queue wrote: nil unless `name` is exactly
-    /// `sealedName(N)` for an N up to `maximumSequence`.
-    static func sealedSequence(of name: String) -> UInt64? {
-        guard looksLikeSegment(name) else { return nil }
-        let digits = name.dropFirst(7).dropLast(4)
-        guard digits.count <= 15, let sequence = UInt64(digits), name == sealedName(sequence) else { return nil }
-        return sequence
-    }
-
-    /// Whether `name` is `sealed-<ASCII digits>.log`, spelled as the queue spells it or not.
-    static func looksLikeSegment(_ name: String) -> Bool {
-        guard name.hasPrefix("sealed-"), name.hasSuffix(".log"), name.utf8.count > 11 else { return false }
-        return name.utf8.dropFirst(7).dropLast(4).allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
     }
 
     /// `mkdir -p` with mode 0700, failing with the path that could not be made.
@@ -163,7 +145,7 @@ public struct QueueDirectory: Sendable {
     }
 
     private func writeFormatMarker() throws(ShareQueueError) {
-        let temporary = path + "/format.tmp-\(Host.processID)"
+        let temporary = path(of: QueueLayout.formatMarkerTemporary(processID: Host.processID))
         do throws(SystemError) {
             let fd = try FileDescriptor.open(temporary, .writeCreateExclusive, permissions: 0o644)
             try fd.closeAfter { () throws(SystemError) in

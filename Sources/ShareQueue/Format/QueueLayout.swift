@@ -1,0 +1,97 @@
+/// The names of the files in a queue directory, and the rules that tell them apart.
+///
+///     format                 "ShareQueue queue format 1", then "queue <UUID>": refuse anything newer
+///     format.tmp-<pid>       a format marker being written, linked into place once whole
+///     append.lock            producers' lock; never renamed or removed
+///     pending.log            the segment producers append to
+///     sealed-<N>.log         segments a drainer has taken, delivered in order of N
+///                            (N zero-padded to 12 digits; other spellings are moved aside)
+///     drain.lock             one drainer at a time
+///     checkpoint             how far delivery has got
+///     quarantine.log         damaged records set aside, one JSON object a line
+///     quarantine-<segment>   a whole segment kept because its damage could not be copied out
+///     dead-letters.log       records a sink refused too often, one JSON object a line
+///     dead-letters.requeue   dead letters being put back at the end of the queue
+///     attempts               refusal counts of records still queued (written as attempts.tmp-<pid>)
+///     attachments/           attachment files; `.tmp-<file>` while one is copied in
+///     rejected-<ms>-<name>   a file moved aside unread: nothing found in the directory is destroyed
+///
+/// Every name the queue reads or writes is spelled here and nowhere else, so
+/// that a producer, a drain and a tool that watches the directory agree on them.
+package enum QueueLayout {
+    package static let formatMarker = "format"
+    package static let appendLock = "append.lock"
+    package static let pending = "pending.log"
+    package static let drainLock = "drain.lock"
+    package static let checkpoint = "checkpoint"
+    package static let quarantine = "quarantine.log"
+    package static let deadLetters = "dead-letters.log"
+    package static let deadLettersRequeue = "dead-letters.requeue"
+    package static let attempts = "attempts"
+    package static let attachments = "attachments"
+
+    /// Where process `processID` writes a format marker before linking it into place.
+    package static func formatMarkerTemporary(processID: Int32) -> String { formatMarker + ".tmp-\(processID)" }
+
+    /// Where process `processID` writes the refusal counts before renaming them into place.
+    package static func attemptsTemporary(processID: Int32) -> String { attempts + ".tmp-\(processID)" }
+
+    // MARK: Segments
+
+    private static let sealedPrefix = "sealed-"
+    private static let sealedSuffix = ".log"
+
+    /// The largest segment number the queue uses: far beyond any real queue's
+    /// life, and far enough from overflow that arithmetic on it is safe.
+    package static let maximumSequence: UInt64 = 999_999_999_999_999
+
+    /// The one spelling of segment `sequence`: at least 12 digits, zero-padded.
+    package static func sealedName(_ sequence: UInt64) -> String {
+        let digits = String(sequence)
+        return sealedPrefix + String(repeating: "0", count: max(0, 12 - digits.count)) + digits + sealedSuffix
+    }
+
+    /// The number of a segment the queue wrote: nil unless `name` is exactly
+    /// `sealedName(N)` for an N up to `maximumSequence`.
+    package static func sealedSequence(of name: String) -> UInt64? {
+        guard looksLikeSegment(name) else { return nil }
+        let digits = name.dropFirst(sealedPrefix.count).dropLast(sealedSuffix.count)
+        guard digits.count <= 15, let sequence = UInt64(digits), name == sealedName(sequence) else { return nil }
+        return sequence
+    }
+
+    /// Whether `name` is `sealed-<ASCII digits>.log`, spelled as the queue spells it or not.
+    package static func looksLikeSegment(_ name: String) -> Bool {
+        guard name.hasPrefix(sealedPrefix), name.hasSuffix(sealedSuffix), name.utf8.count > sealedPrefix.count + sealedSuffix.count else { return false }
+        return name.utf8.dropFirst(sealedPrefix.count).dropLast(sealedSuffix.count).allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+    }
+
+    // MARK: What is kept aside
+
+    private static let keptSegmentPrefix = "quarantine-"
+
+    /// Where a drain keeps a whole segment whose damage it could not copy out (the disk was full).
+    package static func keptSegment(_ segmentName: String) -> String { keptSegmentPrefix + segmentName }
+
+    /// Whether `name` is a segment kept whole by `keptSegment`.
+    package static func isKeptSegment(_ name: String) -> Bool { name.hasPrefix(keptSegmentPrefix) }
+
+    /// The name `name` is moved aside to, unread, at `milliseconds` since 1970.
+    package static func rejected(_ name: String, atMilliseconds milliseconds: Int64) -> String {
+        "rejected-\(milliseconds)-\(name)"
+    }
+
+    // MARK: In the attachments folder
+
+    private static let attachmentTemporaryPrefix = ".tmp-"
+
+    /// The name an attachment file has in the folder while it is copied in.
+    package static func attachmentTemporary(_ file: String) -> String { attachmentTemporaryPrefix + file }
+
+    /// Whether `name`, in the attachments folder, is a copy that was never finished.
+    package static func isAttachmentTemporary(_ name: String) -> Bool { name.hasPrefix(attachmentTemporaryPrefix) }
+
+    /// Whether `name`, in the attachments folder, is an attachment rather than
+    /// work in progress: the folder's own names start with a dot.
+    package static func isAttachment(_ name: String) -> Bool { !name.hasPrefix(".") }
+}

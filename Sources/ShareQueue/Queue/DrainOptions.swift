@@ -1,0 +1,23 @@
+/// How a drain batches, what it does with keys and attachments, and how long
+/// it waits for another drainer.
+public struct DrainOptions: Sendable {
+    /// Records handed to the sink at once; the checkpoint moves after each batch.
+    public var batchSize = 1000
+    /// A batch also ends once its records reach this many bytes, which bounds memory.
+    public var batchBytes = 4 << 20
+    /// Stop after this many records; nil drains everything.
+    public var maxRecords: Int? = nil
+    /// How long to wait for another drainer to finish; 0 gives up at once.
+    public var waitSeconds: Double = 0
+    /// Deliver only the newest record of each key among those this drain sees.
+    public var coalesceKeys = false
+    /// Where attachments go (created if missing); nil leaves them in the queue
+    /// and gives records the path of the queue's copy.
+    public var attachmentsDestination: String? = nil
+    /// A record refused this many times goes to the dead-letter file.
+    public var maxAttempts = 5
+    /// Asked after every batch; true ends the drain there, with the checkpoint recorded.
+    public var shouldStop: (@Sendable () -> Bool)? = nil
+
+    public init() {}
+}

@@ -1,0 +1,84 @@
+/// Handing batches to the sink and moving the checkpoint past what it took.
+extension DrainRun {
+    /// Hands the batch's records to the sink, then records the checkpoint.
+    ///
+    /// The batch is cut at its first damaged data: the records before it are
+    /// delivered and recorded first, then all the batch's damage is set aside in
+    /// one write and one fsync, and the checkpoint moves past the damage up to
+    /// the next record; then the records after it are delivered. So a sink that
+    /// stores its own position never moves past damage that is not yet in the
+    /// quarantine file, and a sink that keeps failing does not have the same
+    /// damage copied out again on every attempt, except damage between its records.
+    mutating func flush<Sink: DrainSink>(ending end: DrainPosition, into sink: inout Sink) throws {
+        let items = uncommitted[firstUncommitted...]
+        func records(_ items: ArraySlice<BatchItem>) -> [DrainedRecord] {
+            items.compactMap { if case .record(let drained) = $0 { drained } else { nil } }
+        }
+        if let firstDamage = items.firstIndex(where: \.isDamaged) {
+            let before = records(items[..<firstDamage])
+            if !before.isEmpty { try deliver(before[...], into: &sink) }
+            try setAside(items[firstDamage...].compactMap { if case .damaged(let damage, let segment, _) = $0 { (damage, segment) } else { nil } })
+            let nextRecord = items[firstDamage...].firstIndex(where: \.isRecord) ?? items.endIndex
+            try commit(upTo: items[nextRecord - 1].end)
+            let after = records(items[nextRecord...])
+            if !after.isEmpty { try deliver(after[...], into: &sink) }
+        } else {
+            let all = records(items)
+            if !all.isEmpty { try deliver(all[...], into: &sink) }
+        }
+        try commit(upTo: end)
+    }
+
+    /// Delivers records; when the sink refuses them, bisects to find the one it
+    /// refuses, and counts that record's attempts.
+    mutating func deliver<Sink: DrainSink>(_ records: ArraySlice<DrainedRecord>, into sink: inout Sink) throws {
+        do {
+            try sink.deliver(DrainBatch(records: Array(records), end: records.last!.end))
+        } catch let error where sink.failuresAreRefusals && !(error is ShareQueueError) && options.shouldStop?() != true {
+            if records.count > 1 {
+                let middle = records.startIndex + records.count / 2
+                try deliver(records[..<middle], into: &sink)
+                try deliver(records[middle...], into: &sink)
+            } else {
+                try refused(records.first!, error: "\(error)")
+            }
+            return
+        }
+        summary.delivered += records.count
+        summary.batches += 1
+        CrashPoint.reached(.drainDelivered)
+        try commit(upTo: records.last!.end)
+    }
+
+    /// Records the checkpoint at `position`, then forgets the refusals of the
+    /// records before it and removes the queue's copies of attachments delivered elsewhere.
+    mutating func commit(upTo position: DrainPosition) throws {
+        var count = firstUncommitted
+        while count < uncommitted.count && uncommitted[count].end <= position { count += 1 }
+        let done = uncommitted[firstUncommitted..<count]
+        guard !done.isEmpty else { return }
+        try checkpoint.write(position)
+        CrashPoint.reached(.drainCheckpointed)
+        var attemptsToClear: [String] = []
+        for item in done {
+            switch item {
+            case .record(let drained):
+                attemptsToClear.append(drained.id)
+                if !deadLettered.contains(drained.id) && options.attachmentsDestination != nil {
+                    drained.decoded?.attachments?.forEach(attachments.remove)
+                }
+            case .superseded(let drained):
+                summary.superseded += 1
+                if drained.hasAttachments { drained.record.attachments?.forEach(attachments.remove) }
+            case .damaged:
+                summary.quarantined += 1
+            }
+        }
+        firstUncommitted = count
+        if firstUncommitted == uncommitted.count {
+            uncommitted.removeAll(keepingCapacity: true)
+            firstUncommitted = 0
+        }
+        if !attemptsToClear.isEmpty { try clearAttempts(attemptsToClear) }
+    }
+}

@@ -1,0 +1,37 @@
+/// Copying damaged data out to the quarantine file.
+extension DrainRun {
+    /// Copies damaged data to the quarantine file. A drain that dies after this
+    /// and before the checkpoint copies it again next time: the quarantine may
+    /// hold it twice, never zero times.
+    mutating func setAside(_ damage: [(region: DamagedRegion, segment: String)]) throws {
+        var start = 0
+        while start < damage.count {
+            // One write for each run of regions of the same segment: all of them, in practice.
+            let segment = damage[start].segment
+            var stop = start
+            while stop < damage.count && damage[stop].segment == segment { stop += 1 }
+            var regions = DamagedRegion.merged(damage[start..<stop].map(\.region))
+            if segmentHasOtherNames { for index in regions.indices { regions[index].bytes = [] } }
+            if let failure = Self.copyToQuarantine(regions, segment: segment, in: directory) {
+                // Recording progress needs no space; copying damage out does. Keep the segment instead.
+                guard failure.isNoSpace else { throw failure }
+                keepSegmentForDamage = true
+            }
+            for region in regions {
+                drainer.warn("set aside \(region.length) bytes at offset \(region.offset) of \(segment): \(region.reason)")
+            }
+            start = stop
+        }
+        CrashPoint.reached(.drainQuarantined)
+    }
+
+    /// Appends to the quarantine file; returns the failure instead of throwing it.
+    static func copyToQuarantine(_ regions: [DamagedRegion], segment: String, in directory: QueueDirectory) -> ShareQueueError? {
+        do {
+            try Quarantine(directory: directory).add(regions, segment: segment)
+            return nil
+        } catch {
+            return error
+        }
+    }
+}

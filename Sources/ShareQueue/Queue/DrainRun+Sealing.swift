@@ -1,0 +1,49 @@
+import ShareQueueSystem
+
+/// Taking the pending file as a new segment, and names that only look like segments.
+extension DrainRun {
+    /// Renames the pending file to a sealed segment under the producers' lock,
+    /// never over an existing file.
+    /// - Returns: false if nothing was pending, or no segment number is left.
+    /// - Throws: `.tryAgain` if a file took the name since the directory was listed.
+    mutating func seal(as sequence: UInt64) throws -> Bool {
+        guard sequence <= QueueLayout.maximumSequence else {
+            drainer.warn("no segment number is left after \(sequence - 1); the pending records stay queued for the next drain")
+            return false
+        }
+        let lockPath = directory.appendLockPath
+        let lock: FileDescriptor
+        do { lock = try FileDescriptor.open(lockPath, .lockFile) } catch {
+            throw ShareQueueError("cannot open the queue's lock file", path: lockPath, error, creating: true)
+        }
+        defer { lock.close() }
+        return try lock.withExclusiveLock {
+            let pending = directory.pendingPath
+            guard let status = try FileSystem.linkStatus(pending), status.size > 0 || !status.isRegularFile else { return false }
+            guard status.isRegularFile else {
+                try setAsideFile(QueueLayout.pending)
+                return false
+            }
+            let target = directory.sealedPath(sequence)
+            do throws(SystemError) {
+                try FileSystem.renameWithoutReplacing(pending, to: target)
+                CrashPoint.reached(.drainSealed)
+                try FileSystem.synchronizeDirectory(directory.path)
+            } catch {
+                // Not the queue's doing: keep both files; the next drain lists the new one and delivers it first.
+                if error.isAlreadyExists {
+                    throw ShareQueueError(.tryAgain, "a file took the next segment's name while the queue was drained; the pending records stay queued for the next drain", path: target)
+                }
+                throw ShareQueueError("cannot seal the pending file", path: pending, error)
+            }
+            return true
+        }
+    }
+
+    /// Moves aside, unread, a name that looks like a segment but is not spelled
+    /// as the queue spells one: it may hold records, so it is kept, under a name no drain reads.
+    mutating func moveAsideForeignSegment(_ name: String) throws {
+        try drainer.moveAsideForeign(name, "is not named as the queue names its segments")
+        summary.quarantined += 1
+    }
+}

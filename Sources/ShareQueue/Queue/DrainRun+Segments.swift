@@ -1,0 +1,126 @@
+import ShareQueueSystem
+
+/// Reading a sealed segment into batches, and readying each record for the sink.
+extension DrainRun {
+    /// Delivers one sealed segment from `offset`, then removes it.
+    /// - Returns: false if the record limit or a stop request ended it early.
+    mutating func deliverSegment<Sink: DrainSink>(_ sequence: UInt64, from offset: Int64, into sink: inout Sink) throws -> Bool {
+        // Listed segments are named exactly so: this is the name that was found.
+        let name = directory.sealedName(sequence)
+        let path = directory.sealedPath(sequence)
+        let file: FileDescriptor
+        do {
+            file = try FileDescriptor.open(path, .readOnly)
+        } catch {
+            if error.isUnexpectedFileType { try setAsideFile(name); return true }
+            throw ShareQueueError("cannot open a sealed segment", path: path, error)
+        }
+        defer { file.close() }
+        let status = try file.status()
+        guard status.isRegularFile else { try setAsideFile(name); return true }
+        // A segment with other names is still read (every frame is checked), but
+        // none of its bytes are copied out: they might belong to someone else.
+        segmentHasOtherNames = status.linkCount != 1
+        keepSegmentForDamage = false
+        var start = offset
+        if start > status.size {
+            drainer.warn("the checkpoint points past the end of \(path); delivering it from the start")
+            start = 0
+        }
+
+        var reader = SegmentReader(file: file, from: start)
+        var records = 0
+        var damaged = 0
+        var bytes = 0
+        while true {
+            let event: SegmentEvent?
+            do { event = try reader.next() } catch { throw ShareQueueError(.ioError, "cannot read a sealed segment", path: path, systemError: error) }
+            let finished = event == nil
+            var end = DrainPosition(segment: sequence, offset: reader.position)
+            switch event {
+            case .record(let recordOffset, let recordEnd, let payload, let continued)?:
+                end = DrainPosition(segment: sequence, offset: recordEnd)
+                let item = try prepare(payload, continued: continued, at: recordOffset, end: end, segment: name)
+                if case .record = item { records += 1; bytes += payload.count }
+                uncommitted.append(item)
+            case .damaged(let region)?:
+                end = DrainPosition(segment: sequence, offset: region.end)
+                uncommitted.append(.damaged(region, segment: name, end: end))
+                damaged += 1
+                bytes += region.bytes.count
+            case nil:
+                break
+            }
+            // Damage counts towards a batch too, so that what is held in memory stays bounded.
+            let full = records >= min(options.batchSize, budgetLeft) || damaged >= options.batchSize || bytes >= options.batchBytes
+            if finished || full {
+                try flush(ending: end, into: &sink)
+                records = 0
+                damaged = 0
+                bytes = 0
+                if options.shouldStop?() == true {
+                    summary.stoppedOnRequest = true
+                    return false
+                }
+            }
+            if finished { break }
+            if budgetLeft <= 0 {
+                summary.stoppedAtLimit = true
+                return false
+            }
+        }
+        CrashPoint.reached(.drainBeforeRemove)
+        if keepSegmentForDamage {
+            let target = directory.path(of: QueueLayout.keptSegment(name))
+            do { try FileSystem.rename(path, to: target) } catch {
+                throw ShareQueueError("cannot keep a damaged segment", path: path, error)
+            }
+            drainer.warn("kept \(path) whole as \(target): its damaged data could not be copied to the quarantine file")
+        } else {
+            try removeSegment(sequence)
+        }
+        return true
+    }
+
+    /// Decodes a stored record and readies its attachments; what cannot be
+    /// delivered becomes a damaged region to set aside.
+    mutating func prepare(_ payload: [UInt8], continued: Bool, at offset: Int64, end: DrainPosition, segment: String) throws -> BatchItem {
+        func damaged(_ reason: String) -> BatchItem {
+            // Set aside as the frame it was, byte for byte, like any other damage, so that it merges with its neighbours.
+            var frame: [UInt8] = []
+            Frame.append(payload: payload, to: &frame, last: !continued)
+            return .damaged(DamagedRegion(offset: offset, length: Int64(frame.count), reason: reason, bytes: frame, isTornTail: false),
+                            segment: segment, end: end)
+        }
+        var record: Record
+        if buildRecords {
+            do { record = try Record(jsonBytes: payload) } catch { return damaged(error.message) }
+            if let key = record.key, let newest = newestOfKey[key], newest != record.id {
+                return .superseded(DrainedRecord(record: record, storedJSON: payload, end: end))
+            }
+        } else {
+            // The sink passes the stored JSON on: check it all, but build only what the drain itself needs.
+            let summary: RecordSummary
+            do { summary = try RecordSummary(jsonBytes: payload) } catch { return damaged(error.message) }
+            if let key = summary.key, let newest = newestOfKey[key], newest != summary.id {
+                return .superseded(DrainedRecord(summary: summary, storedJSON: payload, end: end))
+            }
+            guard summary.hasAttachments else { return .record(DrainedRecord(summary: summary, storedJSON: payload, end: end)) }
+            do { record = try Record(jsonBytes: payload) } catch { return damaged(error.message) }
+        }
+        if var list = record.attachments {
+            for index in list.indices {
+                if let problem = attachments.problem(with: list[index], deliveredTo: options.attachmentsDestination) {
+                    return damaged(problem)
+                }
+                if let destination = options.attachmentsDestination {
+                    list[index].path = try attachments.deliver(list[index], to: destination)
+                } else {
+                    list[index].path = attachments.path(of: list[index])
+                }
+            }
+            record.attachments = list
+        }
+        return .record(DrainedRecord(record: record, storedJSON: payload, end: end))
+    }
+}

@@ -1,0 +1,75 @@
+import ShareQueueSystem
+
+/// The state of one drain while it runs.
+struct DrainRun {
+    let drainer: QueueDrainer
+    let checkpoint: Checkpoint
+    /// Whether the sink reads whole records, or only their stored JSON.
+    let buildRecords: Bool
+    var summary = DrainSummary()
+    /// Items read, from `firstUncommitted` on not yet covered by the checkpoint
+    /// (an index, so that a commit costs what it covers, not what remains).
+    var uncommitted: [BatchItem] = []
+    var firstUncommitted = 0
+    /// Records dead-lettered in this batch, whose attachments must stay.
+    var deadLettered: Set<String> = []
+    /// The id of the newest record of each key, with `coalesceKeys`.
+    var newestOfKey: [String: String] = [:]
+    /// Set when damaged data of the segment being read could not be copied to
+    /// the quarantine file (a full disk): the segment is then kept whole instead of removed.
+    var keepSegmentForDamage = false
+    /// Set while reading a segment that has other names: its bytes are not copied anywhere.
+    var segmentHasOtherNames = false
+    var directory: QueueDirectory { drainer.directory }
+    var options: DrainOptions { drainer.options }
+    var attachments: AttachmentStore { AttachmentStore(directory: directory) }
+
+    init(drainer: QueueDrainer, checkpoint: Checkpoint, buildRecords: Bool) {
+        self.drainer = drainer
+        self.checkpoint = checkpoint
+        self.buildRecords = buildRecords
+    }
+
+    var budgetLeft: Int { options.maxRecords.map { $0 - summary.delivered } ?? Int.max }
+
+    mutating func deliverAll<Sink: DrainSink>(into sink: inout Sink) throws {
+        let listing = try directory.segmentListing()
+        for name in listing.foreign { try moveAsideForeignSegment(name) }
+        let sealed = listing.sealed
+        var position = checkpoint.position
+        if !position.isPlausible(withSealed: sealed) {
+            // Delivering again is recoverable; skipping is not. Recorded, so that it is reported once.
+            drainer.warn("the checkpoint (\(position)) does not fit the sealed segments there are; delivering from the oldest sealed segment again")
+            position = .start
+            try checkpoint.write(position)
+        }
+        if let stored = try sink.deliveredPosition(), stored > position {
+            // A position past every segment this queue has made belongs to another queue.
+            if stored.segment <= max(position.segment, sealed.last ?? 0) && stored.isPlausible(withSealed: sealed) {
+                position = stored
+            } else {
+                drainer.warn("the sink's stored position (\(stored)) does not fit this queue's segments; ignoring it")
+            }
+        }
+        var lastSequence = max(position.segment, sealed.last ?? 0)
+        var segments = sealed
+        if options.coalesceKeys {
+            // Seal first and look only at sealed segments: a record appended
+            // after the look must not be mistaken for an older one.
+            if budgetLeft > 0, try seal(as: lastSequence + 1) {
+                lastSequence += 1
+                segments.append(lastSequence)
+            }
+            try findNewestOfEachKey()
+        }
+        // No segment is below a plausible position: every one is read, none skipped.
+        for sequence in segments {
+            let start = sequence == position.segment ? position.offset : 0
+            guard try deliverSegment(sequence, from: start, into: &sink) else { return }
+        }
+        guard budgetLeft > 0 else { summary.stoppedAtLimit = true; return }
+        if !options.coalesceKeys, try seal(as: lastSequence + 1) {
+            _ = try deliverSegment(lastSequence + 1, from: 0, into: &sink)
+        }
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import ShareQueue
+import ShareQueueStore
+import ShareQueueSystem
+
+/// Appending: through the library, durably, from several processes, and a whole process at a time.
+extension Benchmark {
+    func libraryAppends() throws -> Figure {
+        let queue = try freshQueue("library")
+        var options = AppendOptions()
+        options.synchronize = false
+        let appender = try QueueAppender(directory: queue, options: options)
+        let draft = RecordDraft(.text(Self.sampleText), source: "bench")
+        let start = Host.monotonicSeconds()
+        for _ in 0..<sizes.libraryAppends { try appender.append(draft) }
+        let rate = Double(sizes.libraryAppends) / (Host.monotonicSeconds() - start)
+        let floor = try floorRate(["append", scratch("floor-library"), String(sizes.libraryAppends)])
+        return Figure(name: "library append, no fsync", unit: "records/s", value: rate, floor: floor, target: ">= 0.30")
+    }
+
+    func durableAppends() throws -> [Figure] {
+        let count = sizes.durableAppends
+        let queue = try freshQueue("durable")
+        let appender = try QueueAppender(directory: queue)
+        let draft = RecordDraft(.text(Self.sampleText), source: "bench")
+        var start = Host.monotonicSeconds()
+        for _ in 0..<count { try appender.append(draft) }
+        let one = Double(count) / (Host.monotonicSeconds() - start)
+        let sqliteOne = Double(count) / (try SQLiteBenchmark.durableInserts(path: scratch("sqlite-1.db"), count: count, payload: Self.samplePayload))
+        let floorOne = try floorRate(["append", scratch("floor-durable"), String(count), "sync"])
+
+        // Eight processes at once, each appending its share.
+        let eightQueue = try freshQueue("durable-8").path
+        let tools = self.tools
+        start = Host.monotonicSeconds()
+        try concurrently(8) { _ in
+            try tools.run("share-stress", ["bench-append", "--dir", eightQueue, "--count", String(count / 8)])
+        }
+        let eight = Double(count / 8 * 8) / (Host.monotonicSeconds() - start)
+        let sqlitePath = scratch("sqlite-8.db")
+        start = Host.monotonicSeconds()
+        try concurrently(8) { _ in
+            try tools.run("share-stress", ["bench-sqlite", "--db", sqlitePath, "--count", String(count / 8)])
+        }
+        let sqliteEight = Double(count / 8 * 8) / (Host.monotonicSeconds() - start)
+        return [
+            Figure(name: "durable append, 1 producer (vs SQLite WAL FULL)", unit: "records/s", value: one, floor: sqliteOne, target: ">= 1.0, aim 1.3"),
+            Figure(name: "durable append, 1 producer (vs floor fdatasync)", unit: "records/s", value: one, floor: floorOne, target: "-"),
+            Figure(name: "durable append, 8 producers (vs 1 producer)", unit: "records/s", value: eight, floor: one, target: ">= 2.0"),
+            Figure(name: "durable append, 8 producers (vs SQLite, 8 processes)", unit: "records/s", value: eight, floor: sqliteEight, target: "-"),
+        ]
+    }
+
+    /// Whole-process latency of share-append next to the floor's one-record process.
+    func processLatency() throws -> ([Figure], idleP99: Double) {
+        let queue = try freshQueue("process").path
+        let floorFile = scratch("floor-process")
+        var ours: [Double] = []
+        var durable: [Double] = []
+        var floor: [Double] = []
+        for i in 0..<sizes.processRuns {
+            // Interleaved, so that drift in the machine's speed touches both alike.
+            ours.append(try timed("share-append", ["--dir", queue, "-q", "--no-sync", "process \(i)"]))
+            floor.append(try timed("share-floor", ["append1", floorFile]))
+            durable.append(try timed("share-append", ["--dir", queue, "-q", "durable \(i)"]))
+        }
+        let figures = [
+            Figure(name: "share-append process, median (vs C append1)", unit: "ms", value: percentile(ours, 0.5) * 1000,
+                   floor: percentile(floor, 0.5) * 1000, target: "<= 3.0", higherIsBetter: false),
+            Figure(name: "share-append process, p99 (vs C append1)", unit: "ms", value: percentile(ours, 0.99) * 1000,
+                   floor: percentile(floor, 0.99) * 1000, target: "-", higherIsBetter: false),
+            Figure(name: "share-append process with fsync, median", unit: "ms", value: percentile(durable, 0.5) * 1000,
+                   floor: percentile(floor, 0.5) * 1000, target: "-", higherIsBetter: false),
+        ]
+        return (figures, percentile(ours, 0.99))
+    }
+}

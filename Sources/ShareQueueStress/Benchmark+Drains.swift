@@ -1,0 +1,64 @@
+import Foundation
+import ShareQueue
+import ShareQueueSystem
+import ToolSupport
+
+/// Draining a large queue: speed against the floor, memory, and what producers feel meanwhile.
+extension Benchmark {
+    func drains(idleP99: Double) throws -> [Figure] {
+        let big = try filledQueue("drain-big", records: sizes.drainRecords)
+        let small = try filledQueue("drain-small", records: sizes.smallDrainRecords)
+        let bytes = Double(try fileSize(big + "/" + QueueLayout.pending))
+
+        // The floor: a locked copy of the same bytes.
+        let floorQueue = scratch("floor-drain")
+        try FileManager.default.copyItem(atPath: big + "/" + QueueLayout.pending, toPath: floorQueue)
+        let floorOutput = try tools.run("share-floor", ["drain", floorQueue, scratch("floor-drain.out")])
+        let floorSeconds = Double(String(decoding: floorOutput.output, as: UTF8.self).split(separator: " ")[1].trimmingCharacters(in: .whitespacesAndNewlines)) ?? 1
+        let floorRate = bytes / floorSeconds
+
+        // JSON Lines into a file, measuring memory too; appends run alongside on a copy.
+        let jsonQueue = try copyQueue(big, as: "drain-json")
+        let (jsonSeconds, jsonMemory) = try drainTimed(["--dir", jsonQueue], output: scratch("drain.jsonl"))
+        let (_, smallMemory) = try drainTimed(["--dir", small], output: "/dev/null")
+        let storeQueue = try copyQueue(big, as: "drain-store")
+        let (storeSeconds, _) = try drainTimed(["--dir", storeQueue, "--store", scratch("drain.sqlite")], output: "/dev/null")
+        let busyQueue = try copyQueue(big, as: "drain-busy")
+        let during = try appendsDuringDrain(busyQueue)
+
+        let records = Double(sizes.drainRecords)
+        return [
+            Figure(name: "drain to JSON Lines file (vs floor locked copy)", unit: "MB/s", value: bytes / jsonSeconds / 1e6, floor: floorRate / 1e6, target: ">= 0.25"),
+            Figure(name: "drain to JSON Lines file", unit: "records/s", value: records / jsonSeconds, floor: nil, target: "-"),
+            Figure(name: "drain into --store", unit: "records/s", value: records / storeSeconds, floor: nil, target: ">= 150000"),
+            Figure(name: "host-drain peak memory, \(sizes.drainRecords) pending (vs \(sizes.smallDrainRecords))", unit: "MiB",
+                   value: Double(jsonMemory) / 1_048_576, floor: Double(smallMemory) / 1_048_576, target: "<= 1.5, and < 32 MiB", higherIsBetter: false),
+            Figure(name: "share-append p99 during a large drain (vs idle p99)", unit: "ms", value: during * 1000, floor: idleP99 * 1000,
+                   target: "<= 3.0", higherIsBetter: false),
+        ]
+    }
+
+    /// p99 of share-append while a drain of a large queue runs.
+    func appendsDuringDrain(_ queue: String) throws -> Double {
+        let drain = try Host.spawn(tools.path("host-drain"), ["--dir", queue, "-q"], pipeOutput: true, silenceErrors: true)
+        let reader = Thread { [output = drain.output!] in
+            var chunk = [UInt8](repeating: 0, count: 1 << 20)
+            while ((try? output.read(into: &chunk, from: 0)) ?? 0) > 0 {}
+            output.close()
+        }
+        reader.start()
+        var latencies: [Double] = []
+        var finished = false
+        while latencies.count < sizes.appendsDuringDrain && !finished {
+            latencies.append(try timed("share-append", ["--dir", queue, "-q", "--no-sync", "during the drain"]))
+            finished = kill(drain.pid, 0) != 0 || processHasExited(drain.pid)
+        }
+        _ = try Host.waitForExit(drain.pid)
+        if latencies.count < 10 { progress("note: the drain ended after \(latencies.count) appends") }
+        return percentile(latencies, 0.99)
+    }
+
+    func processHasExited(_ pid: Int32) -> Bool {
+        (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8))?.contains(") Z") ?? false
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import ShareQueue
+import ShareQueueSystem
+import ToolSupport
+
+/// Timing tools and the floor, running processes side by side, and percentiles.
+extension Benchmark {
+    /// Runs host-drain with standard output going to `output`; returns its seconds and peak memory.
+    func drainTimed(_ arguments: [String], output: String) throws -> (Double, Int64) {
+        let start = Host.monotonicSeconds()
+        let child = try Host.spawn("/bin/sh", ["-c", "exec \"$0\" \"$@\" -q > '\(output)'", tools.path("host-drain")] + arguments, silenceErrors: true)
+        let (status, memory) = try Host.waitForExitMeasuringMemory(child.pid)
+        guard status == 0 else { throw ShareQueueError(.ioError, "host-drain \(arguments.joined(separator: " ")) exited with \(status)") }
+        return (Host.monotonicSeconds() - start, memory)
+    }
+
+    func timed(_ tool: String, _ arguments: [String]) throws -> Double {
+        let start = Host.monotonicSeconds()
+        let outcome = try tools.run(tool, arguments)
+        guard outcome.status == 0 else { throw ShareQueueError(.ioError, "\(tool) exited with \(outcome.status)") }
+        return Host.monotonicSeconds() - start
+    }
+
+    /// The records per second the floor prints for an `append` run.
+    func floorRate(_ arguments: [String]) throws -> Double {
+        let outcome = try tools.run("share-floor", arguments)
+        let words = String(decoding: outcome.output, as: UTF8.self).split(whereSeparator: \.isWhitespace)
+        guard outcome.status == 0, words.count == 2, let count = Double(words[0]), let seconds = Double(words[1]), seconds > 0 else {
+            throw ShareQueueError(.ioError, "share-floor \(arguments.joined(separator: " ")) failed")
+        }
+        return count / seconds
+    }
+
+    func concurrently(_ count: Int, _ body: @escaping @Sendable (Int) throws -> ToolRunner.Outcome) throws {
+        let group = DispatchGroup()
+        let failures = FailureList()
+        for index in 0..<count {
+            group.enter()
+            Thread.detachNewThread {
+                do {
+                    let outcome = try body(index)
+                    if outcome.status != 0 { failures.add("a benchmark process exited with \(outcome.status)") }
+                } catch {
+                    failures.add("\(error)")
+                }
+                group.leave()
+            }
+        }
+        group.wait()
+        if let first = failures.first { throw ShareQueueError(.ioError, first) }
+    }
+
+    func percentile(_ values: [Double], _ fraction: Double) -> Double {
+        guard !values.isEmpty else { return 0 }
+        let sorted = values.sorted()
+        return sorted[min(sorted.count - 1, Int((Double(sorted.count) * fraction).rounded(.down)))]
+    }
+}
+
+/// Failures collected from threads.
+private final class FailureList: @unchecked Sendable {
+    private let lock = NSLock()
+    private var messages: [String] = []
+    func add(_ message: String) { lock.lock(); messages.append(message); lock.unlock() }
+    var first: String? { lock.lock(); defer { lock.unlock() }; return messages.first }
+}
