@@ -45,7 +45,14 @@ public struct QueueDirectory: Sendable {
     /// - Returns: the path it has now.
     func moveAside(_ name: String) throws(SystemError) -> String {
         let target = path(of: QueueLayout.rejected(name, atMilliseconds: Host.millisecondsSince1970()))
-        try FileSystem.renameWithoutReplacing(path(of: name), to: target)
+        do {
+            try FileSystem.renameWithoutReplacing(path(of: name), to: target)
+        } catch where !error.isAlreadyExists {
+            // A directory cannot be linked, so where the file system cannot rename without
+            // replacing either, rename plainly: the target's name holds the time, and a
+            // planted file must never stop every drain.
+            try FileSystem.rename(path(of: name), to: target)
+        }
         return target
     }
 
