@@ -45,7 +45,8 @@ enum Executables {
         return dir
     }()
 
-    static func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+    /// One of the package's tools by name, or any program by its absolute path.
+    static func path(_ name: String) -> String { name.hasPrefix("/") ? name : directory.appendingPathComponent(name).path }
 }
 
 /// A running tool, started with standard output and error going to files so
