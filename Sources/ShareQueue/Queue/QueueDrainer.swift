@@ -63,11 +63,11 @@ public final class QueueDrainer {
         } catch let error as ShareQueueError {
             throw error
         } catch let error as SinkErrorMarking<Sink>.Failure {
-            throw ShareQueueError(.tryAgain, "the sink failed after \(run.summary.delivered) records; the rest stay queued", cause: "\(error.underlying)")
+            throw ShareQueueError(.tryAgain, "the sink failed after \(run.summary.delivered) records; the rest stay queued", underlying: error.underlying)
         } catch let error as SystemError {
-            throw ShareQueueError(.ioError, "cannot read or write the queue's files", path: directory.path, systemError: error)
+            throw ShareQueueError(.ioError, "cannot read or write the queue's files", path: directory.path, underlying: error)
         } catch {
-            throw ShareQueueError(error, otherwise: "the drain failed", path: directory.path)
+            throw ShareQueueError(.ioError, "the drain failed", path: directory.path, underlying: error)
         }
         if !run.summary.stoppedAtLimit && !run.summary.stoppedOnRequest { run.removeStaleFiles() }
         return run.summary
@@ -351,7 +351,7 @@ private struct DrainRun {
         var bytes = 0
         while true {
             let event: SegmentEvent?
-            do { event = try reader.next() } catch { throw ShareQueueError(.ioError, "cannot read a sealed segment", path: path, systemError: error) }
+            do { event = try reader.next() } catch { throw ShareQueueError(.ioError, "cannot read a sealed segment", path: path, underlying: error) }
             let finished = event == nil
             var end = DrainPosition(segment: sequence, offset: reader.position)
             switch event {
@@ -484,7 +484,7 @@ private struct DrainRun {
             if segmentHasOtherNames { for index in regions.indices { regions[index].bytes = [] } }
             if let failure = Self.copyToQuarantine(regions, segment: segment, in: directory) {
                 // Recording progress needs no space; copying damage out does. Keep the segment instead.
-                guard failure.isNoSpace else { throw failure }
+                guard failure.systemError?.isNoSpace == true else { throw failure }
                 keepSegmentForDamage = true
             }
             for region in regions {
