@@ -127,7 +127,7 @@ public final class QueueAppender {
     /// The drain's own check, on the bytes to be written: what an append acknowledges, a drain delivers.
     static func checkStored(_ payload: [UInt8]) throws(ShareQueueError) {
         do { try Record.checkStored(payload) } catch {
-            throw ShareQueueError(.badData, "a drain would refuse this record: \(error.message)")
+            throw ShareQueueError(.badData, "a drain would refuse this record", underlying: error)
         }
     }
 
