@@ -31,7 +31,7 @@ struct CommandSink: DrainSink {
         for record in batch.records { RecordFormat.json.append(record, to: &input) }
         let child: (pid: Int32, input: FileDescriptor)
         do { child = try Host.spawnShell(command) } catch {
-            throw ShareQueueError(.tryAgain, "cannot start the command", path: "/bin/sh", cause: error.description)
+            throw ShareQueueError(.tryAgain, "cannot start the command", path: "/bin/sh", underlying: error)
         }
         let deadline = timeout.map { Host.monotonicSeconds() + $0 }
         let mustEnd = { StopRequest.isRequested || deadline.map { Host.monotonicSeconds() >= $0 } == true }
@@ -46,7 +46,7 @@ struct CommandSink: DrainSink {
             status = fed ? try Host.waitForExit(child.pid, unless: mustEnd) : nil
             if status == nil { _ = try Host.endProcessGroup(child.pid, grace: Self.grace) }
         } catch {
-            throw ShareQueueError(.tryAgain, "cannot wait for the command", cause: error.description)
+            throw ShareQueueError(.tryAgain, "cannot wait for the command", underlying: error)
         }
         guard let status else {
             if StopRequest.isRequested {
@@ -63,7 +63,7 @@ struct CommandSink: DrainSink {
         }
         // A command that exits 0 without reading all its input has still accepted the batch.
         if let writeError, !writeError.isBrokenPipe {
-            throw ShareQueueError(.tryAgain, "cannot write to the command", cause: writeError.description)
+            throw ShareQueueError(.tryAgain, "cannot write to the command", underlying: writeError)
         }
     }
 

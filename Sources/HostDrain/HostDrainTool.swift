@@ -44,9 +44,9 @@ public enum HostDrainTool {
     }
 
     static func run(_ arguments: ParsedArguments, standardOutputWasClosed: Bool) throws(ShareQueueError) {
-        guard arguments.arguments.isEmpty else { throw ShareQueueError(.usage, "unexpected argument '\(arguments.arguments[0])'") }
+        guard arguments.arguments.isEmpty else { throw ShareQueueError(.invalidArgument, "unexpected argument '\(arguments.arguments[0])'") }
         let formatName = arguments.value("--format") ?? "json"
-        guard let format = RecordFormat(rawValue: formatName) else { throw ShareQueueError(.usage, "--format is json or text, not '\(formatName)'") }
+        guard let format = RecordFormat(rawValue: formatName) else { throw ShareQueueError(.invalidArgument, "--format is json or text, not '\(formatName)'") }
         try checkCombinations(arguments)
         // Records written to /dev/null would be cleared as delivered: refuse before touching the queue.
         let printsRecords = !arguments.has("--exec") && !arguments.has("--store") && !arguments.has("--requeue-dead")
@@ -59,7 +59,7 @@ public enum HostDrainTool {
         if let attempts = try arguments.integer("--max-attempts", in: 1...1_000_000) { options.maxAttempts = attempts }
         if let wait = arguments.value("--wait") {
             guard let seconds = Double(wait), seconds >= 0, seconds <= 86_400 else {
-                throw ShareQueueError(.usage, "--wait needs a number of seconds from 0 to 86400, not '\(wait)'")
+                throw ShareQueueError(.invalidArgument, "--wait needs a number of seconds from 0 to 86400, not '\(wait)'")
             }
             options.waitSeconds = seconds
         }
@@ -107,21 +107,21 @@ public enum HostDrainTool {
 
     static func checkCombinations(_ arguments: ParsedArguments) throws(ShareQueueError) {
         let sinks = ["--exec", "--store"].filter(arguments.has)
-        if sinks.count > 1 { throw ShareQueueError(.usage, "give --exec or --store, not both") }
+        if sinks.count > 1 { throw ShareQueueError(.invalidArgument, "give --exec or --store, not both") }
         let modes = ["--status", "--peek", "--requeue-dead", "--watch"].filter(arguments.has)
-        if modes.count > 1 { throw ShareQueueError(.usage, "give only one of \(modes.joined(separator: ", "))") }
-        if arguments.has("--json") && !arguments.has("--status") { throw ShareQueueError(.usage, "--json goes with --status; records are JSON Lines already") }
-        if !sinks.isEmpty && arguments.has("--format") { throw ShareQueueError(.usage, "--format is for standard output; \(sinks[0]) takes records as they are") }
+        if modes.count > 1 { throw ShareQueueError(.invalidArgument, "give only one of \(modes.joined(separator: ", "))") }
+        if arguments.has("--json") && !arguments.has("--status") { throw ShareQueueError(.invalidArgument, "--json goes with --status; records are JSON Lines already") }
+        if !sinks.isEmpty && arguments.has("--format") { throw ShareQueueError(.invalidArgument, "--format is for standard output; \(sinks[0]) takes records as they are") }
         if arguments.has("--store") && (arguments.has("--coalesce") || arguments.has("--attachments-to")) {
-            throw ShareQueueError(.usage, "--store keeps every record and puts attachments beside the database; --coalesce and --attachments-to are for the other sinks")
+            throw ShareQueueError(.invalidArgument, "--store keeps every record and puts attachments beside the database; --coalesce and --attachments-to are for the other sinks")
         }
-        if arguments.has("--debounce") && !arguments.has("--watch") { throw ShareQueueError(.usage, "--debounce goes with --watch") }
-        if arguments.has("--exec-timeout") && !arguments.has("--exec") { throw ShareQueueError(.usage, "--exec-timeout goes with --exec") }
+        if arguments.has("--debounce") && !arguments.has("--watch") { throw ShareQueueError(.invalidArgument, "--debounce goes with --watch") }
+        if arguments.has("--exec-timeout") && !arguments.has("--exec") { throw ShareQueueError(.invalidArgument, "--exec-timeout goes with --exec") }
         if let command = arguments.value("--exec"), command.allSatisfy(\.isWhitespace) {
-            throw ShareQueueError(.usage, "--exec needs a command; an empty one would take every batch")
+            throw ShareQueueError(.invalidArgument, "--exec needs a command; an empty one would take every batch")
         }
         if arguments.has("--exec") && (arguments.has("--status") || arguments.has("--peek")) {
-            throw ShareQueueError(.usage, "--exec delivers records; it does not combine with --status or --peek")
+            throw ShareQueueError(.invalidArgument, "--exec delivers records; it does not combine with --status or --peek")
         }
     }
 
@@ -131,7 +131,7 @@ public enum HostDrainTool {
         let unit = units.first { text.hasSuffix($0.suffix) } ?? ("", 1)
         let number = text.dropLast(unit.suffix.count)
         guard number.first?.isNumber == true, let value = Double(number), value.isFinite, value * unit.scale <= maximum else {
-            throw ShareQueueError(.usage, "\(option) needs a duration such as 500ms, 30s, 10m or 1h, up to \(Int(maximum))s, not '\(text)'")
+            throw ShareQueueError(.invalidArgument, "\(option) needs a duration such as 500ms, 30s, 10m or 1h, up to \(Int(maximum))s, not '\(text)'")
         }
         return value * unit.scale
     }
@@ -155,7 +155,7 @@ public enum HostDrainTool {
         var out: [UInt8] = []
         func flush() throws(ShareQueueError) {
             do { try FileDescriptor.standardOutput.writeAll(out) } catch {
-                throw ShareQueueError(.ioError, "cannot write to standard output", cause: error.description)
+                throw ShareQueueError(.ioError, "cannot write to standard output", underlying: error)
             }
             out.removeAll(keepingCapacity: true)
         }
@@ -202,7 +202,7 @@ public enum HostDrainTool {
             if let rows { text += "store rows: \(rows)\n" }
         }
         do { try FileDescriptor.standardOutput.writeAll(Array(text.utf8)) } catch {
-            throw ShareQueueError(.ioError, "cannot write to standard output", cause: error.description)
+            throw ShareQueueError(.ioError, "cannot write to standard output", underlying: error)
         }
     }
 }

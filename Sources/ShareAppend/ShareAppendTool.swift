@@ -39,7 +39,7 @@ public enum ShareAppendTool {
                 do {
                     try FileDescriptor.standardOutput.writeAll(Array(ids.map { $0 + "\n" }.joined().utf8))
                 } catch {
-                    throw ShareQueueError(.ioError, "the records were appended, but their ids could not be printed", cause: error.description)
+                    throw ShareQueueError(.ioError, "the records were appended, but their ids could not be printed", underlying: error)
                 }
             }
             Host.exit(0)
@@ -53,13 +53,13 @@ public enum ShareAppendTool {
         options.synchronize = !arguments.has("--no-sync")
         if let limit = try arguments.integer("--max-record-bytes", in: 1...(16 << 20)) { options.maxRecordBytes = limit }
         if let cap = try arguments.integer("--max-pending-bytes", in: Int64(1)...Int64.max / 2) { options.maxPendingBytes = cap }
-        if arguments.has("--json") && arguments.has("--url") { throw ShareQueueError(.usage, "give --json or --url, not both") }
-        if arguments.has("--lines") && !arguments.arguments.isEmpty { throw ShareQueueError(.usage, "--lines reads standard input; give no TEXT") }
+        if arguments.has("--json") && arguments.has("--url") { throw ShareQueueError(.invalidArgument, "give --json or --url, not both") }
+        if arguments.has("--lines") && !arguments.arguments.isEmpty { throw ShareQueueError(.invalidArgument, "--lines reads standard input; give no TEXT") }
 
         var meta: [String: String]? = nil
         for pair in arguments.all("--meta") {
             guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
-                throw ShareQueueError(.usage, "--meta needs KEY=VALUE, not '\(pair)'")
+                throw ShareQueueError(.invalidArgument, "--meta needs KEY=VALUE, not '\(pair)'")
             }
             meta = meta ?? [:]
             meta![String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
@@ -67,7 +67,7 @@ public enum ShareAppendTool {
 
         let files = arguments.all("--attach")
         let maxAttachmentBytes = try arguments.integer("--max-attachment-bytes", in: Int64(1)...Int64.max / 2) ?? 256 << 20
-        if !files.isEmpty && arguments.has("--lines") { throw ShareQueueError(.usage, "--attach adds files to one record; it does not combine with --lines") }
+        if !files.isEmpty && arguments.has("--lines") { throw ShareQueueError(.invalidArgument, "--attach adds files to one record; it does not combine with --lines") }
 
         // All input is read and checked before the queue is touched: bad input changes nothing.
         let makeDraft = { (content: RecordDraft.Content) in
@@ -110,7 +110,7 @@ public enum ShareAppendTool {
     static func checkAttachment(_ path: String, maxBytes: Int64) throws(ShareQueueError) {
         let status: FileStatus?
         do { status = try FileSystem.status(path) } catch {
-            throw ShareQueueError(.noInput, "cannot read the attachment", path: path, cause: error.description)
+            throw ShareQueueError(.noInput, "cannot read the attachment", path: path, underlying: error)
         }
         guard let status else { throw ShareQueueError(.noInput, "the attachment does not exist", path: path) }
         guard status.isRegularFile else { throw ShareQueueError(.badData, "an attachment must be a regular file", path: path) }
@@ -152,7 +152,7 @@ public enum ShareAppendTool {
         var check = AppendCheck(options: options)
         try forEachLine(ofStandardInputUpTo: limit) { line, number throws(ShareQueueError) in
             if line.isEmpty { return }
-            if arguments.has("--id") && !drafts.isEmpty { throw ShareQueueError(.usage, "--id names one record, but --lines gave more than one") }
+            if arguments.has("--id") && !drafts.isEmpty { throw ShareQueueError(.invalidArgument, "--id names one record, but --lines gave more than one") }
             let draft = makeDraft(try content(of: line, arguments, place: "line \(number): "))
             try check.add(draft)
             drafts.append(draft)
@@ -176,7 +176,7 @@ public enum ShareAppendTool {
         while true {
             let n: Int
             do { n = try FileDescriptor.standardInput.read(into: &chunk, from: 0) } catch {
-                throw ShareQueueError(.ioError, "cannot read standard input", cause: "\(error)")
+                throw ShareQueueError(.ioError, "cannot read standard input", underlying: error)
             }
             if n == 0 { break }
             total += Int64(n)
@@ -206,7 +206,7 @@ public enum ShareAppendTool {
             do {
                 n = try FileDescriptor.standardInput.read(into: &chunk, from: 0)
             } catch {
-                throw ShareQueueError(.ioError, "cannot read standard input", cause: "\(error)")
+                throw ShareQueueError(.ioError, "cannot read standard input", underlying: error)
             }
             if n == 0 { return input }
             input += chunk[0..<n]

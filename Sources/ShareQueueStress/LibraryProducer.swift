@@ -12,7 +12,7 @@ enum LibraryProducer {
             do {
                 try FileDescriptor.standardOutput.writeAll(Array("\(sequence) \(id)\n".utf8))
             } catch {
-                throw ShareQueueError(.ioError, "cannot report an appended id", cause: error.description)
+                throw ShareQueueError(.ioError, "cannot report an appended id", underlying: error)
             }
         }
     }

@@ -48,7 +48,7 @@ public enum StressTool {
         } catch let error as ShareQueueError {
             tool.fail(error)
         } catch {
-            tool.fail(ShareQueueError(.ioError, "the stress run failed", cause: "\(error)"))
+            tool.fail(ShareQueueError(.ioError, "the stress run failed", underlying: error))
         }
     }
 
@@ -58,7 +58,7 @@ public enum StressTool {
             let arguments = try ParsedArguments(Array(CommandLine.arguments.dropFirst(2)), options: produceOptions)
             guard let directory = arguments.value("--dir"), let producer = try arguments.integer("--producer", in: 1...1_000_000),
                   let first = try arguments.integer("--first", in: 1...Int.max / 2), let count = try arguments.integer("--count", in: 0...Int.max / 2) else {
-                throw ShareQueueError(.usage, "produce needs --dir, --producer, --first and --count")
+                throw ShareQueueError(.invalidArgument, "produce needs --dir, --producer, --first and --count")
             }
             try LibraryProducer.run(directory: directory, producer: producer, first: first, count: count)
             Host.exit(0)
@@ -95,7 +95,7 @@ public enum StressTool {
         } catch let error as ShareQueueError {
             benchTool.fail(error)
         } catch {
-            benchTool.fail(ShareQueueError(.ioError, "the benchmark failed", cause: "\(error)"))
+            benchTool.fail(ShareQueueError(.ioError, "the benchmark failed", underlying: error))
         }
     }
 
@@ -122,7 +122,7 @@ public enum StressTool {
     }
 
     static func run(_ arguments: ParsedArguments) throws -> Bool {
-        guard arguments.arguments.isEmpty else { throw ShareQueueError(.usage, "unexpected argument '\(arguments.arguments[0])'") }
+        guard arguments.arguments.isEmpty else { throw ShareQueueError(.invalidArgument, "unexpected argument '\(arguments.arguments[0])'") }
         let tools = ToolRunner(binDirectory: arguments.value("--bin") ?? ownDirectory())
         for name in ["share-append", "host-drain", "share-stress"] where access(tools.path(name), X_OK) != 0 {
             throw ShareQueueError(.configuration, "cannot find \(name); build the package or pass --bin", path: tools.path(name))
@@ -149,7 +149,7 @@ public enum StressTool {
         options.watch = arguments.has("--watch")
         if arguments.has("--store") { options.store = directory + "/store.sqlite" }
         if let text = arguments.value("--duration") {
-            guard let seconds = Double(text), seconds > 0 else { throw ShareQueueError(.usage, "--duration needs a number of seconds, not '\(text)'") }
+            guard let seconds = Double(text), seconds > 0 else { throw ShareQueueError(.invalidArgument, "--duration needs a number of seconds, not '\(text)'") }
             options.duration = seconds
         }
         let report = try StressRun(options: options, tools: tools).run()

@@ -23,15 +23,9 @@ extension FileDescriptor {
 
     /// Opens `name` in this directory, never following a symlink there. The corresponding C function is `openat`.
     package func open(_ name: String, _ mode: OpenMode, permissions: UInt16 = 0o600) throws(SystemError) -> FileDescriptor {
-        while true {
-            let fd = openat(rawValue, name, mode.flags, mode_t(permissions))
-            if fd >= 0 {
-                if mode.flags & O_NONBLOCK != 0 { _ = fcntl(fd, F_SETFL, mode.flags & O_APPEND) }
-                return FileDescriptor(rawValue: fd)
-            }
-            let error = SystemError.last("openat")
-            if error.errno != EINTR { throw error }
-        }
+        let fd = try retryingOnInterrupt("openat") { openat(rawValue, name, mode.flags, mode_t(permissions)) }
+        if mode.flags & O_NONBLOCK != 0 { _ = fcntl(fd, F_SETFL, mode.flags & O_APPEND) }
+        return FileDescriptor(rawValue: fd)
     }
 
     /// Removes `name` from this directory; a name already gone is not an error. The corresponding C function is `unlinkat`.
@@ -52,7 +46,7 @@ extension FileDescriptor {
         if linkat(rawValue, name, AT_FDCWD, path, 0) != 0 { throw SystemError.last("linkat") }
     }
 
-    /// The names in this directory, without "." and "..".
+    /// The names in this directory, without "." and "..". The corresponding C functions are `fdopendir` and `readdir`.
     package func entries() throws(SystemError) -> [String] {
         let copy = dup(rawValue)
         guard copy >= 0, let dir = fdopendir(copy) else { throw SystemError.last("fdopendir") }
@@ -68,7 +62,7 @@ extension FileDescriptor {
         return names
     }
 
-    /// Makes this directory's entries durable.
+    /// Makes this directory's entries durable. The corresponding C function is `fsync`.
     package func synchronizeDirectory() throws(SystemError) {
         if fsync(rawValue) != 0 {
             let error = SystemError.last("fsync")

@@ -12,57 +12,57 @@ extension FileDescriptor {
     /// Writes all of `bytes`, continuing after short writes. The corresponding C function is `write`.
     package func writeAll(_ bytes: [UInt8]) throws(SystemError) {
         var done = 0
-        while done < bytes.count {
-            let n = bytes.withUnsafeBytes { raw in systemWrite(rawValue, raw.baseAddress! + done, raw.count - done) }
-            if n > 0 { done += n; continue }
-            let error = n == 0 ? SystemError(call: "write", errno: EIO) : SystemError.last("write")
-            if error.errno == EINTR { continue }
-            throw error
-        }
+        while done < bytes.count { done += try writeSome(bytes, from: done) }
     }
 
     /// Writes all of `bytes` to a pipe without ever blocking for long: the
     /// descriptor is made non-blocking, and while the pipe is full `giveUp` is
     /// asked every 20 ms. Returns false if it gave up before all was written.
+    /// The corresponding C functions are `write` and `poll`.
     package func writeAll(_ bytes: [UInt8], unless giveUp: () -> Bool) throws(SystemError) -> Bool {
         _ = fcntl(rawValue, F_SETFL, fcntl(rawValue, F_GETFL) | O_NONBLOCK)
         var done = 0
         while done < bytes.count {
-            let n = bytes.withUnsafeBytes { raw in systemWrite(rawValue, raw.baseAddress! + done, raw.count - done) }
-            if n > 0 { done += n; continue }
-            let error = n == 0 ? SystemError(call: "write", errno: EIO) : SystemError.last("write")
-            if error.errno == EINTR { continue }
-            guard error.errno == EAGAIN || error.errno == EWOULDBLOCK else { throw error }
-            if giveUp() { return false }
-            var fds = [pollfd(fd: rawValue, events: Int16(POLLOUT), revents: 0)]
-            _ = poll(&fds, 1, 20)
+            do {
+                done += try writeSome(bytes, from: done)
+            } catch {
+                guard error.errno == EAGAIN || error.errno == EWOULDBLOCK else { throw error }
+                if giveUp() { return false }
+                var fds = [pollfd(fd: rawValue, events: Int16(POLLOUT), revents: 0)]
+                _ = poll(&fds, 1, 20)
+            }
         }
         return true
     }
 
+    /// Writes some of `bytes` from index `start` on, and returns how many; never
+    /// none, which would loop forever. The corresponding C function is `write`.
+    private func writeSome(_ bytes: [UInt8], from start: Int) throws(SystemError) -> Int {
+        let n = try retryingOnInterrupt("write") {
+            bytes.withUnsafeBytes { raw in systemWrite(rawValue, raw.baseAddress! + start, raw.count - start) }
+        }
+        if n == 0 { throw SystemError(call: "write", errno: EIO) }
+        return n
+    }
+
     /// Reads into `array` from index `start` to its end, at the current position (a pipe's).
+    /// The corresponding C function is `read`.
     package func read(into array: inout [UInt8], from start: Int) throws(SystemError) -> Int {
-        while true {
-            let n = array.withUnsafeMutableBytes { raw in systemRead(rawValue, raw.baseAddress! + start, raw.count - start) }
-            if n >= 0 { return n }
-            let error = SystemError.last("read")
-            if error.errno != EINTR { throw error }
+        try retryingOnInterrupt("read") {
+            array.withUnsafeMutableBytes { raw in systemRead(rawValue, raw.baseAddress! + start, raw.count - start) }
         }
     }
 
     /// Reads into `array` from index `start` to its end, at file offset `offset`.
+    /// The corresponding C function is `pread`.
     package func read(into array: inout [UInt8], from start: Int, at offset: Int64) throws(SystemError) -> Int {
-        while true {
-            let n = array.withUnsafeMutableBytes { raw in
-                pread(rawValue, raw.baseAddress! + start, raw.count - start, off_t(offset))
-            }
-            if n >= 0 { return n }
-            let error = SystemError.last("pread")
-            if error.errno != EINTR { throw error }
+        try retryingOnInterrupt("pread") {
+            array.withUnsafeMutableBytes { raw in pread(rawValue, raw.baseAddress! + start, raw.count - start, off_t(offset)) }
         }
     }
 
     /// Reads exactly `count` bytes at `offset`, or fewer only at the end of the file.
+    /// The corresponding C function is `pread`.
     package func readFully(count: Int, at offset: Int64) throws(SystemError) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)
         var done = 0
@@ -94,21 +94,22 @@ extension FileDescriptor {
         throw error
     }
 
-    /// Writes all of `bytes`, continuing after short writes. The corresponding C function is `write`.at `offset`. The corresponding C function is `pwrite`.
+    /// Writes all of `bytes` at `offset`, continuing after short writes. The corresponding C function is `pwrite`.
     package func write(_ bytes: [UInt8], at offset: Int64) throws(SystemError) {
         var done = 0
         while done < bytes.count {
-            let n = bytes.withUnsafeBytes { raw in pwrite(rawValue, raw.baseAddress! + done, raw.count - done, off_t(offset + Int64(done))) }
-            if n > 0 { done += n; continue }
-            let error = n == 0 ? SystemError(call: "pwrite", errno: EIO) : SystemError.last("pwrite")
-            if error.errno == EINTR { continue }
-            throw error
+            let n = try retryingOnInterrupt("pwrite") {
+                bytes.withUnsafeBytes { raw in pwrite(rawValue, raw.baseAddress! + done, raw.count - done, off_t(offset + Int64(done))) }
+            }
+            if n == 0 { throw SystemError(call: "pwrite", errno: EIO) }
+            done += n
         }
     }
 
-    /// Makes written data durable. `fdatasync` on Linux, which also flushes a
-    /// changed file size; `fsync` elsewhere. A failure is final: the caller
-    /// must not retry and claim durability (see PostgreSQL's fsync incident).
+    /// Makes written data durable. A failure is final: the caller must not
+    /// retry and claim durability (see PostgreSQL's fsync incident).
+    /// The corresponding C function is `fdatasync` on Linux, which also flushes
+    /// a changed file size; `fsync` (after `fcntl` with `F_FULLFSYNC`) elsewhere.
     package func synchronize() throws(SystemError) {
         #if canImport(Darwin)
         // On Darwin only F_FULLFSYNC makes the drive flush its cache too.
@@ -124,11 +125,8 @@ extension FileDescriptor {
         }
     }
 
-    /// The corresponding C function is `ftruncate`.
+    /// Cuts the file to `size` bytes. The corresponding C function is `ftruncate`.
     package func truncate(to size: Int64) throws(SystemError) {
-        while ftruncate(rawValue, off_t(size)) != 0 {
-            let error = SystemError.last("ftruncate")
-            if error.errno != EINTR { throw error }
-        }
+        _ = try retryingOnInterrupt("ftruncate") { ftruncate(rawValue, off_t(size)) }
     }
 }

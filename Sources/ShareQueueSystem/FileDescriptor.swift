@@ -17,40 +17,32 @@ package struct FileDescriptor {
         self.rawValue = rawValue
     }
 
+    /// Standard input, descriptor 0.
     package static let standardInput = FileDescriptor(rawValue: 0)
+    /// Standard output, descriptor 1.
     package static let standardOutput = FileDescriptor(rawValue: 1)
+    /// Standard error, descriptor 2.
     package static let standardError = FileDescriptor(rawValue: 2)
 
     /// Opens a file. The corresponding C function is `open`.
     package static func open(_ path: String, _ mode: OpenMode, permissions: UInt16 = 0o600) throws(SystemError) -> FileDescriptor {
-        while true {
-            let fd = systemOpen(path, mode.flags, mode_t(permissions))
-            if fd >= 0 {
-                // O_NONBLOCK only keeps a FIFO planted at the path from blocking the open.
-                if mode.flags & O_NONBLOCK != 0 { _ = fcntl(fd, F_SETFL, mode.flags & O_APPEND) }
-                return FileDescriptor(rawValue: fd)
-            }
-            let error = SystemError.last("open")
-            if error.errno != EINTR { throw error }
-        }
+        let fd = try retryingOnInterrupt("open") { systemOpen(path, mode.flags, mode_t(permissions)) }
+        // O_NONBLOCK only keeps a FIFO planted at the path from blocking the open.
+        if mode.flags & O_NONBLOCK != 0 { _ = fcntl(fd, F_SETFL, mode.flags & O_APPEND) }
+        return FileDescriptor(rawValue: fd)
     }
 
-    /// Opens a file the user named, following symlinks, for reading.
+    /// Opens a file the user named, following symlinks, for reading. The corresponding C function is `open`.
     package static func openFollowingLinks(_ path: String) throws(SystemError) -> FileDescriptor {
-        while true {
-            let fd = systemOpen(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK, 0)
-            if fd >= 0 {
-                _ = fcntl(fd, F_SETFL, 0)
-                return FileDescriptor(rawValue: fd)
-            }
-            let error = SystemError.last("open")
-            if error.errno != EINTR { throw error }
-        }
+        // O_NONBLOCK, cleared once open, keeps a FIFO from blocking the open.
+        let fd = try retryingOnInterrupt("open") { systemOpen(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK, 0) }
+        _ = fcntl(fd, F_SETFL, 0)
+        return FileDescriptor(rawValue: fd)
     }
 
     /// Opens one of the queue's own files and checks that it is a regular file
     /// with a single name, so that nothing is written into a FIFO, a device, or
-    /// another file hard-linked into the queue.
+    /// another file hard-linked into the queue. The corresponding C functions are `open` and `fstat`.
     package static func openOwnFile(_ path: String, _ mode: OpenMode) throws(SystemError) -> FileDescriptor {
         let file = try open(path, mode)
         do throws(SystemError) {
@@ -63,6 +55,8 @@ package struct FileDescriptor {
         }
     }
 
+    /// Closes the descriptor; not retried on EINTR, since the descriptor is gone
+    /// either way on Linux. The corresponding C function is `close`.
     package func close() { _ = systemClose(rawValue) }
 
     /// Runs `body` and closes the descriptor on every path.
@@ -71,7 +65,7 @@ package struct FileDescriptor {
         return try body()
     }
 
-    /// The corresponding C function is `fstat`.
+    /// The status of the open file. The corresponding C function is `fstat`.
     package func status() throws(SystemError) -> FileStatus {
         var s = stat()
         guard fstat(rawValue, &s) == 0 else { throw SystemError.last("fstat") }

@@ -10,14 +10,22 @@ import Darwin
 
 /// What `fstat` or `lstat` says of a file.
 package struct FileStatus {
+    /// The device the file is on (`st_dev`).
     package let device: UInt64
+    /// The file's number on its device (`st_ino`).
     package let inode: UInt64
+    /// The size in bytes (`st_size`).
     package let size: Int64
+    /// How many names the file has (`st_nlink`).
     package let linkCount: UInt64
+    /// Whether it is a regular file, not a directory, link, FIFO or device.
     package let isRegularFile: Bool
+    /// Whether it is a directory.
     package let isDirectory: Bool
+    /// When its contents last changed, in seconds since 1970 (`st_mtime`).
     package let modificationSeconds: Int64
 
+    /// The status in C's `struct stat`.
     init(_ s: stat) {
         device = UInt64(bitPattern: Int64(s.st_dev))
         inode = UInt64(s.st_ino)
@@ -33,5 +41,6 @@ package struct FileStatus {
         #endif
     }
 
+    /// Whether both describe the same file: the same device and inode.
     package func isSameFile(as other: FileStatus) -> Bool { device == other.device && inode == other.inode }
 }

@@ -32,6 +32,7 @@ extension FileSystem {
 
     /// Gives `from` the name `to`, failing with EEXIST if `to` exists, then
     /// removes the name `from`. A crash between the two leaves both names, never neither.
+    /// The corresponding C functions are `link` and `unlink`.
     package static func renameByLinking(_ from: String, to: String) throws(SystemError) {
         try link(from, to: to)
         do { try removeFile(from) } catch {

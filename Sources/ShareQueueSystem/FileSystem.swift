@@ -11,6 +11,7 @@ import Darwin
 /// Path operations that do not need an open descriptor.
 package enum FileSystem {
     /// The status of the entry at `path` itself (a symlink is not followed), or nil if there is none.
+    /// The corresponding C function is `lstat`.
     package static func linkStatus(_ path: String) throws(SystemError) -> FileStatus? {
         var s = stat()
         if lstat(path, &s) == 0 { return FileStatus(s) }
@@ -19,8 +20,8 @@ package enum FileSystem {
         throw error
     }
 
-
     /// The status of what `path` leads to, following symlinks, or nil if nothing is there.
+    /// The corresponding C function is `stat`.
     package static func status(_ path: String) throws(SystemError) -> FileStatus? {
         var s = stat()
         if stat(path, &s) == 0 { return FileStatus(s) }
@@ -29,6 +30,7 @@ package enum FileSystem {
         throw error
     }
 
+    /// Renames `from` to `to`, replacing what `to` names. The corresponding C function is `rename`.
     package static func rename(_ from: String, to: String) throws(SystemError) {
         if systemRename(from, to) != 0 { throw SystemError.last("rename") }
     }
@@ -46,6 +48,7 @@ package enum FileSystem {
     }
 
     /// `mkdir -p` with mode 0700; fails with ENOTDIR where something else stands in the way.
+    /// The corresponding C function is `mkdir`, once for each component.
     package static func makeDirectories(_ path: String) throws(SystemError) {
         var prefix = path.hasPrefix("/") ? "" : "."
         for component in path.split(separator: "/") {
@@ -56,7 +59,7 @@ package enum FileSystem {
         }
     }
 
-    /// Removes a file; a file that is already gone is not an error.
+    /// Removes a file; a file that is already gone is not an error. The corresponding C function is `unlink`.
     package static func removeFile(_ path: String) throws(SystemError) {
         if unlink(path) != 0 {
             let error = SystemError.last("unlink")
@@ -64,7 +67,7 @@ package enum FileSystem {
         }
     }
 
-    /// Creates one directory; returns false if something already stands there.
+    /// Creates one directory; returns false if something already stands there. The corresponding C function is `mkdir`.
     package static func makeDirectory(_ path: String, permissions: UInt16 = 0o700) throws(SystemError) -> Bool {
         if mkdir(path, mode_t(permissions)) == 0 { return true }
         let error = SystemError.last("mkdir")
@@ -73,6 +76,7 @@ package enum FileSystem {
     }
 
     /// Makes the entries of a directory (creations, renames, removals) durable.
+    /// The corresponding C functions are `open` and `fsync`.
     package static func synchronizeDirectory(_ path: String) throws(SystemError) {
         let fd = try FileDescriptor.open(path, .directory)
         defer { fd.close() }
@@ -82,7 +86,7 @@ package enum FileSystem {
         }
     }
 
-    /// The names in a directory, without "." and "..".
+    /// The names in a directory, without "." and "..". The corresponding C functions are `opendir` and `readdir`.
     package static func entries(of path: String) throws(SystemError) -> [String] {
         let directory = try FileDescriptor.open(path, .directory)
         defer { directory.close() }

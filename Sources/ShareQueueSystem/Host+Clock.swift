@@ -9,23 +9,28 @@ import Darwin
 #endif
 
 extension Host {
-    /// Wall-clock time as milliseconds since 1970.
+    /// Wall-clock time as milliseconds since 1970. The corresponding C function is `clock_gettime` with `CLOCK_REALTIME`.
     package static func millisecondsSince1970() -> Int64 {
         var t = timespec()
         clock_gettime(CLOCK_REALTIME, &t)
         return Int64(t.tv_sec) * 1000 + Int64(t.tv_nsec) / 1_000_000
     }
 
-    /// Monotonic seconds, for timeouts.
+    /// Monotonic seconds, for timeouts. The corresponding C function is `clock_gettime` with `CLOCK_MONOTONIC`.
     package static func monotonicSeconds() -> Double {
         var t = timespec()
         clock_gettime(CLOCK_MONOTONIC, &t)
         return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
     }
 
+    /// Sleeps for `milliseconds`, however many signals arrive meanwhile. The corresponding C function is `nanosleep`.
     package static func sleep(milliseconds: Int) {
         var request = timespec(tv_sec: milliseconds / 1000, tv_nsec: (milliseconds % 1000) * 1_000_000)
         var remaining = timespec()
-        while nanosleep(&request, &remaining) != 0 && currentErrno() == EINTR { request = remaining }
+        // Interrupted, it sleeps only for what remains; any other failure (EINVAL) cannot be helped.
+        _ = try? retryingOnInterrupt("nanosleep") {
+            defer { request = remaining }
+            return nanosleep(&request, &remaining)
+        }
     }
 }

@@ -9,7 +9,8 @@ import Darwin
 #endif
 
 extension Host {
-    /// Cryptographically random bytes from the kernel.
+    /// Cryptographically random bytes from the kernel. The corresponding C
+    /// function is `arc4random_buf` on Darwin, a `read` of /dev/urandom elsewhere.
     package static func randomBytes(_ count: Int) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)
         #if canImport(Darwin)

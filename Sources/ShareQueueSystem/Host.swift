@@ -10,14 +10,17 @@ import Darwin
 
 /// Process-wide facilities: the environment, the process itself, time and randomness.
 package enum Host {
+    /// The value of the environment variable `name`, or nil if it is not set. The corresponding C function is `getenv`.
     package static func environment(_ name: String) -> String? {
         guard let value = getenv(name) else { return nil }
         return String(cString: value)
     }
 
-    /// A write to a closed pipe then fails with EPIPE instead of killing the process.
+    /// Ignores SIGPIPE: a write to a closed pipe then fails with EPIPE instead of
+    /// killing the process. The corresponding C function is `signal`.
     package static func ignoreBrokenPipes() { signal(SIGPIPE, SIG_IGN) }
 
+    /// Ends the process with exit status `code`. The corresponding C function is `exit`.
     package static func exit(_ code: Int32) -> Never {
         #if canImport(Glibc)
         Glibc.exit(code)
@@ -28,9 +31,10 @@ package enum Host {
         #endif
     }
 
+    /// This process's id. The corresponding C function is `getpid`.
     package static var processID: Int32 { getpid() }
 
-    /// Kills the calling process with SIGKILL, as a crash would.
+    /// Kills the calling process with SIGKILL, as a crash would. The corresponding C function is `kill`.
     package static func killSelf() -> Never {
         _ = systemKill(getpid(), SIGKILL)
         Host.exit(137)

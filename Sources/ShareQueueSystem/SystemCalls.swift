@@ -10,14 +10,22 @@ import Darwin
 #error("ShareQueue needs a POSIX C library")
 #endif
 
+/// The corresponding C function is `open`.
 package func systemOpen(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 { open(path, flags, mode) }
+/// The corresponding C function is `close`.
 package func systemClose(_ fd: Int32) -> Int32 { close(fd) }
+/// The corresponding C function is `write`.
 package func systemWrite(_ fd: Int32, _ p: UnsafeRawPointer, _ n: Int) -> Int { write(fd, p, n) }
+/// The corresponding C function is `read`.
 package func systemRead(_ fd: Int32, _ p: UnsafeMutableRawPointer?, _ n: Int) -> Int { read(fd, p, n) }
+/// The corresponding C function is `kill`.
 package func systemKill(_ pid: Int32, _ signal: Int32) -> Int32 { kill(pid, signal) }
+/// The corresponding C function is `rename`.
 package func systemRename(_ from: String, _ to: String) -> Int32 { rename(from, to) }
+/// The corresponding C function is `link`.
 package func systemLink(_ from: String, _ to: String) -> Int32 { link(from, to) }
 
+/// The error number the last failed C call set: C's `errno`.
 package func currentErrno() -> Int32 {
     #if canImport(Glibc)
     return Glibc.errno

@@ -32,7 +32,7 @@ package struct ParsedArguments {
     package func integer<T: FixedWidthInteger>(_ name: String, in range: ClosedRange<T>) throws(ShareQueueError) -> T? {
         guard let text = value(name) else { return nil }
         guard let number = T(text), range.contains(number) else {
-            throw ShareQueueError(.usage, "\(name) needs a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
+            throw ShareQueueError(.invalidArgument, "\(name) needs a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
         }
         return number
     }
@@ -57,10 +57,10 @@ package struct ParsedArguments {
                 inlineValue = String(word[word.index(after: equals)...])
             }
             guard let spec = options.first(where: { $0.names.contains(name) }) else {
-                throw ShareQueueError(.usage, "unknown option '\(name)'")
+                throw ShareQueueError(.invalidArgument, "unknown option '\(name)'")
             }
             if spec.value == nil {
-                if inlineValue != nil { throw ShareQueueError(.usage, "\(spec.key) takes no value") }
+                if inlineValue != nil { throw ShareQueueError(.invalidArgument, "\(spec.key) takes no value") }
                 values[spec.key, default: []].append("")
                 continue
             }
@@ -68,11 +68,11 @@ package struct ParsedArguments {
             if let inlineValue {
                 value = inlineValue
             } else {
-                guard index < commandLine.count else { throw ShareQueueError(.usage, "\(spec.key) needs a value (\(spec.value!))") }
+                guard index < commandLine.count else { throw ShareQueueError(.invalidArgument, "\(spec.key) needs a value (\(spec.value!))") }
                 value = commandLine[index]
                 index += 1
             }
-            if !spec.repeatable, values[spec.key] != nil { throw ShareQueueError(.usage, "\(spec.key) is given more than once") }
+            if !spec.repeatable, values[spec.key] != nil { throw ShareQueueError(.invalidArgument, "\(spec.key) is given more than once") }
             values[spec.key, default: []].append(value)
         }
     }

@@ -125,10 +125,7 @@ extension Host {
     package static func waitForExitMeasuringMemory(_ pid: Int32) throws(SystemError) -> (status: Int32, peakMemory: Int64) {
         var status: Int32 = 0
         var usage = rusage()
-        while wait4(pid, &status, 0, &usage) < 0 {
-            let error = SystemError.last("wait4")
-            if error.errno != EINTR { throw error }
-        }
+        _ = try retryingOnInterrupt("wait4") { wait4(pid, &status, 0, &usage) }
         let low = status & 0x7f
         #if canImport(Darwin)
         let peak = Int64(usage.ru_maxrss)          // bytes on Darwin
@@ -150,10 +147,7 @@ extension Host {
     /// Waits for a child and returns its exit status, or 128 + the signal that ended it.
     package static func waitForExit(_ pid: Int32) throws(SystemError) -> Int32 {
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 {
-            let error = SystemError.last("waitpid")
-            if error.errno != EINTR { throw error }
-        }
+        _ = try retryingOnInterrupt("waitpid") { waitpid(pid, &status, 0) }
         return exitCode(status)
     }
 
@@ -168,13 +162,7 @@ extension Host {
     package static func waitForExit(_ pid: Int32, unless giveUp: () -> Bool) throws(SystemError) -> Int32? {
         while true {
             var status: Int32 = 0
-            let result = waitpid(pid, &status, WNOHANG)
-            if result == pid { return exitCode(status) }
-            if result < 0 {
-                let error = SystemError.last("waitpid")
-                if error.errno != EINTR { throw error }
-                continue
-            }
+            if try retryingOnInterrupt("waitpid", { waitpid(pid, &status, WNOHANG) }) == pid { return exitCode(status) }
             if giveUp() { return nil }
             sleep(milliseconds: 20)
         }

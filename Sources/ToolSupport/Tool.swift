@@ -64,8 +64,8 @@ package struct Tool {
     /// The queue directory from `--dir`, `SHARE_QUEUE_DIR` or the default; never a silent fallback.
     package func directoryPath(_ arguments: ParsedArguments) throws(ShareQueueError) -> String {
         if let dir = arguments.value("--dir") {
-            if arguments.has("--group") { throw ShareQueueError(.usage, "give --dir or --group, not both") }
-            guard !dir.isEmpty else { throw ShareQueueError(.usage, "--dir needs a path") }
+            if arguments.has("--group") { throw ShareQueueError(.invalidArgument, "give --dir or --group, not both") }
+            guard !dir.isEmpty else { throw ShareQueueError(.invalidArgument, "--dir needs a path") }
             return dir
         }
         if let group = arguments.value("--group") { return try QueueDirectory.defaultPath(group: group) }
@@ -79,7 +79,7 @@ package struct Tool {
     /// Prints `<tool>: error: ...` (and the usage line for a usage error) and exits with its sysexits code.
     package func fail(_ error: ShareQueueError) -> Never {
         var text = "\(name): error: \(error)\n"
-        if error.kind == .usage { text += "USAGE: \(usage)\n  See '\(name) --help'.\n" }
+        if error.kind == .invalidArgument { text += "USAGE: \(usage)\n  See '\(name) --help'.\n" }
         printError(text)
         Host.exit(Self.exitCode(error.kind))
     }
@@ -88,17 +88,18 @@ package struct Tool {
 
     package func printError(_ text: String) { try? FileDescriptor.standardError.writeAll(Array(text.utf8)) }
 
-    /// The sysexits code for each kind of failure.
+    /// The sysexits code for each kind of failure: the one place the tools map kinds to exit codes.
     package static func exitCode(_ kind: ShareQueueError.Kind) -> Int32 {
         switch kind {
-        case .usage: return 64
-        case .badData: return 65
-        case .noInput: return 66
-        case .cannotCreate: return 73
-        case .ioError: return 74
-        case .tryAgain: return 75
-        case .permissionDenied: return 77
-        case .configuration: return 78
+        case .invalidArgument: return 64  // EX_USAGE
+        case .badData: return 65  // EX_DATAERR
+        case .noInput: return 66  // EX_NOINPUT
+        case .cannotCreate: return 73  // EX_CANTCREAT
+        case .ioError: return 74  // EX_IOERR
+        case .tryAgain: return 75  // EX_TEMPFAIL
+        case .permissionDenied: return 77  // EX_NOPERM
+        case .configuration: return 78  // EX_CONFIG
+        default: return 70  // EX_SOFTWARE: a kind newer than this table
         }
     }
 }

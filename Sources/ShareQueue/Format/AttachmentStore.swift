@@ -47,13 +47,9 @@ public struct AttachmentStore: Sendable {
             throw ShareQueueError("cannot read the attachment", path: source, error)
         }
         defer { input.close() }
-        do {
-            guard try input.status().isRegularFile else { throw ShareQueueError(.badData, "an attachment must be a regular file", path: source) }
-        } catch let error as SystemError {
-            throw ShareQueueError("cannot read the attachment", path: source, error)
-        } catch {
-            throw ShareQueueError(error, otherwise: "cannot read the attachment", path: source)
-        }
+        let status: FileStatus
+        do { status = try input.status() } catch { throw ShareQueueError("cannot read the attachment", path: source, error) }
+        guard status.isRegularFile else { throw ShareQueueError(.badData, "an attachment must be a regular file", path: source) }
         do { _ = try FileSystem.makeDirectory(folder) } catch {
             throw ShareQueueError("cannot create the attachments folder", path: folder, error, creating: true)
         }
@@ -62,35 +58,42 @@ public struct AttachmentStore: Sendable {
         let name = String(source.split(separator: "/").last ?? Substring(source))
         let file = RecordID.random() + (MediaType.safeExtension(of: name).map { "." + $0 } ?? "")
         let temporary = QueueLayout.attachmentTemporary(file)
-        do {
+        // nil: the file is over `maxBytes`.
+        let copied: (size: Int64, sha256: String)?
+        do throws(SystemError) {
             let output = try folderFD.open(temporary, .writeCreateExclusive)
-            var hasher = SHA256()
-            var size: Int64 = 0
-            do {
-                defer { output.close() }
-                var chunk = [UInt8](repeating: 0, count: Self.chunkSize)
-                while true {
-                    let n = try input.read(into: &chunk, from: 0)
-                    if n == 0 { break }
-                    size += Int64(n)
-                    guard size <= maxBytes else {
-                        throw ShareQueueError(.badData, "the attachment is over the limit of \(maxBytes) bytes", path: source)
-                    }
-                    hasher.update(chunk[0..<n])
-                    try output.writeAll(Array(chunk[0..<n]))
-                }
-                try output.synchronize()
+            copied = try output.closeAfter { () throws(SystemError) in try Self.copy(input, to: output, upTo: maxBytes) }
+            if copied != nil {
+                try folderFD.rename(temporary, to: file)
+                try folderFD.synchronizeDirectory()
             }
-            try folderFD.rename(temporary, to: file)
-            try folderFD.synchronizeDirectory()
-            return Attachment(name: name, file: file, size: size, sha256: hasher.finish(), type: MediaType.guess(fileName: name))
-        } catch let error as SystemError {
-            try? folderFD.remove(temporary)
-            throw ShareQueueError(error.isNoSpace ? "no space left to copy the attachment" : "cannot copy the attachment", path: folder + "/" + temporary, error)
         } catch {
             try? folderFD.remove(temporary)
-            throw ShareQueueError(error, otherwise: "cannot copy the attachment", path: folder + "/" + temporary)
+            throw ShareQueueError(error.isNoSpace ? "no space left to copy the attachment" : "cannot copy the attachment", path: folder + "/" + temporary, error)
         }
+        guard let copied else {
+            try? folderFD.remove(temporary)
+            throw ShareQueueError(.badData, "the attachment is over the limit of \(maxBytes) bytes", path: source)
+        }
+        return Attachment(name: name, file: file, size: copied.size, sha256: copied.sha256, type: MediaType.guess(fileName: name))
+    }
+
+    /// Copies `input` to `output` and makes it durable; nil, with the copy
+    /// unfinished, as soon as it passes `maxBytes`.
+    private static func copy(_ input: FileDescriptor, to output: FileDescriptor, upTo maxBytes: Int64) throws(SystemError) -> (size: Int64, sha256: String)? {
+        var hasher = SHA256()
+        var size: Int64 = 0
+        var chunk = [UInt8](repeating: 0, count: chunkSize)
+        while true {
+            let n = try input.read(into: &chunk, from: 0)
+            if n == 0 { break }
+            size += Int64(n)
+            guard size <= maxBytes else { return nil }
+            hasher.update(chunk[0..<n])
+            try output.writeAll(Array(chunk[0..<n]))
+        }
+        try output.synchronize()
+        return (size, hasher.finish())
     }
 
     /// Removes a copy made by `add`, after its record was delivered or its append failed.

@@ -18,10 +18,11 @@ struct LineReader {
     /// that is not a regular file has none.
     /// - Throws: what `visit` throws, and `.ioError` and others if the file cannot be read.
     func forEachLine(in path: String, _ visit: (Piece) throws(ShareQueueError) -> Void) throws(ShareQueueError) {
+        func failure(_ error: SystemError) -> ShareQueueError { ShareQueueError("cannot read a file of the queue", path: path, error) }
         let file: FileDescriptor
         do { file = try FileDescriptor.open(path, .readOnly) } catch {
             if error.isNotFound || error.isUnexpectedFileType { return }
-            throw ShareQueueError("cannot read a file of the queue", path: path, error)
+            throw failure(error)
         }
         defer { file.close() }
         var line: [UInt8] = []
@@ -47,38 +48,35 @@ struct LineReader {
                 line.append(contentsOf: bytes)
             }
         }
-        do {
-            let status = try file.status()
-            guard status.isRegularFile else { return }
-            var chunk = [UInt8](repeating: 0, count: Self.chunkSize)
-            var offset: Int64 = 0
-            while true {
+        let status: FileStatus
+        do { status = try file.status() } catch { throw failure(error) }
+        guard status.isRegularFile else { return }
+        var chunk = [UInt8](repeating: 0, count: Self.chunkSize)
+        var offset: Int64 = 0
+        while true {
+            let data: Int64
+            let count: Int
+            do throws(SystemError) {
                 // After the last data, a hole may run to the end of the file.
-                let data = try file.nextData(from: offset) ?? max(offset, status.size)
-                if data > offset {
-                    // A hole holds no line break: it is part of the line it falls in, which is damaged.
-                    lineLength += data - offset
-                    damaged = true
-                    line = []
-                    offset = data
-                }
-                let count = try file.read(into: &chunk, from: 0, at: offset)
-                if count == 0 { break }
-                var start = 0
-                while let newline = chunk[start..<count].firstIndex(of: 0x0A) {
-                    add(chunk[start..<newline])
-                    try finishLine(endingAt: offset + Int64(newline) + 1)
-                    start = newline + 1
-                }
-                add(chunk[start..<count])
-                offset += Int64(count)
+                data = try file.nextData(from: offset) ?? max(offset, status.size)
+                count = try file.read(into: &chunk, from: 0, at: data)
+            } catch { throw failure(error) }
+            if data > offset {
+                // A hole holds no line break: it is part of the line it falls in, which is damaged.
+                lineLength += data - offset
+                damaged = true
+                line = []
+                offset = data
             }
-        } catch let error as SystemError {
-            throw ShareQueueError("cannot read a file of the queue", path: path, error)
-        } catch let error as ShareQueueError {
-            throw error
-        } catch {
-            throw ShareQueueError(.ioError, "cannot read a file of the queue", path: path, cause: "\(error)")
+            if count == 0 { break }
+            var start = 0
+            while let newline = chunk[start..<count].firstIndex(of: 0x0A) {
+                add(chunk[start..<newline])
+                try finishLine(endingAt: offset + Int64(newline) + 1)
+                start = newline + 1
+            }
+            add(chunk[start..<count])
+            offset += Int64(count)
         }
         // A last line without a line break still counts.
         try finishLine(endingAt: lineStart + lineLength)

@@ -14,7 +14,7 @@ extension DrainRun {
             if segmentHasOtherNames { for index in regions.indices { regions[index].bytes = [] } }
             if let failure = Self.copyToQuarantine(regions, segment: segment, in: directory) {
                 // Recording progress needs no space; copying damage out does. Keep the segment instead.
-                guard failure.isNoSpace else { throw failure }
+                guard failure.systemError?.isNoSpace == true else { throw failure }
                 keepSegmentForDamage = true
             }
             for region in regions {

@@ -34,7 +34,7 @@ extension DrainRun {
         var bytes = 0
         while true {
             let event: SegmentEvent?
-            do { event = try reader.next() } catch { throw ShareQueueError(.ioError, "cannot read a sealed segment", path: path, systemError: error) }
+            do { event = try reader.next() } catch { throw ShareQueueError(.ioError, "cannot read a sealed segment", path: path, underlying: error) }
             let finished = event == nil
             var end = DrainPosition(segment: sequence, offset: reader.position)
             switch event {

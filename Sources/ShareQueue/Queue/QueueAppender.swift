@@ -79,7 +79,7 @@ public final class QueueAppender {
     /// are in the queue or none is.
     /// - Parameter drafts: The records, in the order a drain delivers them.
     /// - Returns: the ids, in order. Once this returns they will be delivered.
-    /// - Throws: `.usage` for a draft whose id, source or key breaks its rule,
+    /// - Throws: `.invalidArgument` for a draft whose id, source or key breaks its rule,
     ///   `.noInput` for no drafts (or an attachments-only draft without any),
     ///   `.badData` for a URL that is not one, a record over the size limit or one a drain would
     ///   refuse (checked on the very bytes written), `.tryAgain` when
@@ -144,7 +144,7 @@ public final class QueueAppender {
     /// The drain's own check, on the bytes to be written: what an append acknowledges, a drain delivers.
     static func checkStored(_ payload: [UInt8]) throws(ShareQueueError) {
         do { try Record.checkStored(payload) } catch {
-            throw ShareQueueError(.badData, "a drain would refuse this record: \(error.message)")
+            throw ShareQueueError(.badData, "a drain would refuse this record", underlying: error)
         }
     }
 
@@ -173,86 +173,87 @@ public final class QueueAppender {
         CrashPoint.reached(.appendLocked)
         var (file, size) = try openPending()
         let path = directory.pendingPath
-        do {
-            guard size + Int64(frames.count) <= options.maxPendingBytes else {
-                throw ShareQueueError(.tryAgain, "the queue is full: \(size) bytes pending, the cap is \(options.maxPendingBytes) bytes; run a drain", path: path)
-            }
-            if size > 0 && size != ownEnd { size = try repairTail(of: file, size: size) }
-            if CrashPoint.isDue(.appendHalfWritten) {
-                try? file.writeAll(Array(frames.prefix(frames.count / 2)))
-                Host.killSelf()
-            }
-            do {
-                try file.writeAll(frames)
-            } catch {
-                // Leave no partial record behind; if even this fails, the next append repairs it.
-                try? file.truncate(to: size)
-                throw error
-            }
-            ownEnd = size + Int64(frames.count)
-            CrashPoint.reached(.appendWritten)
-            return file
-        } catch let error as SystemError {
-            throw ShareQueueError(error.isNoSpace ? "no space left for the record" : "cannot write the record", path: path, error)
-        } catch {
-            throw ShareQueueError(error, otherwise: "cannot write the record", path: path)
+        guard size + Int64(frames.count) <= options.maxPendingBytes else {
+            throw ShareQueueError(.tryAgain, "the queue is full: \(size) bytes pending, the cap is \(options.maxPendingBytes) bytes; run a drain", path: path)
         }
+        if size > 0 && size != ownEnd { size = try repairTail(of: file, size: size) }
+        if CrashPoint.isDue(.appendHalfWritten) {
+            try? file.writeAll(Array(frames.prefix(frames.count / 2)))
+            Host.killSelf()
+        }
+        do {
+            try file.writeAll(frames)
+        } catch {
+            // Leave no partial record behind; if even this fails, the next append repairs it.
+            try? file.truncate(to: size)
+            throw writeFailure(error)
+        }
+        ownEnd = size + Int64(frames.count)
+        CrashPoint.reached(.appendWritten)
+        return file
+    }
+
+    /// A failed write to the pending file, as an append reports it.
+    private func writeFailure(_ error: SystemError) -> ShareQueueError {
+        ShareQueueError(error.isNoSpace ? "no space left for the record" : "cannot write the record", path: directory.pendingPath, error)
     }
 
     /// The pending file, reopened if a drainer has sealed the one held.
     /// - Returns: the file and its size now.
     private func openPending() throws(ShareQueueError) -> (FileDescriptor, size: Int64) {
         let path = directory.pendingPath
-        do {
-            // One lstat tells both whether a drainer sealed the file held and how long it is.
-            let onDisk = try folder.linkStatus(of: QueueLayout.pending)
-            if let held = pending, let onDisk, onDisk.isSameFile(as: held.status), onDisk.linkCount == 1 { return (held.file, onDisk.size) }
-            pending?.file.close()
-            pending = nil
-            ownEnd = nil
-            if let onDisk, !onDisk.isRegularFile {
-                throw ShareQueueError(.configuration, "refusing to append: the pending file is not a regular file", path: path)
-            }
-            let file = try FileDescriptor.open(path, .appendCreate)
-            let status = try file.status()
-            guard status.isRegularFile, status.linkCount == 1 else {
-                file.close()
-                throw ShareQueueError(.configuration, "refusing to append: the pending file has other names or is not a regular file", path: path)
-            }
-            pending = (file, status)
-            if onDisk == nil {
-                // Made durable before any record goes in, so that no producer's
-                // fsync can report success for a file whose name a power cut could lose.
-                try FileSystem.synchronizeDirectory(directory.path)
-            }
-            return (file, status.size)
-        } catch let error as SystemError {
-            throw ShareQueueError("cannot open the pending file", path: path, error, creating: true)
-        } catch {
-            throw ShareQueueError(error, otherwise: "cannot open the pending file", path: path)
+        func failure(_ error: SystemError) -> ShareQueueError { ShareQueueError("cannot open the pending file", path: path, error, creating: true) }
+        // One lstat tells both whether a drainer sealed the file held and how long it is.
+        let onDisk: FileStatus?
+        do { onDisk = try folder.linkStatus(of: QueueLayout.pending) } catch { throw failure(error) }
+        if let held = pending, let onDisk, onDisk.isSameFile(as: held.status), onDisk.linkCount == 1 { return (held.file, onDisk.size) }
+        pending?.file.close()
+        pending = nil
+        ownEnd = nil
+        if let onDisk, !onDisk.isRegularFile {
+            throw ShareQueueError(.configuration, "refusing to append: the pending file is not a regular file", path: path)
         }
+        let file: FileDescriptor
+        let status: FileStatus
+        do throws(SystemError) {
+            file = try FileDescriptor.open(path, .appendCreate)
+            status = try file.status()
+        } catch { throw failure(error) }
+        guard status.isRegularFile, status.linkCount == 1 else {
+            file.close()
+            throw ShareQueueError(.configuration, "refusing to append: the pending file has other names or is not a regular file", path: path)
+        }
+        pending = (file, status)
+        if onDisk == nil {
+            // Made durable before any record goes in, so that no producer's
+            // fsync can report success for a file whose name a power cut could lose.
+            do { try FileSystem.synchronizeDirectory(directory.path) } catch { throw failure(error) }
+        }
+        return (file, status.size)
     }
 
     /// Checks that the file ends on a whole record; if a writer died mid-write,
     /// sets its partial record aside and cuts it off.
     /// - Returns: the size of the file afterwards.
-    private func repairTail(of file: FileDescriptor, size: Int64) throws -> Int64 {
-        if size >= Int64(Frame.overhead),
-           let length = Frame.trailerLength(try file.readFully(count: Frame.trailerSize, at: size - Int64(Frame.trailerSize))),
-           size >= Int64(Frame.overhead + length),
-           Frame.headerMatches(try file.readFully(count: 8, at: size - Int64(Frame.overhead + length)), length: length) {
-            return size
-        }
-        var reader = SegmentReader(file: file, from: 0)
+    private func repairTail(of file: FileDescriptor, size: Int64) throws(ShareQueueError) -> Int64 {
         // A long torn tail comes in several pieces, all at the end of the file.
         var torn: [DamagedRegion] = []
-        while let event = try reader.next() {
-            if case .damaged(let region) = event, region.isTornTail { torn.append(region) }
-        }
+        do throws(SystemError) {
+            if size >= Int64(Frame.overhead),
+               let length = Frame.trailerLength(try file.readFully(count: Frame.trailerSize, at: size - Int64(Frame.trailerSize))),
+               size >= Int64(Frame.overhead + length),
+               Frame.headerMatches(try file.readFully(count: 8, at: size - Int64(Frame.overhead + length)), length: length) {
+                return size
+            }
+            var reader = SegmentReader(file: file, from: 0)
+            while let event = try reader.next() {
+                if case .damaged(let region) = event, region.isTornTail { torn.append(region) }
+            }
+        } catch { throw writeFailure(error) }
         guard let cut = torn.first?.offset else { return size }
         try Quarantine(directory: directory).add(torn, segment: QueueLayout.pending)
         CrashPoint.reached(.appendRepairQuarantined)
-        try file.truncate(to: cut)
+        do { try file.truncate(to: cut) } catch { throw writeFailure(error) }
         return cut
     }
 }

@@ -91,7 +91,7 @@ public struct QueueDirectory: Sendable {
         do { try FileSystem.makeDirectories(path) } catch {
             // A file in the way is a directory that cannot be created (73), not a planted file (78).
             throw ShareQueueError(error.isAccessDenied ? .permissionDenied : .cannotCreate, "cannot create the queue directory",
-                                  path: path, cause: error.description)
+                                  path: path, underlying: error)
         }
     }
 
@@ -123,19 +123,18 @@ public struct QueueDirectory: Sendable {
     }
 
     private func readFormatMarker() throws(ShareQueueError) -> [UInt8]? {
-        do {
+        // nil: not a regular file.
+        let bytes: [UInt8]?
+        do throws(SystemError) {
             let fd = try FileDescriptor.open(formatPath, .readOnly)
             defer { fd.close() }
-            guard try fd.status().isRegularFile else {
-                throw ShareQueueError(.configuration, "the format marker is not a regular file", path: formatPath)
-            }
-            return try fd.readFully(count: 256, at: 0)
-        } catch let error as SystemError {
+            bytes = try fd.status().isRegularFile ? try fd.readFully(count: 256, at: 0) : nil
+        } catch {
             if error.isNotFound { return nil }
             throw ShareQueueError("cannot read the queue's format marker", path: formatPath, error)
-        } catch {
-            throw ShareQueueError(error, otherwise: "cannot read the queue's format marker", path: formatPath)
         }
+        guard let bytes else { throw ShareQueueError(.configuration, "the format marker is not a regular file", path: formatPath) }
+        return bytes
     }
 
     /// Creates the files every queue has, the format marker last. The lock
@@ -179,7 +178,7 @@ extension QueueDirectory {
         let name = group ?? "default"
         guard !name.isEmpty, name != ".", name != "..", name.utf8.count <= 255,
               name.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0)) }) else {
-            throw ShareQueueError(.usage, "a group must be letters, digits, '.', '_' or '-', like an App Group identifier: '\(name)'")
+            throw ShareQueueError(.invalidArgument, "a group must be letters, digits, '.', '_' or '-', like an App Group identifier: '\(name)'")
         }
         #if os(macOS)
         guard let home = Host.environment("HOME"), !home.isEmpty else {

@@ -40,11 +40,11 @@ public final class QueueDrainer {
         } catch let error as ShareQueueError {
             throw error
         } catch let error as SinkErrorMarking<Sink>.Failure {
-            throw ShareQueueError(.tryAgain, "the sink failed after \(run.summary.delivered) records; the rest stay queued", cause: "\(error.underlying)")
+            throw ShareQueueError(.tryAgain, "the sink failed after \(run.summary.delivered) records; the rest stay queued", underlying: error.underlying)
         } catch let error as SystemError {
-            throw ShareQueueError(.ioError, "cannot read or write the queue's files", path: directory.path, systemError: error)
+            throw ShareQueueError(.ioError, "cannot read or write the queue's files", path: directory.path, underlying: error)
         } catch {
-            throw ShareQueueError(error, otherwise: "the drain failed", path: directory.path)
+            throw ShareQueueError(.ioError, "the drain failed", path: directory.path, underlying: error)
         }
         if !run.summary.stoppedAtLimit && !run.summary.stoppedOnRequest { run.removeStaleFiles() }
         return run.summary

@@ -97,7 +97,7 @@ public struct QueueInspector {
         } catch let error as ShareQueueError {
             throw error
         } catch {
-            throw ShareQueueError(.ioError, "cannot show the pending records", path: directory.path, cause: "\(error)")
+            throw ShareQueueError(.ioError, "cannot show the pending records", path: directory.path, underlying: error)
         }
         return status
     }

@@ -66,9 +66,9 @@ public struct RecordDraft: Sendable {
     }
 
     func validate() throws(ShareQueueError) {
-        if let id, !RecordID.isValid(id) { throw ShareQueueError(.usage, "an id must be a UUID string like 3B1A7A47-62E9-44DE-8AFC-C39F9309E7F9: '\(id)'") }
-        if source.isEmpty || source.utf8.count > 256 { throw ShareQueueError(.usage, "a source must be 1 to 256 bytes long") }
-        if let key, key.isEmpty || key.utf8.count > 1024 { throw ShareQueueError(.usage, "a key must be 1 to 1024 bytes long") }
+        if let id, !RecordID.isValid(id) { throw ShareQueueError(.invalidArgument, "an id must be a UUID string like 3B1A7A47-62E9-44DE-8AFC-C39F9309E7F9: '\(id)'") }
+        if source.isEmpty || source.utf8.count > 256 { throw ShareQueueError(.invalidArgument, "a source must be 1 to 256 bytes long") }
+        if let key, key.isEmpty || key.utf8.count > 1024 { throw ShareQueueError(.invalidArgument, "a key must be 1 to 1024 bytes long") }
         if case .attachmentsOnly = content, (attachments ?? []).isEmpty {
             throw ShareQueueError(.noInput, "nothing to append: no text and no attachment")
         }

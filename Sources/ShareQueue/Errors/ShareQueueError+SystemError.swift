@@ -1,0 +1,26 @@
+import ShareQueueSystem
+
+extension ShareQueueError {
+    /// Wraps a failed system call, choosing the kind from its errno.
+    /// - Parameters:
+    ///   - message: what failed.
+    ///   - path: the file or directory concerned.
+    ///   - error: the failed call, kept as the underlying error.
+    ///   - creating: whether the call was creating something, which makes a failure `.cannotCreate`.
+    package init(_ message: String, path: String, _ error: SystemError, creating: Bool = false) {
+        let kind: Kind
+        if error.isAccessDenied {
+            kind = .permissionDenied
+        } else if error.isUnexpectedFileType {
+            kind = .configuration
+        } else if creating {
+            kind = .cannotCreate
+        } else {
+            kind = .ioError
+        }
+        self.init(kind, message, path: path, underlying: error)
+    }
+
+    /// The failed system call behind this error, if one is.
+    package var systemError: SystemError? { underlying as? SystemError }
+}
