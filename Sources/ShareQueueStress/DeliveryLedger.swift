@@ -3,13 +3,12 @@ import ShareQueue
 /// What producers were promised and what drains delivered, and the verdict.
 struct DeliveryLedger {
     struct Verdict {
-        var acknowledged = 0
-        var delivered = 0
-        var lost = 0
-        var duplicates = 0
-        var corrupt = 0
-        var outOfOrder = 0
-        var unacknowledgedDelivered = 0
+        /// Ids producers printed, and records drains handed out.
+        var acknowledged = 0, delivered = 0
+        /// What must stay zero for the run to pass.
+        var lost = 0, corrupt = 0, outOfOrder = 0
+        /// What at-least-once delivery allows: repeats, and records whose producer died before printing their id.
+        var duplicates = 0, unacknowledgedDelivered = 0
 
         var passed: Bool { lost == 0 && corrupt == 0 && outOfOrder == 0 }
     }

@@ -2,10 +2,8 @@
 import Glibc
 #elseif canImport(Musl)
 import Musl
-#elseif canImport(Darwin)
-import Darwin
 #else
-#error("ShareQueue needs a POSIX C library")
+import Darwin
 #endif
 
 /// A descriptor of a directory: names looked up in it, not through a path.

@@ -2,10 +2,8 @@
 import Glibc
 #elseif canImport(Musl)
 import Musl
-#elseif canImport(Darwin)
-import Darwin
 #else
-#error("ShareQueue needs a POSIX C library")
+import Darwin
 #endif
 
 /// An open file descriptor. Blocking calls retry on EINTR; `close` does not.
