@@ -3,8 +3,9 @@ import ShareQueueSystem
 import ToolSupport
 
 /// Delivers each batch to a shell command, as JSON Lines on its standard
-/// input. Exit status 0 means delivered; any other status is a refusal, which
-/// leaves the batch queued and counts against its records.
+/// input. Exit status 0 means delivered; 75 (EX_TEMPFAIL) means try again
+/// later; any other status is a refusal, which leaves the batch queued and
+/// counts against its records.
 ///
 /// The command runs in a process group of its own, with a deadline: past
 /// `timeout`, or when this process is asked to stop, the whole group is ended
@@ -17,6 +18,8 @@ struct CommandSink: DrainSink {
     let command: String
     /// Seconds a command may run; nil for no limit.
     let timeout: Double?
+    /// The exit status by which a command asks for its batch later, without refusing it.
+    static let temporaryFailure: Int32 = 75
     /// How long an ended command gets between SIGTERM and SIGKILL.
     static let grace = 2.0
 
@@ -57,6 +60,11 @@ struct CommandSink: DrainSink {
         // Stopped (a service manager stopping the whole group, say) is not refused: try again later.
         if status != 0 && (StopRequest.isRequested || Host.wasStopped(status)) {
             throw ShareQueueError(.tryAgain, "the command '\(command)' was stopped before it finished (status \(status))")
+        }
+        // 75 is sysexits' EX_TEMPFAIL: the command says its destination is unavailable
+        // (a server down), not that these records are wrong, so nothing is counted against them.
+        if status == Self.temporaryFailure {
+            throw ShareQueueError(.tryAgain, "the command '\(command)' asked to try again later (status 75)")
         }
         guard status == 0 else {
             throw Refusal(description: "the command '\(command)' exited with status \(status)")

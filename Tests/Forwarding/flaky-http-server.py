@@ -50,6 +50,8 @@ with open(port_file + ".tmp", "w") as f:
     f.write(str(server.server_address[1]))
 os.rename(port_file + ".tmp", port_file)
 signal.signal(signal.SIGTERM, lambda *_: threading.Thread(target=server.shutdown).start())
+# A test runner may start this with SIGTERM blocked.
+signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
 deadline = threading.Timer(120, server.shutdown)
 deadline.daemon = True
 deadline.start()
