@@ -19,5 +19,7 @@ public struct DrainOptions: Sendable {
     /// Asked after every batch; true ends the drain there, with the checkpoint recorded.
     public var shouldStop: (@Sendable () -> Bool)? = nil
 
+    /// The defaults: batches of 1000 records or 4 MiB, no limit, no waiting,
+    /// no coalescing, attachments left in the queue, five attempts.
     public init() {}
 }

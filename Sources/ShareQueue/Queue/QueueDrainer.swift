@@ -10,19 +10,29 @@ import ShareQueueSystem
 /// from the checkpoint, so a record is delivered at least once, and exactly
 /// once to a sink that stores the position itself.
 public final class QueueDrainer {
+    /// The queue this drainer takes records from.
     public let directory: QueueDirectory
+    /// How it batches, what it does with keys and attachments, and when it stops.
     public let options: DrainOptions
     /// Receives notices about damaged records and files set aside.
     public var warn: (String) -> Void = { _ in }
     /// Files a drain removes once they are this old and nothing refers to them (a day).
     static let staleAge: Int64 = 86_400
 
+    /// A drainer for `directory`; nothing is locked or read until ``drain(into:)``.
+    /// - Parameters:
+    ///   - directory: The queue to drain.
+    ///   - options: How to batch, and when to stop.
     public init(directory: QueueDirectory, options: DrainOptions = DrainOptions()) {
         self.directory = directory
         self.options = options
     }
 
-    /// Drains the queue into `sink`.
+    /// Drains the queue into `sink`: every sealed segment from the checkpoint on,
+    /// then what is pending, batch by batch, until the queue is empty, the
+    /// record limit is reached or `shouldStop` says so.
+    /// - Parameter sink: Where the records go; a batch it returns from is delivered.
+    /// - Returns: What was delivered, set aside and dead-lettered.
     /// - Throws: `.tryAgain` if another drainer is running or the sink fails
     ///   (what it did not take stays queued; the sink's error is the cause),
     ///   `.ioError` when reading or writing the queue's own files fails, and others as they come.
