@@ -1,10 +1,23 @@
 #!/usr/bin/env bash
 # Builds the tools, then plays the hand-off: four "extensions" append at the
 # same time into a fresh queue, then the "host" drains it once and prints what
-# was delivered. Usage: bash Samples/demo.sh
+# was delivered. Usage: bash Samples/demo.sh [--check]
+# With --check it only says whether this machine has what the demo needs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export PATH="/opt/swift/usr/bin:$PATH"
+
+# What a build needs, said plainly rather than as a compiler error later.
+missing=()
+command -v swift > /dev/null || missing+=("the Swift toolchain, 6.0 or later, with swift on the PATH")
+if [ "$(uname -s)" = Linux ] && ! { [ -e /usr/include/sqlite3.h ] || pkg-config --exists sqlite3 2> /dev/null; }; then
+    missing+=("the SQLite headers, for host-drain's store: sudo apt-get install libsqlite3-dev (Debian, Ubuntu)")
+fi
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "demo.sh: this machine is missing:" >&2
+    printf '  - %s\n' "${missing[@]}" >&2
+    exit 69
+fi
+if [ "${1:-}" = --check ]; then echo "demo.sh: ready"; exit 0; fi
 
 swift build -c release --product share-append >&2
 swift build -c release --product host-drain >&2
