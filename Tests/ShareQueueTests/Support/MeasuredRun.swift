@@ -57,3 +57,11 @@ private final class Finished: @unchecked Sendable {
     /// Kills the child's whole process group.
     func killUnlessDone(_ pid: Int32) { lock.withLock { if !done { Foundation.kill(-pid, SIGKILL) } } }
 }
+
+/// How many times the time and memory a run needs grow in a build under the
+/// address or thread sanitizer (whose runtime is then in this process too):
+/// shadow memory and checks. 1 in a normal build, so bounds stay as tight there.
+let sanitizerAllowance: Int = {
+    let symbols = ["__asan_init", "__tsan_init"]
+    return symbols.contains { dlsym(nil, $0) != nil } ? 8 : 1
+}()
