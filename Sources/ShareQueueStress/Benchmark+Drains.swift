@@ -13,7 +13,7 @@ extension Benchmark {
         // The floor: a locked copy of the same bytes.
         let floorQueue = scratch("floor-drain")
         try FileManager.default.copyItem(atPath: big + "/" + QueueLayout.pending, toPath: floorQueue)
-        let floorOutput = try tools.run("share-floor", ["drain", floorQueue, scratch("floor-drain.out")])
+        let floorOutput = try ToolRunner.run(program: floor.program, ["drain", floorQueue, scratch("floor-drain.out")])
         let floorSeconds = Double(String(decoding: floorOutput.output, as: UTF8.self).split(separator: " ")[1].trimmingCharacters(in: .whitespacesAndNewlines)) ?? 1
         let floorRate = bytes / floorSeconds
 
