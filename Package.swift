@@ -33,12 +33,13 @@ let package = Package(
         // Apart from ShareAppend, so that share-append does not load SQLite.
         .target(name: "HostDrain", dependencies: ["ShareQueue", "ShareQueueSystem", "ToolSupport", "ShareQueueStore"], swiftSettings: strict),
         // The stress and crash-point runs: a test tool, so it may use Foundation.
-        .target(name: "ShareQueueStress", dependencies: ["ShareQueue", "ShareQueueSystem", "ToolSupport", "ShareQueueStore"], swiftSettings: strict),
+        // Floor/floor.c is the benchmark's physical floor: compiled by the benchmark itself with
+        // the C compiler, never by SwiftPM, which would link it against the Swift runtime.
+        .target(name: "ShareQueueStress", dependencies: ["ShareQueue", "ShareQueueSystem", "ToolSupport", "ShareQueueStore"],
+                exclude: ["Floor"], swiftSettings: strict),
         .executableTarget(name: "share-append", dependencies: ["ShareAppend", "ToolSupport"], linkerSettings: staticSwiftRuntime),
         .executableTarget(name: "host-drain", dependencies: ["HostDrain", "ToolSupport"], linkerSettings: staticSwiftRuntime),
-        .executableTarget(name: "share-stress", dependencies: ["ShareQueueStress", "ToolSupport", "share-floor"]),
-        // The physical floor that benchmarks are quoted against, in C.
-        .executableTarget(name: "share-floor"),
+        .executableTarget(name: "share-stress", dependencies: ["ShareQueueStress", "ToolSupport"]),
         .testTarget(
             name: "ShareQueueTests",
             dependencies: ["ShareQueue", "ShareQueueSystem", "ToolSupport"],

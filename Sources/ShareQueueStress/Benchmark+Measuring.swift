@@ -21,12 +21,20 @@ extension Benchmark {
         return Host.monotonicSeconds() - start
     }
 
+    /// Seconds the C floor takes as a whole process.
+    func timedFloor(_ arguments: [String]) throws -> Double {
+        let start = Host.monotonicSeconds()
+        let outcome = try ToolRunner.run(program: floor.program, arguments)
+        guard outcome.status == 0 else { throw ShareQueueError(.ioError, "the C floor exited with \(outcome.status)") }
+        return Host.monotonicSeconds() - start
+    }
+
     /// The records per second the floor prints for an `append` run.
     func floorRate(_ arguments: [String]) throws -> Double {
-        let outcome = try tools.run("share-floor", arguments)
+        let outcome = try ToolRunner.run(program: floor.program, arguments)
         let words = String(decoding: outcome.output, as: UTF8.self).split(whereSeparator: \.isWhitespace)
         guard outcome.status == 0, words.count == 2, let count = Double(words[0]), let seconds = Double(words[1]), seconds > 0 else {
-            throw ShareQueueError(.ioError, "share-floor \(arguments.joined(separator: " ")) failed")
+            throw ShareQueueError(.ioError, "the C floor \(arguments.joined(separator: " ")) failed")
         }
         return count / seconds
     }

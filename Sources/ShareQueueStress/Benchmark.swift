@@ -2,7 +2,7 @@ import Foundation
 import ShareQueue
 
 /// `share-stress bench`: ShareQueue's speed, each figure measured side by side
-/// with the physical floor (`share-floor`, in C) in the same run and quoted as
+/// with the physical floor (`Floor/floor.c`, built with the C compiler) in the same run and quoted as
 /// a ratio, because absolute times on shared machines drift.
 struct Benchmark {
     /// One figure of the table.
@@ -34,6 +34,7 @@ struct Benchmark {
     }
 
     let tools: ToolRunner
+    let floor: CFloor
     let directory: String
     let sizes: Sizes
     let progress: (String) -> Void

@@ -77,7 +77,7 @@ public enum StressTool {
     /// `share-stress bench`: the performance table.
     static func bench() -> Never {
         let benchTool = Tool(name: "share-stress bench",
-                             overview: "Measure ShareQueue against the physical floor (share-floor, in C) and SQLite, side by side in one run. Build with -c release first.",
+                             overview: "Measure ShareQueue against the physical floor (Floor/floor.c, compiled at the start with clang or cc and checked to link against libc alone) and SQLite, side by side in one run. Build with -c release first.",
                              usage: "share-stress bench [--quick] [--json] [--dir DIR]", argumentsHelp: [], options: benchOptions)
         do {
             let arguments = try ParsedArguments(Array(CommandLine.arguments.dropFirst(2)), options: benchOptions)
@@ -87,10 +87,12 @@ public enum StressTool {
             let directory = try keep ?? makeTemporaryDirectory()
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             defer { if keep == nil { try? FileManager.default.removeItem(atPath: directory) } }
-            let benchmark = Benchmark(tools: tools, directory: directory, sizes: arguments.has("--quick") ? .quick : Benchmark.Sizes(),
+            let floor = try CFloor.build(into: directory)
+            benchTool.printError("share-stress bench: the C floor: \(floor.description)\n")
+            let benchmark = Benchmark(tools: tools, floor: floor, directory: directory, sizes: arguments.has("--quick") ? .quick : Benchmark.Sizes(),
                                       progress: { benchTool.printError("share-stress bench: \($0)\n") })
             let figures = try benchmark.run()
-            print(arguments.has("--json") ? BenchmarkReport.jsonLines(figures) : BenchmarkReport.table(figures), terminator: "")
+            print(arguments.has("--json") ? BenchmarkReport.jsonLines(figures) : BenchmarkReport.table(figures, floor: floor), terminator: "")
             Host.exit(0)
         } catch let error as ShareQueueError {
             benchTool.fail(error)

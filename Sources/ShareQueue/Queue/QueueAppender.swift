@@ -35,7 +35,7 @@ public final class QueueAppender {
     /// Where this appender's own last write ended in `pending`: if the file
     /// still ends there, its tail is known to be whole.
     private var ownEnd: Int64?
-    private var randomPool = RandomPool()
+    private var idGenerator = RecordID.Generator()
     private var clock = Timestamp.Cache()
 
     /// Opens the queue's lock file and directory for appending; takes no lock yet.
@@ -92,7 +92,7 @@ public final class QueueAppender {
         var payload: [UInt8] = []
         for (index, draft) in drafts.enumerated() {
             try draft.validate()
-            let id = draft.id ?? RecordID.random(using: &randomPool)
+            let id = draft.id ?? idGenerator.next()
             payload.removeAll(keepingCapacity: true)
             draft.appendPayload(id: id, date: date, to: &payload)
             try Self.checkRecordSize(payload.count, options: options)

@@ -1,12 +1,15 @@
 /*
- * share-floor: the least work any correct file-locked append queue must do on
- * this machine, so that ShareQueue's benchmark can quote its figures as ratios
+ * floor: the least work any correct file-locked append queue must do on this
+ * machine, so that ShareQueue's benchmark can quote its figures as ratios
  * measured in the same run (absolute times drift on shared machines).
+ * `share-stress bench` compiles it with the C compiler (cc -O2) and checks that
+ * it links against libc alone: linked against the Swift runtime, it would start
+ * twice as slowly and flatter every ratio taken against it.
  *
- *   share-floor append FILE N [sync]  one process appends N records of 128 bytes,
+ *   floor append FILE N [sync]        one process appends N records of 128 bytes,
  *                                     each under flock: lock, write, (fdatasync), unlock
- *   share-floor append1 FILE          one record, for timing a whole process
- *   share-floor drain FILE OUT        under the lock, copy FILE to OUT in 64 KiB
+ *   floor append1 FILE                one record, for timing a whole process
+ *   floor drain FILE OUT              under the lock, copy FILE to OUT in 64 KiB
  *                                     reads, fsync OUT, truncate FILE
  *
  * Each mode prints one line: the count and the seconds it took.
@@ -88,6 +91,6 @@ int main(int argc, char **argv) {
         printf("%lld %.6f\n", total, seconds_now() - start);
         return 0;
     }
-    fprintf(stderr, "usage: share-floor append FILE N [sync] | append1 FILE | drain FILE OUT\n");
+    fprintf(stderr, "usage: floor append FILE N [sync] | append1 FILE | drain FILE OUT\n");
     return 64;
 }

@@ -1,0 +1,39 @@
+import Foundation
+import Testing
+@testable import ShareQueue
+
+@Suite("Record ids")
+struct RecordIDTests {
+    /// The version digit of a UUID string, and its variant bits' digit.
+    func version(_ id: String) -> Character { id[id.index(id.startIndex, offsetBy: 14)] }
+    func variant(_ id: String) -> Character { id[id.index(id.startIndex, offsetBy: 19)] }
+
+    @Test("Ids made by one appender are version 7, in the order made, within the millisecond too")
+    func appendedIDsAreTimeOrdered() throws {
+        let scratch = TemporaryDirectory()
+        var options = AppendOptions()
+        options.synchronize = false
+        let appender = try QueueAppender(directory: try QueueDirectory(path: scratch.file("queue")), options: options)
+        let before = Int64(Date().timeIntervalSince1970 * 1000)
+        // 3,000 appends: many share a millisecond, so the order cannot come from the clock alone.
+        let ids = try (0..<3000).map { try appender.append(RecordDraft(.text("record \($0)"), source: "test")) }
+        let after = Int64(Date().timeIntervalSince1970 * 1000)
+        #expect(Set(ids).count == ids.count)
+        #expect(ids.allSatisfy { RecordID.isValid($0) && version($0) == "7" && "89AB".contains(variant($0)) })
+        #expect(zip(ids, ids.dropFirst()).allSatisfy { $0 < $1 })
+        // The first 48 bits are the Unix time in milliseconds.
+        let milliseconds = Int64(ids[0].prefix(8) + ids[0].dropFirst(9).prefix(4), radix: 16) ?? -1
+        #expect(milliseconds >= before && milliseconds <= after)
+    }
+
+    @Test("Ids keep increasing while the clock stands still or steps back, and past a full counter")
+    func idsIncreaseWithoutTheClock() {
+        var generator = RecordID.Generator()
+        // 5,000 ids in one millisecond overflow the 12-bit counter; then the clock goes back a second.
+        let ids = (0..<5000).map { _ in generator.next(milliseconds: 1_800_000_000_000) }
+            + (0..<100).map { _ in generator.next(milliseconds: 1_799_999_999_000) }
+        #expect(zip(ids, ids.dropFirst()).allSatisfy { $0 < $1 })
+        #expect(ids.allSatisfy { RecordID.isValid($0) && version($0) == "7" && "89AB".contains(variant($0)) })
+        #expect(ids[0].hasPrefix("01A3185C-5000-7"))
+    }
+}
