@@ -29,7 +29,7 @@ public enum HostDrainTool {
             OptionSpec(names: ["--json"], value: nil, help: "With --status, print one JSON object."),
             OptionSpec(names: ["--peek"], value: nil, help: "Print the pending records without draining them."),
             OptionSpec(names: ["--quiet", "-q"], value: nil, help: "Do not print the summary line on standard error."),
-        ] + Tool.commonOptions)
+        ] + ProgressLine.options + Tool.commonOptions)
 
     public static func main() -> Never {
         let closed = Host.openClosedStandardDescriptors()
@@ -100,7 +100,16 @@ public enum HostDrainTool {
         if arguments.has("--watch") {
             try WatchLoop(directory: directory, options: options, debounce: debounce, quiet: quiet).run(into: &sink)
         } else {
-            let summary = try drain(directory, options: options, into: &sink)
+            let progress = try ProgressLine(tool: tool.name, arguments: arguments)
+            if let progress { sink = ProgressSink(sink, progress: progress, bytesWaiting: try QueueInspector(directory: directory).undeliveredBytes()) }
+            let summary: DrainSummary
+            do throws(ShareQueueError) {
+                summary = try drain(directory, options: options, into: &sink)
+            } catch {
+                progress?.finish()
+                throw error
+            }
+            progress?.finish()
             if !quiet { report(summary) }
         }
     }

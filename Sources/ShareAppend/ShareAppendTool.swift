@@ -11,7 +11,9 @@ public enum ShareAppendTool {
         usage: "share-append [options] [TEXT ...]",
         argumentsHelp: [("TEXT", "Text for one record, the arguments joined by single spaces. Without TEXT, all of standard input is one record.")],
         options: Tool.directoryOptions + [
-            OptionSpec(names: ["--lines"], value: nil, help: "Make every non-empty line of standard input a record, all appended as one atomic batch."),
+            OptionSpec(names: ["--lines"], value: nil, help: "Make every non-empty line of standard input a record, appended in atomic chunks (see --chunk-bytes) whose ids print as each is durable."),
+            OptionSpec(names: ["--atomic"], value: nil, help: "With --lines, append all the lines as one atomic batch of at most 16 MiB, or nothing."),
+            OptionSpec(names: ["--chunk-bytes"], value: "N", help: "With --lines, append at most N bytes of records at a time (default 4194304, from 4096 to 16777216)."),
             OptionSpec(names: ["--json"], value: nil, help: "The input is a JSON value (with --lines, one per line); it is validated and stored compactly."),
             OptionSpec(names: ["--url"], value: nil, help: "The input is a URL (with --lines, one per line)."),
             OptionSpec(names: ["--source"], value: "NAME", help: "Who produced the record. The default is share-append."),
@@ -24,7 +26,7 @@ public enum ShareAppendTool {
             OptionSpec(names: ["--no-sync"], value: nil, help: "Do not fsync before reporting success (faster; a power cut may lose the record)."),
             OptionSpec(names: ["--max-record-bytes"], value: "N", help: "Refuse a record whose stored JSON is over N bytes (default 1048576, at most 16777216)."),
             OptionSpec(names: ["--max-pending-bytes"], value: "N", help: "Refuse to append while the pending file would grow over N bytes (default 268435456)."),
-        ] + Tool.commonOptions)
+        ] + ProgressLine.options + Tool.commonOptions)
 
     public static func main() -> Never {
         let closed = Host.openClosedStandardDescriptors()
@@ -34,8 +36,8 @@ public enum ShareAppendTool {
             if closed.contains(1) && !arguments.has("--quiet") {
                 throw ShareQueueError(.ioError, "standard output was closed when share-append started, so the new ids could not be printed; nothing was appended (use -q to append without them)")
             }
-            let ids = try run(arguments)
-            if !arguments.has("--quiet") {
+            try run(arguments) { ids throws(ShareQueueError) in
+                if arguments.has("--quiet") { return }
                 do {
                     try FileDescriptor.standardOutput.writeAll(Array(ids.map { $0 + "\n" }.joined().utf8))
                 } catch {
@@ -48,13 +50,15 @@ public enum ShareAppendTool {
         }
     }
 
-    static func run(_ arguments: ParsedArguments) throws(ShareQueueError) -> [String] {
+    /// Appends what the arguments ask for, handing each append's ids to `printIDs` once they are durable.
+    static func run(_ arguments: ParsedArguments, printIDs: ([String]) throws(ShareQueueError) -> Void) throws(ShareQueueError) {
         var options = AppendOptions()
         options.synchronize = !arguments.has("--no-sync")
         if let limit = try arguments.integer("--max-record-bytes", in: 1...(16 << 20)) { options.maxRecordBytes = limit }
         if let cap = try arguments.integer("--max-pending-bytes", in: Int64(1)...Int64.max / 2) { options.maxPendingBytes = cap }
         if arguments.has("--json") && arguments.has("--url") { throw ShareQueueError(.invalidArgument, "give --json or --url, not both") }
         if arguments.has("--lines") && !arguments.arguments.isEmpty { throw ShareQueueError(.invalidArgument, "--lines reads standard input; give no TEXT") }
+        let chunkBytes = try chunkSize(arguments)
 
         var meta: [String: String]? = nil
         for pair in arguments.all("--meta") {
@@ -74,7 +78,9 @@ public enum ShareAppendTool {
             RecordDraft(content, source: arguments.value("--source") ?? "share-append", key: arguments.value("--key"), meta: meta, id: arguments.value("--id"))
         }
         var drafts: [RecordDraft]
-        if arguments.has("--lines") {
+        if arguments.has("--lines") && !arguments.has("--atomic") {
+            return try appendLinesInChunks(arguments, chunkBytes: chunkBytes, options: options, makeDraft: makeDraft, printIDs: printIDs)
+        } else if arguments.has("--lines") {
             // Checked line by line as read, so that too much input is refused at the line that breaks a limit.
             drafts = try readLineDrafts(arguments, limit: 16 << 20, options: options, makeDraft: makeDraft)
         } else {
@@ -95,15 +101,17 @@ public enum ShareAppendTool {
         let directory = try QueueDirectory(path: try tool.directoryPath(arguments))
         let store = AttachmentStore(directory: directory)
         var copies: [Attachment] = []
+        let ids: [String]
         do {
             for file in files { copies.append(try store.add(copyOf: file, maxBytes: maxAttachmentBytes)) }
             if !copies.isEmpty { drafts[0].attachments = copies }
-            return try QueueAppender(directory: directory, options: options).append(drafts)
+            ids = try QueueAppender(directory: directory, options: options).append(drafts)
         } catch {
             // A failed append leaves nothing behind, copies included.
             copies.forEach(store.remove)
             throw error
         }
+        try printIDs(ids)
     }
 
     /// Refuses, before anything is copied, an attachment that is missing, not a file, or too large.
@@ -142,60 +150,6 @@ public enum ShareAppendTool {
             throw ShareQueueError(.badData, "\(place)the input is not valid UTF-8")
         }
         return arguments.has("--url") ? .url(text) : .text(text)
-    }
-
-    /// A draft for every non-empty line of standard input, each checked as
-    /// `QueueAppender.append` will check the batch, as soon as it is read.
-    static func readLineDrafts(_ arguments: ParsedArguments, limit: Int64, options: AppendOptions,
-                               makeDraft: (RecordDraft.Content) -> RecordDraft) throws(ShareQueueError) -> [RecordDraft] {
-        var drafts: [RecordDraft] = []
-        var check = AppendCheck(options: options)
-        try forEachLine(ofStandardInputUpTo: limit) { line, number throws(ShareQueueError) in
-            if line.isEmpty { return }
-            if arguments.has("--id") && !drafts.isEmpty { throw ShareQueueError(.invalidArgument, "--id names one record, but --lines gave more than one") }
-            let draft = makeDraft(try content(of: line, arguments, place: "line \(number): "))
-            try check.add(draft)
-            drafts.append(draft)
-        }
-        if drafts.isEmpty { throw ShareQueueError(.noInput, "nothing to append: standard input has no non-empty line") }
-        return drafts
-    }
-
-    /// Reads standard input in chunks and hands over each line, without its
-    /// line ending, with its number; refuses input past `limit` bytes. Only
-    /// the line being read is held, never all of the input.
-    static func forEachLine(ofStandardInputUpTo limit: Int64, _ body: ([UInt8], Int) throws(ShareQueueError) -> Void) throws(ShareQueueError) {
-        var chunk = [UInt8](repeating: 0, count: 64 << 10)
-        var partial: [UInt8] = []
-        var total: Int64 = 0
-        var number = 0
-        func emit(_ line: ArraySlice<UInt8>) throws(ShareQueueError) {
-            number += 1
-            try body(Array(line.last == 0x0D ? line.dropLast() : line), number)
-        }
-        while true {
-            let n: Int
-            do { n = try FileDescriptor.standardInput.read(into: &chunk, from: 0) } catch {
-                throw ShareQueueError(.ioError, "cannot read standard input", underlying: error)
-            }
-            if n == 0 { break }
-            total += Int64(n)
-            if total > limit { throw ShareQueueError(.badData, "the input is larger than the limit of \(limit) bytes") }
-            var lineStart = 0
-            while let newline = chunk[lineStart..<n].firstIndex(of: 0x0A) {
-                if partial.isEmpty {
-                    try emit(chunk[lineStart..<newline])
-                } else {
-                    partial += chunk[lineStart..<newline]
-                    try emit(partial[...])
-                    partial.removeAll(keepingCapacity: true)
-                }
-                lineStart = newline + 1
-            }
-            partial += chunk[lineStart..<n]
-        }
-        // The last line may have no newline; an empty one after the last newline is no line.
-        if !partial.isEmpty { try emit(partial[...]) }
     }
 
     static func readStandardInput(limit: Int64) throws(ShareQueueError) -> [UInt8] {

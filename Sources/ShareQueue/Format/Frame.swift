@@ -14,17 +14,17 @@
 /// magic. The trailer lets a writer check in two small reads that the file
 /// ends on a whole append, and marks which frames belong to one append so that
 /// a reader delivers all of a batch or none of it.
-enum Frame {
+package enum Frame {
     static let headerMagic: [UInt8] = [0xFF, 0x53, 0x51, 0x52]
     static let trailerMagic: [UInt8] = [0xFF, 0x45, 0x4E, 0x44]
     static let continuedTrailerMagic: [UInt8] = [0xFF, 0x4D, 0x4F, 0x52]
     static let headerSize = 12
     static let trailerSize = 8
-    static let overhead = headerSize + trailerSize
+    package static let overhead = headerSize + trailerSize
     /// No reader allocates a payload above this, whatever a header declares.
     static let maximumPayloadSize = 16 << 20
     /// The most bytes of frames one append of several records may write.
-    static let maximumBatchSize = 16 << 20
+    package static let maximumBatchSize = 16 << 20
 
     /// Appends the frame of `payload` to `buffer`; `last` is false for all
     /// but the last record of an append.

@@ -20,13 +20,21 @@ package struct AppendCheck {
     /// Checks one more draft of the batch.
     /// - Throws: what `QueueAppender.append` would throw for the batch so far.
     package mutating func add(_ draft: RecordDraft) throws(ShareQueueError) {
+        let size = try frameBytes(of: draft)
+        records += 1
+        bytes += size
+        try QueueAppender.checkBatchSize(bytes, records: records)
+    }
+
+    /// Checks `draft` alone, as `add` does, without counting it in the batch.
+    /// - Returns: the bytes its frame takes in an append, for a producer that splits input into appends by size.
+    /// - Throws: what `QueueAppender.append` would throw for a batch of this draft alone.
+    package mutating func frameBytes(of draft: RecordDraft) throws(ShareQueueError) -> Int {
         try draft.validate()
         scratch.removeAll(keepingCapacity: true)
         draft.appendPayload(id: draft.id ?? Self.sampleID, date: sampleDate, to: &scratch)
         try QueueAppender.checkRecordSize(scratch.count, options: options)
         try QueueAppender.checkStored(scratch)
-        records += 1
-        bytes += scratch.count + Frame.overhead
-        try QueueAppender.checkBatchSize(bytes, records: records)
+        return scratch.count + Frame.overhead
     }
 }

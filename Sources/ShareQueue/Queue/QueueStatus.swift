@@ -64,16 +64,9 @@ public struct QueueInspector {
     private func walk(includingUnsealed: Bool, _ visit: (DrainedRecord) throws -> Void) throws(ShareQueueError) -> QueueStatus {
         var status = QueueStatus()
         do {
-            let all = try directory.sealedSegments()
-            var position = try Checkpoint.read(directory: directory, warn: { _ in })
-            // As a drain would: a checkpoint no drain can have written hides nothing.
-            if !position.isPlausible(withSealed: all) { position = .start }
-            let sealed = all.filter { $0 >= position.segment }
-            status.sealedSegments = sealed.count
-            // The pending file has no sequence number yet: after every sealed one.
-            var segments = sealed.map { (directory.sealedPath($0), $0, $0 == position.segment ? position.offset : 0) }
-            if includingUnsealed { segments.append((directory.pendingPath, UInt64.max, 0)) }
-            for (path, sequence, offset) in segments {
+            let segments = try segmentsToRead()
+            status.sealedSegments = segments.count - 1
+            for (path, sequence, offset) in segments where includingUnsealed || sequence != UInt64.max {
                 let file: FileDescriptor
                 do { file = try FileDescriptor.open(path, .readOnly) } catch {
                     if error.isNotFound { continue }  // delivered meanwhile
@@ -100,5 +93,37 @@ public struct QueueInspector {
             throw ShareQueueError(.ioError, "cannot show the pending records", path: directory.path, underlying: error)
         }
         return status
+    }
+
+    /// The bytes of segment files not yet delivered, frames included, from the
+    /// files' sizes alone: what `status()` counts as `pendingBytes`, without reading a record.
+    /// - Throws: `.ioError` when the queue cannot be read.
+    package func undeliveredBytes() throws(ShareQueueError) -> Int64 {
+        do {
+            var bytes: Int64 = 0
+            for (path, _, offset) in try segmentsToRead() {
+                guard let file = try FileSystem.linkStatus(path), file.isRegularFile else { continue }
+                bytes += file.size - (offset <= file.size ? offset : 0)
+            }
+            return bytes
+        } catch let error as SystemError {
+            throw ShareQueueError("cannot read the queue", path: directory.path, error)
+        } catch let error as ShareQueueError {
+            throw error
+        } catch {
+            throw ShareQueueError(.ioError, "cannot read the queue", path: directory.path, underlying: error)
+        }
+    }
+
+    /// What a drain would read now: the sealed segments from the checkpoint on,
+    /// each with the offset it starts at, then the pending file (sequence `UInt64.max`).
+    private func segmentsToRead() throws -> [(path: String, sequence: UInt64, offset: Int64)] {
+        let all = try directory.sealedSegments()
+        var position = try Checkpoint.read(directory: directory, warn: { _ in })
+        // As a drain would: a checkpoint no drain can have written hides nothing.
+        if !position.isPlausible(withSealed: all) { position = .start }
+        // The pending file has no sequence number yet: after every sealed one.
+        return all.filter { $0 >= position.segment }.map { (directory.sealedPath($0), $0, $0 == position.segment ? position.offset : 0) }
+            + [(directory.pendingPath, UInt64.max, 0)]
     }
 }

@@ -1,0 +1,62 @@
+import ShareQueue
+import ShareQueueSystem
+import ToolSupport
+
+extension ShareAppendTool {
+    /// A draft for every non-empty line of standard input, each checked as
+    /// `QueueAppender.append` will check the batch, as soon as it is read.
+    static func readLineDrafts(_ arguments: ParsedArguments, limit: Int64, options: AppendOptions,
+                               makeDraft: (RecordDraft.Content) -> RecordDraft) throws(ShareQueueError) -> [RecordDraft] {
+        var drafts: [RecordDraft] = []
+        var check = AppendCheck(options: options)
+        try forEachLine(ofStandardInputUpTo: limit) { line, number throws(ShareQueueError) in
+            if line.isEmpty { return }
+            if arguments.has("--id") && !drafts.isEmpty { throw ShareQueueError(.invalidArgument, "--id names one record, but --lines gave more than one") }
+            let draft = makeDraft(try content(of: line, arguments, place: "line \(number): "))
+            try check.add(draft)
+            drafts.append(draft)
+        }
+        if drafts.isEmpty { throw ShareQueueError(.noInput, "nothing to append: standard input has no non-empty line") }
+        return drafts
+    }
+
+    /// Reads standard input in chunks and hands over each line, without its
+    /// line ending, with its number; refuses input past `limit` bytes. Only
+    /// the line being read is held, never all of the input.
+    /// `onRead` hears the bytes read so far after every read.
+    static func forEachLine(ofStandardInputUpTo limit: Int64, onRead: (Int64) -> Void = { _ in },
+                            _ body: ([UInt8], Int) throws(ShareQueueError) -> Void) throws(ShareQueueError) {
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        var partial: [UInt8] = []
+        var total: Int64 = 0
+        var number = 0
+        func emit(_ line: ArraySlice<UInt8>) throws(ShareQueueError) {
+            number += 1
+            try body(Array(line.last == 0x0D ? line.dropLast() : line), number)
+        }
+        while true {
+            let n: Int
+            do { n = try FileDescriptor.standardInput.read(into: &chunk, from: 0) } catch {
+                throw ShareQueueError(.ioError, "cannot read standard input", underlying: error)
+            }
+            if n == 0 { break }
+            total += Int64(n)
+            if total > limit { throw ShareQueueError(.badData, "the input is larger than the limit of \(limit) bytes") }
+            onRead(total)
+            var lineStart = 0
+            while let newline = chunk[lineStart..<n].firstIndex(of: 0x0A) {
+                if partial.isEmpty {
+                    try emit(chunk[lineStart..<newline])
+                } else {
+                    partial += chunk[lineStart..<newline]
+                    try emit(partial[...])
+                    partial.removeAll(keepingCapacity: true)
+                }
+                lineStart = newline + 1
+            }
+            partial += chunk[lineStart..<n]
+        }
+        // The last line may have no newline; an empty one after the last newline is no line.
+        if !partial.isEmpty { try emit(partial[...]) }
+    }
+}

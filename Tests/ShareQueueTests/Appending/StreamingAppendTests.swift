@@ -1,0 +1,104 @@
+import Foundation
+import Testing
+import ShareQueueSystem
+import ToolSupport
+
+/// `share-append --lines` streams: input of any size goes in as consecutive
+/// atomic appends, each append's ids printed once it is durable.
+@Suite("Streaming appends", .serialized)
+struct StreamingAppendTests {
+    /// `count` lines of `length` bytes each (newline included), written to `path`.
+    static func lines(_ count: Int, length: Int, at path: String) -> String {
+        _ = FileManager.default.createFile(atPath: path, contents: nil)
+        let handle = FileHandle(forWritingAtPath: path)!
+        let line = Data((String(repeating: "x", count: length - 1) + "\n").utf8)
+        let block = Data((0..<64).flatMap { _ in line })
+        for _ in 0..<(count / 64) { handle.write(block) }
+        for _ in 0..<(count % 64) { handle.write(line) }
+        handle.closeFile()
+        return path
+    }
+
+    @Test("32 MiB of lines, twice the limit of one append, go in with memory bounded by the chunk, every record drained",
+          .enabled(if: hasTimeCommand, "needs /usr/bin/time to measure peak memory"))
+    func largeInputInBoundedMemory() throws {
+        let scratch = TemporaryDirectory()
+        let records = 32 * 64
+        let input = Self.lines(records, length: 16 << 10, at: scratch.file("input"))
+        let result = try measuredRun("share-append", ["--dir", scratch.queue, "--lines"], input: input, deadline: 120, in: scratch)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.peakMemory < 64 << 20, "took \(result.peakMemory >> 20) MiB")
+        #expect(String(decoding: result.stdout, as: UTF8.self).split(separator: "\n").count == records)
+        let drain = try run("host-drain", ["--dir", scratch.queue, "--exec", "cat > /dev/null"], in: scratch)
+        #expect(drain.status == 0)
+        #expect(drain.stderr.contains("delivered \(records) records"), "\(drain.stderr)")
+    }
+
+    @Test("The first append's ids are printed while standard input is still open")
+    func idsPrintedPerChunk() throws {
+        let scratch = TemporaryDirectory()
+        let fifo = scratch.file("input")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let out = scratch.file("ids")
+        let child = try Host.spawn("/bin/sh", ["-c", "exec '\(Executables.path("share-append"))' --dir '\(scratch.queue)' --lines --chunk-bytes 4096 < '\(fifo)' > '\(out)'"],
+                                   newProcessGroup: true)
+        let writer = try #require(FileHandle(forWritingAtPath: fifo))
+        // 100 records of about 200 bytes stored: several chunks of 4 KiB.
+        writer.write(Data((1...100).map { "line \($0)\n" }.joined().utf8))
+        try waitUntil("the first ids, with standard input open") {
+            (FileManager.default.contents(atPath: out)?.count ?? 0) > 0
+        }
+        let early = String(decoding: FileManager.default.contents(atPath: out) ?? Data(), as: UTF8.self).split(separator: "\n").count
+        #expect(early > 0 && early < 100, "\(early)")
+        writer.closeFile()
+        let (status, _) = try Host.waitForExitMeasuringMemory(child.pid)
+        #expect(status == 0)
+        let all = String(decoding: FileManager.default.contents(atPath: out) ?? Data(), as: UTF8.self).split(separator: "\n")
+        #expect(all.count == 100)
+        let drained = try run("host-drain", ["--dir", scratch.queue], in: scratch)
+        #expect(try ids(in: drained.stdout) == all.map(String.init))
+    }
+
+    @Test("A bad line in the middle stops there: the chunks before it stay, the error names the line and the count, exit 65")
+    func badLineInTheMiddle() throws {
+        let scratch = TemporaryDirectory()
+        // 1000 records, then invalid JSON at line 1001, then more that must not go in.
+        let input = (1...1000).map { "{\"n\":\($0)}\n" }.joined() + "{\"n\":\n" + (1...10).map { "{\"after\":\($0)}\n" }.joined()
+        let result = try run("share-append", ["--dir", scratch.queue, "--lines", "--json", "--chunk-bytes", "8192"], stdin: input, in: scratch)
+        #expect(result.status == 65, "\(result.stderr)")
+        #expect(result.stderr.contains("stopped at line 1001"), "\(result.stderr)")
+        // Whole chunks only: a count below 1000, and exactly the ids printed.
+        let printed = result.lines.count
+        #expect(printed > 0 && printed < 1000)
+        #expect(result.stderr.contains("the \(printed) records of the lines before line \(printed + 1) were appended"), "\(result.stderr)")
+        let drained = try jsonObjects(try run("host-drain", ["--dir", scratch.queue], in: scratch).stdout)
+        #expect(drained.map { $0["id"] as? String } == result.lines.map { Optional($0) })
+        #expect(drained.map { ($0["json"] as? [String: Any])?["n"] as? Int } == (1...printed).map { Optional($0) })
+    }
+
+    @Test("--atomic refuses input over 16 MiB and appends nothing")
+    func atomicOverLimit() throws {
+        let scratch = TemporaryDirectory()
+        let input = Self.lines(17 * 64, length: 16 << 10, at: scratch.file("input"))
+        let result = try run("share-append", ["--dir", scratch.queue, "--lines", "--atomic"], stdinData: FileManager.default.contents(atPath: input), in: scratch)
+        #expect(result.status == 65, "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: scratch.queue + "/pending.log"))
+    }
+
+    @Test("--chunk-bytes and --atomic are checked", arguments: [
+        (["--lines", "--chunk-bytes", "4095"], "from 4096 to 16777216"),
+        (["--lines", "--chunk-bytes", "16777217"], "from 4096 to 16777216"),
+        (["--lines", "--chunk-bytes", "lots"], "whole number"),
+        (["--chunk-bytes", "65536", "text"], "--chunk-bytes goes with --lines"),
+        (["--atomic", "text"], "--atomic goes with --lines"),
+        (["--lines", "--atomic", "--chunk-bytes", "65536"], "takes no --chunk-bytes"),
+    ])
+    func chunkBytesValidation(_ arguments: [String], _ message: String) throws {
+        let scratch = TemporaryDirectory()
+        let result = try run("share-append", ["--dir", scratch.queue] + arguments, stdin: "a\n", in: scratch)
+        #expect(result.status == 64)
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: scratch.queue))
+    }
+}
