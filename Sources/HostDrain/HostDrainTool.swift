@@ -29,7 +29,18 @@ public enum HostDrainTool {
             OptionSpec(names: ["--json"], value: nil, help: "With --status, print one JSON object."),
             OptionSpec(names: ["--peek"], value: nil, help: "Print the pending records without draining them."),
             OptionSpec(names: ["--quiet", "-q"], value: nil, help: "Do not print the summary line on standard error."),
-        ] + ProgressLine.options + Tool.commonOptions)
+        ] + ProgressLine.options + Tool.commonOptions,
+        examples: examples, environment: Tool.queueEnvironment, files: Tool.queueFiles + [
+            ("PATH.attachments", "With --store PATH, the folder the attachments of stored records are moved to."),
+        ])
+
+    static let examples = [
+        Tool.Example("Print the waiting records as JSON Lines and clear them:", "host-drain --dir ~/queue"),
+        Tool.Example("See what is waiting without draining:", "host-drain --dir ~/queue --status"),
+        Tool.Example("Keep running and post each batch to a server; exit 75 from curl keeps the batch queued:",
+                     "host-drain --watch --exec 'curl -fsS --data-binary @- https://example.com/ingest || exit 75'"),
+        Tool.Example("Ingest into SQLite exactly once:", "host-drain --group group.com.example.notes --store notes.sqlite"),
+    ]
 
     public static func main() -> Never {
         let closed = Host.openClosedStandardDescriptors()

@@ -26,7 +26,15 @@ public enum ShareAppendTool {
             OptionSpec(names: ["--no-sync"], value: nil, help: "Do not fsync before reporting success (faster; a power cut may lose the record)."),
             OptionSpec(names: ["--max-record-bytes"], value: "N", help: "Refuse a record whose stored JSON is over N bytes (default 1048576, at most 16777216)."),
             OptionSpec(names: ["--max-pending-bytes"], value: "N", help: "Refuse to append while the pending file would grow over N bytes (default 268435456)."),
-        ] + ProgressLine.options + Tool.commonOptions)
+        ] + ProgressLine.options + Tool.commonOptions,
+        examples: examples, environment: Tool.queueEnvironment, files: Tool.queueFiles)
+
+    static let examples = [
+        Tool.Example("Append a note and print its id:", "share-append --dir ~/queue 'Buy milk'"),
+        Tool.Example("Append every line of a file as a URL, all or none:", "share-append --dir ~/queue --lines --atomic --url < links.txt"),
+        Tool.Example("Append JSON with a key, so that a newer record of the same key supersedes it:", "echo '{\"done\":3}' | share-append --json --key progress"),
+        Tool.Example("Attach a photo to a record:", "share-append --group group.com.example.notes --attach photo.jpg 'Holiday'"),
+    ]
 
     public static func main() -> Never {
         let closed = Host.openClosedStandardDescriptors()

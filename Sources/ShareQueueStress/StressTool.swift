@@ -25,7 +25,17 @@ public enum StressTool {
             OptionSpec(names: ["--crash-points"], value: nil, help: "Crash producers and drainers at every crash point in turn, recover, and check; prints a table."),
             OptionSpec(names: ["--json"], value: nil, help: "Print one JSON object instead of the summary line or table."),
             OptionSpec(names: ["--bin"], value: "DIR", help: "Where share-append and host-drain are (default: beside share-stress)."),
-        ] + Tool.commonOptions)
+        ] + Tool.commonOptions,
+        examples: [
+            Tool.Example("Eight producers of 500 records each, with kills:", "share-stress --producers 8 --records 500 --kill"),
+            Tool.Example("Drain into SQLite with watching drainers, for 30 seconds:", "share-stress --producers 4 --records 100000 --store --watch --duration 30"),
+            Tool.Example("Crash at every crash point in turn and print the table:", "share-stress --crash-points"),
+            Tool.Example("The performance table (after swift build -c release):", "share-stress bench"),
+        ],
+        environment: [("TMPDIR", "Where the temporary work directory is made when --dir is not given.")],
+        files: [("DIR/queue", "The queue the run appends to and drains."), ("DIR/store.sqlite", "The SQLite store, with --store.")],
+        exitCodes: [("0", "Nothing acknowledged was lost, duplicated or corrupted."), ("1", "The check failed; the work directory is kept and named on standard error.")]
+            + Tool.standardExitCodes.dropFirst())
 
     static let produceOptions = [
         OptionSpec(names: ["--dir"], value: "DIR", help: ""),

@@ -8,14 +8,20 @@ package struct OptionSpec {
     package let value: String?
     package let help: String
     package let repeatable: Bool
+    /// What the value is, for shell completion; by default read from the placeholder (see `ValueKind`).
+    package let kind: ValueKind
+    /// Left out of `--help`, the man page and completions: the tools' own plumbing.
+    package let hidden: Bool
 
     package var key: String { names[0] }
 
-    package init(names: [String], value: String?, help: String, repeatable: Bool = false) {
+    package init(names: [String], value: String?, help: String, repeatable: Bool = false, kind: ValueKind? = nil, hidden: Bool = false) {
         self.names = names
         self.value = value
         self.help = help
         self.repeatable = repeatable
+        self.kind = kind ?? ValueKind(placeholder: value)
+        self.hidden = hidden
     }
 }
 
@@ -57,7 +63,8 @@ package struct ParsedArguments {
                 inlineValue = String(word[word.index(after: equals)...])
             }
             guard let spec = options.first(where: { $0.names.contains(name) }) else {
-                throw ShareQueueError(.invalidArgument, "unknown option '\(name)'")
+                let guess = OptionSuggestion.nearest(to: name, among: options.filter { !$0.hidden }.flatMap(\.names))
+                throw ShareQueueError(.invalidArgument, "unknown option '\(name)'" + (guess.map { "; did you mean '\($0)'?" } ?? ""))
             }
             if spec.value == nil {
                 if inlineValue != nil { throw ShareQueueError(.invalidArgument, "\(spec.key) takes no value") }

@@ -10,13 +10,31 @@ package struct Tool {
     package let usage: String
     package let argumentsHelp: [(String, String)]
     package let options: [OptionSpec]
+    /// Command lines with what they do, at the end of `--help` and in the man page.
+    package let examples: [Example]
+    /// The man page's ENVIRONMENT, FILES and EXIT STATUS: name or code, then what it means.
+    package let environment: [(String, String)]
+    package let files: [(String, String)]
+    package let exitCodes: [(String, String)]
 
-    package init(name: String, overview: String, usage: String, argumentsHelp: [(String, String)], options: [OptionSpec]) {
+    package struct Example {
+        package let purpose: String
+        package let command: String
+        package init(_ purpose: String, _ command: String) { self.purpose = purpose; self.command = command }
+    }
+
+    package init(name: String, overview: String, usage: String, argumentsHelp: [(String, String)], options: [OptionSpec],
+                 examples: [Example] = [], environment: [(String, String)] = [], files: [(String, String)] = [],
+                 exitCodes: [(String, String)] = Tool.standardExitCodes) {
         self.name = name
         self.overview = overview
         self.usage = usage
         self.argumentsHelp = argumentsHelp
         self.options = options
+        self.examples = examples
+        self.environment = environment
+        self.files = files
+        self.exitCodes = exitCodes
     }
 
     package static let directoryOptions = [
@@ -24,6 +42,19 @@ package struct Tool {
                    help: "The queue directory. Defaults to $SHARE_QUEUE_DIR, else the per-user default (see --group)."),
         OptionSpec(names: ["--group"], value: "ID",
                    help: "Use the container ID under the per-user default base, like an App Group identifier."),
+    ]
+    /// The man page's ENVIRONMENT and FILES for the tools that use a queue.
+    package static let queueEnvironment = [
+        ("SHARE_QUEUE_DIR", "The queue directory when --dir and --group are not given. Set but empty, it is an error."),
+        ("XDG_DATA_HOME", "On Linux, the base of the per-user default: $XDG_DATA_HOME/ShareQueue/default (else ~/.local/share/ShareQueue/default)."),
+        ("HOME", "The base of the per-user default when XDG_DATA_HOME is not set; without it there is no default directory."),
+    ]
+    package static let queueFiles = [
+        ("DIR/pending.log", "The records appended and not yet delivered, framed with a length and a checksum."),
+        ("DIR/quarantine.log", "Damaged data set aside by a drain, one JSON object a line."),
+        ("DIR/attachments/", "Files attached to records, until they are delivered or moved."),
+        ("DIR/dead-letters.log", "Records a command refused --max-attempts times."),
+        ("~/.local/share/ShareQueue/default", "The per-user default queue on Linux; ~/Library/Application Support/ShareQueue/default on macOS."),
     ]
     package static let commonOptions = [
         OptionSpec(names: ["--help", "-h"], value: nil, help: "Show this help and exit."),
@@ -37,7 +68,7 @@ package struct Tool {
             for (name, help) in argumentsHelp { text += "  \(name.padding(to: 26))\(help)\n" }
         }
         text += "\nOPTIONS:\n"
-        for option in options {
+        for option in options where !option.hidden {
             var label = option.names.reversed().joined(separator: ", ")
             if let value = option.value { label += " <\(value)>" }
             if label.count >= 25 {
@@ -46,14 +77,27 @@ package struct Tool {
                 text += "  \(label.padding(to: 26))\(option.help)\n"
             }
         }
+        if !examples.isEmpty {
+            text += "\nEXAMPLES:\n"
+            for example in examples { text += "  \(example.purpose)\n    \(example.command)\n" }
+        }
         return text
     }
 
-    /// Parses the command line, answering `--help` and `--version` itself.
+    /// What every tool answers besides its own options, as swift-argument-parser spells them.
+    static let generatorOptions = [
+        OptionSpec(names: ["--generate-completion-script"], value: "SHELL", help: "Print a completion script for bash, zsh or fish.", hidden: true),
+        OptionSpec(names: ["--help-man"], value: nil, help: "Print the man page.", hidden: true),
+    ]
+
+    /// Parses the command line, answering `--help`, `--version`, `--help-man`
+    /// and `--generate-completion-script` itself.
     package func parse() -> ParsedArguments {
-        do {
-            let parsed = try ParsedArguments(try commandLineWords(), options: options)
+        do throws(ShareQueueError) {
+            let parsed = try ParsedArguments(try commandLineWords(), options: options + Self.generatorOptions)
             if parsed.has("--help") { print(help); Host.exit(0) }
+            if parsed.has("--help-man") { print(manPage, terminator: ""); Host.exit(0) }
+            if let shell = parsed.value("--generate-completion-script") { print(try completionScript(for: shell), terminator: ""); Host.exit(0) }
             if parsed.has("--version") { print("\(name) \(Tool.version) (queue format \(QueueDirectory.formatVersion))"); Host.exit(0) }
             return parsed
         } catch {
@@ -87,6 +131,19 @@ package struct Tool {
     package func warn(_ message: String) { printError("\(name): warning: \(message)\n") }
 
     package func printError(_ text: String) { try? FileDescriptor.standardError.writeAll(Array(text.utf8)) }
+
+    /// What each exit code means, for the man page; the codes are `exitCode(_:)`'s.
+    package static let standardExitCodes = [
+        ("0", "Done."),
+        ("64", "Usage: an unknown option, a missing or malformed value."),
+        ("65", "Bad data: invalid UTF-8, invalid JSON under --json, a record too large."),
+        ("66", "No input: empty input, or an attachment that does not exist."),
+        ("73", "Cannot create the queue directory or one of its files."),
+        ("74", "I/O error, a full disk included."),
+        ("75", "Try again later: another drain is running, the queue is full, the sink failed."),
+        ("77", "Permission denied."),
+        ("78", "Format or configuration problem: a queue in a newer format, a file planted where the queue's own should be, no default directory."),
+    ]
 
     /// The sysexits code for each kind of failure: the one place the tools map kinds to exit codes.
     package static func exitCode(_ kind: ShareQueueError.Kind) -> Int32 {
