@@ -129,4 +129,25 @@ struct CompletionTests {
             #expect(append.specs.contains { $0.contains(name) }, "\(name)")
         }
     }
+
+    /// What zsh offers for `line`, typed at an interactive prompt with the
+    /// tool's script loaded (Tests/Completions/zsh-offers.zsh drives it in a pseudo-terminal).
+    static func zshOffers(_ zsh: String, _ tool: String, _ line: String, in scratch: TemporaryDirectory) throws -> Set<String> {
+        let script = try script(tool, "zsh", in: scratch)
+        let driver = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Completions/zsh-offers.zsh").path
+        let result = try run("/usr/bin/env", ["-C", scratch.path, "timeout", "20", zsh, "-f", driver, script, line], in: scratch)
+        #expect(result.status == 0, "\(result.stderr)")
+        return Set(result.lines)
+    }
+
+    @Test("zsh offers the options, the --format values and only directories for --dir")
+    func zshOffersAtThePrompt() throws {
+        guard let zsh = Self.shell("zsh") else { return }
+        let scratch = Self.scratchWithEntries()
+        #expect(try Self.zshOffers(zsh, "host-drain", "host-drain --st", in: scratch) == ["--status", "--store"])
+        #expect(try Self.zshOffers(zsh, "host-drain", "host-drain --format ", in: scratch) == ["json", "text"])
+        #expect(try Self.zshOffers(zsh, "host-drain", "host-drain --dir tree/", in: scratch) == ["sub"])
+        #expect(try Self.zshOffers(zsh, "share-append", "share-append --attach tree/", in: scratch) == ["sub", "notes.txt"])
+    }
 }
