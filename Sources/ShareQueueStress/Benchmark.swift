@@ -38,22 +38,38 @@ struct Benchmark {
     let directory: String
     let sizes: Sizes
     let progress: (String) -> Void
+    /// The parts to run (`--only`); nil runs them all.
+    var parts: Set<String>? = nil
+    static let partNames = ["library", "durable", "process", "drains", "watch"]
     /// About 100 bytes stored, like a shared URL or note.
     static let sampleText = "https://example.com/a/shared/page"
 
     func run() throws -> [Figure] {
         var figures: [Figure] = []
-        progress("library appends")
-        figures.append(try libraryAppends())
-        progress("durable appends")
-        figures += try durableAppends()
-        progress("process latency")
-        let (appendFigures, idleP99) = try processLatency()
-        figures += appendFigures
-        progress("drains")
-        figures += try drains(idleP99: idleP99)
-        progress("watch")
-        figures += try watchDelay()
+        func wanted(_ part: String) -> Bool { parts?.contains(part) ?? true }
+        if wanted("library") {
+            progress("library appends")
+            figures.append(try libraryAppends())
+        }
+        if wanted("durable") {
+            progress("durable appends")
+            figures += try durableAppends()
+        }
+        var idleP99 = 0.0
+        if wanted("process") {
+            progress("process latency")
+            let (appendFigures, p99) = try processLatency()
+            figures += appendFigures
+            idleP99 = p99
+        }
+        if wanted("drains") {
+            progress("drains")
+            figures += try drains(idleP99: idleP99)
+        }
+        if wanted("watch") {
+            progress("watch")
+            figures += try watchDelay()
+        }
         return figures
     }
 

@@ -82,13 +82,14 @@ public enum StressTool {
         OptionSpec(names: ["--json"], value: nil, help: "Print one JSON object per figure, a line each, with name, unit, value, floor, ratio and target."),
         OptionSpec(names: ["--dir"], value: "DIR", help: "Work in DIR (default: a new temporary directory, removed afterwards)."),
         OptionSpec(names: ["--bin"], value: "DIR", help: "Where the tools are (default: beside share-stress)."),
+        OptionSpec(names: ["--only"], value: "PARTS", help: "Run only these parts, comma-separated: library, durable, process, drains, watch."),
     ] + Tool.commonOptions
 
     /// `share-stress bench`: the performance table.
     static func bench() -> Never {
         let benchTool = Tool(name: "share-stress bench",
                              overview: "Measure ShareQueue against the physical floor (Floor/floor.c, compiled at the start with clang or cc and checked to link against libc alone) and SQLite, side by side in one run. Build with -c release first.",
-                             usage: "share-stress bench [--quick] [--json] [--dir DIR]", argumentsHelp: [], options: benchOptions)
+                             usage: "share-stress bench [--quick] [--json] [--dir DIR] [--only PARTS]", argumentsHelp: [], options: benchOptions)
         do {
             let arguments = try ParsedArguments(Array(CommandLine.arguments.dropFirst(2)), options: benchOptions)
             if arguments.has("--help") { print(benchTool.help); Host.exit(0) }
@@ -99,8 +100,15 @@ public enum StressTool {
             defer { if keep == nil { try? FileManager.default.removeItem(atPath: directory) } }
             let floor = try CFloor.build(into: directory)
             benchTool.printError("share-stress bench: the C floor: \(floor.description)\n")
-            let benchmark = Benchmark(tools: tools, floor: floor, directory: directory, sizes: arguments.has("--quick") ? .quick : Benchmark.Sizes(),
+            var benchmark = Benchmark(tools: tools, floor: floor, directory: directory, sizes: arguments.has("--quick") ? .quick : Benchmark.Sizes(),
                                       progress: { benchTool.printError("share-stress bench: \($0)\n") })
+            if let only = arguments.value("--only") {
+                let parts = Set(only.split(separator: ",").map(String.init))
+                guard parts.isSubset(of: Benchmark.partNames) else {
+                    throw ShareQueueError(.invalidArgument, "--only takes parts among \(Benchmark.partNames.joined(separator: ", ")), not '\(only)'")
+                }
+                benchmark.parts = parts
+            }
             let figures = try benchmark.run()
             print(arguments.has("--json") ? BenchmarkReport.jsonLines(figures) : BenchmarkReport.table(figures, floor: floor), terminator: "")
             Host.exit(0)
