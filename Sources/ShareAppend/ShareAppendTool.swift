@@ -18,6 +18,7 @@ public enum ShareAppendTool {
             OptionSpec(names: ["--url"], value: nil, help: "The input is a URL (with --lines, one per line)."),
             OptionSpec(names: ["--source"], value: "NAME", help: "Who produced the record. The default is share-append."),
             OptionSpec(names: ["--key"], value: "KEY", help: "A key: a newer record with the same key supersedes this one."),
+            OptionSpec(names: ["--if-changed"], value: nil, help: "With --key, append only if the content differs from the last record appended with that key; otherwise append nothing and print that record's id."),
             OptionSpec(names: ["--meta"], value: "K=V", help: "Attach a string field to the record's meta; repeat for more.", repeatable: true),
             OptionSpec(names: ["--id"], value: "ID", help: "Use this UUID as the record's id, so a retried append can be deduplicated."),
             OptionSpec(names: ["--attach"], value: "FILE", help: "Copy FILE into the queue and attach it to the record; repeat for more. Text then comes only from TEXT.", repeatable: true),
@@ -33,6 +34,7 @@ public enum ShareAppendTool {
         Tool.Example("Append a note and print its id:", "share-append --dir ~/queue 'Buy milk'"),
         Tool.Example("Append every line of a file as a URL, all or none:", "share-append --dir ~/queue --lines --atomic --url < links.txt"),
         Tool.Example("Append JSON with a key, so that a newer record of the same key supersedes it:", "echo '{\"done\":3}' | share-append --json --key progress"),
+        Tool.Example("Publish the current wallpaper, appending only when it changed:", "share-append --if-changed --key wallpaper beach.jpg"),
         Tool.Example("Attach a photo to a record:", "share-append --group group.com.example.notes --attach photo.jpg 'Holiday'"),
     ]
 
@@ -67,6 +69,9 @@ public enum ShareAppendTool {
         if arguments.has("--json") && arguments.has("--url") { throw ShareQueueError(.invalidArgument, "give --json or --url, not both") }
         if arguments.has("--lines") && !arguments.arguments.isEmpty { throw ShareQueueError(.invalidArgument, "--lines reads standard input; give no TEXT") }
         let chunkBytes = try chunkSize(arguments)
+        let ifChanged = arguments.has("--if-changed")
+        if ifChanged && !arguments.has("--key") { throw ShareQueueError(.invalidArgument, "--if-changed compares with the last record of a key; give --key") }
+        if ifChanged && arguments.has("--lines") { throw ShareQueueError(.invalidArgument, "--if-changed publishes one record; it does not combine with --lines") }
 
         var meta: [String: String]? = nil
         for pair in arguments.all("--meta") {
@@ -113,7 +118,15 @@ public enum ShareAppendTool {
         do {
             for file in files { copies.append(try store.add(copyOf: file, maxBytes: maxAttachmentBytes)) }
             if !copies.isEmpty { drafts[0].attachments = copies }
-            ids = try QueueAppender(directory: directory, options: options).append(drafts)
+            let appender = try QueueAppender(directory: directory, options: options)
+            if ifChanged {
+                let published = try appender.appendIfChanged(drafts[0])
+                // Unchanged: the copies belong to no record.
+                if !published.appended { copies.forEach(store.remove) }
+                ids = [published.id]
+            } else {
+                ids = try appender.append(drafts)
+            }
         } catch {
             // A failed append leaves nothing behind, copies included.
             copies.forEach(store.remove)

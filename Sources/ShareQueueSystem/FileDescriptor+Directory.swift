@@ -34,6 +34,24 @@ extension FileDescriptor {
         }
     }
 
+    /// Removes `name` from this directory, saying whether there was one: a name already gone is not an error.
+    /// The corresponding C function is `unlinkat`.
+    package func removeIfPresent(_ name: String) throws(SystemError) -> Bool {
+        if unlinkat(rawValue, name, 0) == 0 { return true }
+        let error = SystemError.last("unlinkat")
+        if error.isNotFound { return false }
+        throw error
+    }
+
+    /// Creates the directory `name` in this directory with mode 0700; returns
+    /// false if something (of any type) already has the name. The corresponding C function is `mkdirat`.
+    package func makeDirectory(_ name: String) throws(SystemError) -> Bool {
+        if mkdirat(rawValue, name, 0o700) == 0 { return true }
+        let error = SystemError.last("mkdirat")
+        if error.isAlreadyExists { return false }
+        throw error
+    }
+
     /// Renames `name` to `newName`, both in this directory. The corresponding C function is `renameat`.
     package func rename(_ name: String, to newName: String) throws(SystemError) {
         if renameat(rawValue, name, rawValue, newName) != 0 { throw SystemError.last("renameat") }

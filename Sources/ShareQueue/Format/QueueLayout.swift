@@ -14,6 +14,8 @@
 ///     dead-letters.requeue   dead letters being put back at the end of the queue
 ///     attempts               refusal counts of records still queued (written as attempts.tmp-<pid>)
 ///     attachments/           attachment files; `.tmp-<file>` while one is copied in
+///     keys/<sha256 of key>   the id and content digest of the last record published with the key;
+///                            written as `keys/.tmp-<pid>` and renamed into place
 ///     rejected-<ms>-<name>   a file moved aside unread: nothing found in the directory is destroyed
 ///
 /// Every name the queue reads or writes is spelled here and nowhere else, so
@@ -29,6 +31,7 @@ package enum QueueLayout {
     package static let deadLettersRequeue = "dead-letters.requeue"
     package static let attempts = "attempts"
     package static let attachments = "attachments"
+    package static let keys = "keys"
 
     /// Where process `processID` writes a format marker before linking it into place.
     package static func formatMarkerTemporary(processID: Int32) -> String { formatMarker + ".tmp-\(processID)" }
@@ -80,6 +83,15 @@ package enum QueueLayout {
     package static func rejected(_ name: String, atMilliseconds milliseconds: Int64) -> String {
         "rejected-\(milliseconds)-\(name)"
     }
+
+    // MARK: In the keys folder
+
+    /// The name of `key`'s entry in the keys folder: SHA-256 of its UTF-8 bytes, 64 lower-case hex digits,
+    /// so that any key makes a short, safe file name.
+    package static func keyEntry(_ key: String) -> String { SHA256.hex(Array(key.utf8)) }
+
+    /// Where process `processID` writes a key's entry before renaming it into place.
+    package static func keyEntryTemporary(processID: Int32) -> String { ".tmp-\(processID)" }
 
     // MARK: In the attachments folder
 

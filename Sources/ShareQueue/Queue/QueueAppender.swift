@@ -29,7 +29,7 @@ public final class QueueAppender {
 
     private let lock: FileDescriptor
     /// The queue directory, open, so that checking the pending file looks up one name, not a path.
-    private let folder: FileDescriptor
+    let folder: FileDescriptor
     /// The pending file as last opened, to reuse while a drainer has not sealed it.
     private var pending: (file: FileDescriptor, status: FileStatus)?
     /// Where this appender's own last write ended in `pending`: if the file
@@ -85,6 +85,14 @@ public final class QueueAppender {
     ///   refuse (checked on the very bytes written), `.tryAgain` when
     ///   the queue is full, `.ioError` when the disk fails; the queue is then unchanged.
     public func append(_ drafts: [RecordDraft]) throws(ShareQueueError) -> [String] {
+        let (ids, frames) = try encode(drafts)
+        try write(frames, forgetting: Set(drafts.compactMap(\.key)))
+        return ids
+    }
+
+    /// Checks and frames drafts as one atomic append.
+    /// - Returns: the records' ids, and their frames.
+    func encode(_ drafts: [RecordDraft]) throws(ShareQueueError) -> (ids: [String], frames: [UInt8]) {
         guard !drafts.isEmpty else { throw ShareQueueError(.noInput, "nothing to append") }
         let date = clock.now()
         var frames: [UInt8] = []
@@ -101,8 +109,7 @@ public final class QueueAppender {
             ids.append(id)
         }
         try Self.checkBatchSize(frames.count, records: drafts.count)
-        try write(frames)
-        return ids
+        return (ids, frames)
     }
 
     /// Appends records already encoded, such as dead letters put back, as one atomic batch.
@@ -111,17 +118,37 @@ public final class QueueAppender {
     }
 
     /// Writes an append's frames under the lock, then makes them durable.
-    private func write(_ frames: [UInt8]) throws(ShareQueueError) {
-        let file = try writeLocked(frames)
+    /// - Parameter keys: The keys of its records, whose index entries go first:
+    ///   an entry must never name older content than the last record of its key.
+    private func write(_ frames: [UInt8], forgetting keys: Set<String> = []) throws(ShareQueueError) {
+        let file = try withProducersLock { () throws(ShareQueueError) in
+            try forgetPublished(keys)
+            return try writeLocked(frames)
+        }
         CrashPoint.reached(.appendUnlocked)
-        if options.synchronize {
-            do {
-                try file.synchronize()
-            } catch {
-                throw ShareQueueError("the record was written but could not be made durable", path: directory.pendingPath, error)
+        if options.synchronize { try synchronize(file) }
+        CrashPoint.reached(.appendSynced)
+    }
+
+    /// Makes what was written to the pending file durable.
+    func synchronize(_ file: FileDescriptor) throws(ShareQueueError) {
+        do {
+            try file.synchronize()
+        } catch {
+            throw ShareQueueError("the record was written but could not be made durable", path: directory.pendingPath, error)
+        }
+    }
+
+    /// Removes the index entries of `keys` (see ``KeyIndex``); called under the producers' lock.
+    /// Usually costs one failed `openat`: no `keys` folder, or one `unlinkat` of a name that is not there.
+    func forgetPublished(_ keys: Set<String>) throws(ShareQueueError) {
+        guard !keys.isEmpty, let index = KeyIndex(in: folder, creating: false) else { return }
+        defer { index.close() }
+        for key in keys {
+            do { try index.forget(key, durably: options.synchronize) } catch {
+                throw ShareQueueError("cannot remove the published entry of the record's key", path: directory.path(of: QueueLayout.keys), error)
             }
         }
-        CrashPoint.reached(.appendSynced)
     }
 
     /// The frames of one append: each record framed, all but the last marked
@@ -162,8 +189,8 @@ public final class QueueAppender {
         for draft in drafts { try check.add(draft) }
     }
 
-    /// Writes `frames` at the end of the pending file under the producers' lock.
-    private func writeLocked(_ frames: [UInt8]) throws(ShareQueueError) -> FileDescriptor {
+    /// Runs `body` holding the producers' lock.
+    func withProducersLock<R>(_ body: () throws(ShareQueueError) -> R) throws(ShareQueueError) -> R {
         do {
             _ = try lock.lockExclusive()
         } catch {
@@ -171,6 +198,11 @@ public final class QueueAppender {
         }
         defer { lock.unlock() }
         CrashPoint.reached(.appendLocked)
+        return try body()
+    }
+
+    /// Writes `frames` at the end of the pending file; called under the producers' lock.
+    func writeLocked(_ frames: [UInt8]) throws(ShareQueueError) -> FileDescriptor {
         var (file, size) = try openPending()
         let path = directory.pendingPath
         guard size + Int64(frames.count) <= options.maxPendingBytes else {

@@ -54,15 +54,20 @@ public struct RecordDraft: Sendable {
 
     /// Appends the stored JSON of this draft to `out`.
     func appendPayload(id: String, date: String, to out: inout [UInt8]) {
-        let (kind, text, json): (Record.Kind, String?, [UInt8]?)
-        switch content {
-        case .text(let value): (kind, text, json) = (.text, value, nil)
-        case .url(let value): (kind, text, json) = (.url, value, nil)
-        case .json(let value): (kind, text, json) = (.json, nil, value.bytes)
-        case .attachmentsOnly: (kind, text, json) = (.file, nil, nil)
-        }
+        let (kind, text, json) = storedContent
         Record.encode(id: id, date: date, source: source, kind: kind, text: text, jsonBytes: json, key: key, meta: meta,
                       attachments: attachments, into: &out)
+    }
+
+    /// The record's kind and the `text` or `json` field it stores: what its content is,
+    /// both for encoding and for telling whether a publish changed anything.
+    var storedContent: (kind: Record.Kind, text: String?, json: [UInt8]?) {
+        switch content {
+        case .text(let value): (.text, value, nil)
+        case .url(let value): (.url, value, nil)
+        case .json(let value): (.json, nil, value.bytes)
+        case .attachmentsOnly: (.file, nil, nil)
+        }
     }
 
     func validate() throws(ShareQueueError) {
