@@ -19,7 +19,9 @@ public struct AppendOptions: Sendable {
 /// Each append encodes its records first, then takes the producers' lock for
 /// one `write` of all their frames, and syncs after releasing it, so producers
 /// that append at once share the cost of a flush. The cost does not depend on
-/// how much is pending: no directory scan, no read of earlier records.
+/// how much is pending: no directory scan, no read of earlier records. A
+/// keyed append also removes its key's entry from the `keys` folder (see
+/// ``appendIfChanged(_:)``), which usually costs one failed system call.
 /// Not thread-safe: use one appender per thread.
 public final class QueueAppender {
     /// The queue this appender writes to.
