@@ -4,6 +4,7 @@ import PackageDescription
 // Layers, lowest first; each target imports only those below it:
 //   ShareQueueSystem   the only code that calls the C library for the queue
 //   ShareQueue         the library an app and its extension link: records, the on-disk format, appending and draining
+//   ShareQueueCodable  typed content: Codable values in and out (over Foundation's Date, URL, UUID and Data)
 //   ShareQueueStore    a SQLite store that takes records exactly once (over the system's SQLite)
 //   ToolSupport        what only the tools need: arguments, help and exit codes, child processes, signals, watching
 //   ShareAppend, HostDrain, ShareQueueStress   each tool's logic; the executables are their entry points
@@ -17,7 +18,7 @@ let package = Package(
     name: "ShareQueue",
     platforms: [.macOS(.v13), .iOS(.v16), .watchOS(.v9), .tvOS(.v16), .visionOS(.v1)],
     products: [
-        .library(name: "ShareQueue", targets: ["ShareQueue"]),
+        .library(name: "ShareQueue", targets: ["ShareQueue", "ShareQueueCodable"]),
         .executable(name: "share-append", targets: ["share-append"]),
         .executable(name: "host-drain", targets: ["host-drain"]),
         .executable(name: "share-stress", targets: ["share-stress"]),
@@ -25,6 +26,8 @@ let package = Package(
     targets: [
         .target(name: "ShareQueueSystem", swiftSettings: strict),
         .target(name: "ShareQueue", dependencies: ["ShareQueueSystem"], swiftSettings: strict),
+        // Apart from ShareQueue, so that share-append, which needs no Codable values, does not load Foundation.
+        .target(name: "ShareQueueCodable", dependencies: ["ShareQueue"], swiftSettings: strict),
         // The system's SQLite, for the host-side store; no package dependency.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
         .target(name: "ShareQueueStore", dependencies: ["ShareQueue", "ShareQueueSystem", "CSQLite"], swiftSettings: strict),
@@ -35,14 +38,14 @@ let package = Package(
         // The stress and crash-point runs: a test tool, so it may use Foundation.
         // Floor/floor.c is the benchmark's physical floor: compiled by the benchmark itself with
         // the C compiler, never by SwiftPM, which would link it against the Swift runtime.
-        .target(name: "ShareQueueStress", dependencies: ["ShareQueue", "ShareQueueSystem", "ToolSupport", "ShareQueueStore"],
+        .target(name: "ShareQueueStress", dependencies: ["ShareQueue", "ShareQueueCodable", "ShareQueueSystem", "ToolSupport", "ShareQueueStore"],
                 exclude: ["Floor"], swiftSettings: strict),
         .executableTarget(name: "share-append", dependencies: ["ShareAppend", "ToolSupport"], linkerSettings: staticSwiftRuntime),
         .executableTarget(name: "host-drain", dependencies: ["HostDrain", "ToolSupport"], linkerSettings: staticSwiftRuntime),
         .executableTarget(name: "share-stress", dependencies: ["ShareQueueStress", "ToolSupport"]),
         .testTarget(
             name: "ShareQueueTests",
-            dependencies: ["ShareQueue", "ShareQueueSystem", "ToolSupport"],
+            dependencies: ["ShareQueue", "ShareQueueCodable", "ShareQueueSystem", "ToolSupport"],
             swiftSettings: strict
         ),
     ]

@@ -40,7 +40,7 @@ struct Benchmark {
     let progress: (String) -> Void
     /// The parts to run (`--only`); nil runs them all.
     var parts: Set<String>? = nil
-    static let partNames = ["library", "durable", "process", "drains", "watch"]
+    static let partNames = ["library", "content", "durable", "process", "drains", "watch"]
     /// About 100 bytes stored, like a shared URL or note.
     static let sampleText = "https://example.com/a/shared/page"
 
@@ -50,6 +50,10 @@ struct Benchmark {
         if wanted("library") {
             progress("library appends")
             figures.append(try libraryAppends())
+        }
+        if wanted("content") {
+            progress("typed content")
+            figures += try contentFigures()
         }
         if wanted("durable") {
             progress("durable appends")

@@ -21,17 +21,29 @@ struct DeadLetters {
     /// larger one is set aside unread and the counts start over.
     static let maximumAttemptsSize = 1 << 20
 
-    /// Appends one dead letter in a single write and makes it durable.
-    func add(_ drained: DrainedRecord, attempts: Int, error: String) throws(ShareQueueError) {
-        var line = Array("{\"date\":".utf8)
-        JSONWriter.appendString(Timestamp.now(), to: &line)
-        line += Array(",\"attempts\":\(attempts),\"error\":".utf8)
-        JSONWriter.appendString(String(decoding: error.utf8.prefix(Self.maximumErrorLength), as: UTF8.self), to: &line)
-        line += Array(",\"record\":".utf8) + drained.storedJSON + Array("}\n".utf8)
+    /// A record to set aside, with its refusal count and the last error.
+    struct Letter {
+        let record: DrainedRecord
+        let attempts: Int
+        let error: String
+    }
+
+    /// Appends dead letters in a single write and makes them durable.
+    func add(_ letters: [Letter]) throws(ShareQueueError) {
+        guard !letters.isEmpty else { return }
+        let date = Timestamp.now()
+        var lines: [UInt8] = []
+        for letter in letters {
+            lines += Array("{\"date\":".utf8)
+            JSONWriter.appendString(date, to: &lines)
+            lines += Array(",\"attempts\":\(letter.attempts),\"error\":".utf8)
+            JSONWriter.appendString(String(decoding: letter.error.utf8.prefix(Self.maximumErrorLength), as: UTF8.self), to: &lines)
+            lines += Array(",\"record\":".utf8) + letter.record.storedJSON + Array("}\n".utf8)
+        }
         do {
             let file = try FileDescriptor.openOwnFile(path, .appendCreate)
             try file.closeAfter { () throws(SystemError) in
-                try file.writeAll(line)
+                try file.writeAll(lines)
                 try file.synchronize()
             }
         } catch {
@@ -74,6 +86,15 @@ struct DeadLetters {
         guard let start = line.firstRange(of: marker)?.upperBound, line.last == UInt8(ascii: "}") else { return nil }
         let record = Array(line[start..<(line.count - 1)])
         return (try? RecordSummary(jsonBytes: record)) == nil ? nil : record
+    }
+
+    /// The hashes of the records the dead letters hold (the same stored bytes,
+    /// not only the same id), read once, so that a drain asks in constant time
+    /// whether a record is a dead letter already.
+    func storedRecordHashes() -> Set<Int> {
+        var hashes: Set<Int> = []
+        _ = try? forEachRecord(in: path) { record in hashes.insert(record.hashValue) }
+        return hashes
     }
 
     /// Whether this very record (the same stored bytes, not only the same id) is a dead letter already.

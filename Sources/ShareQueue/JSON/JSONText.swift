@@ -12,6 +12,12 @@ public struct JSONText: Sendable, Hashable {
         self.bytes = JSONParser.compact(bytes)
     }
 
+    /// Bytes that an encoder of this package wrote as compact JSON, taken
+    /// unchecked: an append checks the whole record before writing it anyway.
+    package init(encoded bytes: [UInt8]) {
+        self.bytes = bytes
+    }
+
     /// The JSON as a value, parsed now.
     public var value: JSONValue {
         // Validated at creation, so parsing again cannot fail.

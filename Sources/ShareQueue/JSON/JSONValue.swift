@@ -1,5 +1,12 @@
 /// Any JSON value. Numbers keep their literal text, so an integer above 2^53
 /// or a long decimal passes through a queue exactly as the producer wrote it.
+///
+/// Through another coder, such as Foundation's `JSONEncoder` and `JSONDecoder`, a
+/// number keeps its exact value if it is an integer that fits `Int64` or `UInt64`;
+/// any other number goes through `Double`, so `1.50` becomes `1.5`, an integer of
+/// more than 64 bits loses digits, and one beyond `Double`'s range (`1e400`) does
+/// not encode at all. ShareQueue's own paths (``compactJSON``, stored records, and
+/// the typed coders of `ShareQueueCodable`) keep every literal as it was written.
 public enum JSONValue: Sendable, Hashable {
     /// `null`.
     case null
@@ -16,8 +23,8 @@ public enum JSONValue: Sendable, Hashable {
 }
 
 extension JSONValue: Codable {
-    /// Reads any JSON value from a decoder; a number goes through `Int64` or
-    /// `Double`, so its literal text is the decoder's, not the producer's.
+    /// Reads any JSON value from a decoder; a number goes through `Int64`,
+    /// `UInt64` or `Double`, so only integers within 64 bits keep their exact value.
     /// - Throws: `DecodingError` when the decoder holds no JSON value.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
@@ -26,6 +33,8 @@ extension JSONValue: Codable {
         } else if let value = try? container.decode(Bool.self) {
             self = .bool(value)
         } else if let value = try? container.decode(Int64.self) {
+            self = .number(String(value))
+        } else if let value = try? container.decode(UInt64.self) {
             self = .number(String(value))
         } else if let value = try? container.decode(Double.self) {
             self = .number(String(value))
@@ -38,15 +47,25 @@ extension JSONValue: Codable {
         }
     }
 
-    /// Writes the value to an encoder; a number goes out as `Int64` if it is
-    /// one, else as `Double`, so only ``compactJSON`` keeps every literal exactly.
+    /// Writes the value to an encoder; a number goes out as `Int64` or `UInt64`
+    /// if it is an integer within their range, else as `Double`.
+    /// - Throws: `EncodingError.invalidValue` for a number literal that is not one,
+    ///   and what the encoder throws (for one beyond `Double`'s range, say).
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {
         case .null: try container.encodeNil()
         case .bool(let value): try container.encode(value)
         case .number(let literal):
-            if let integer = Int64(literal) { try container.encode(integer) } else { try container.encode(Double(literal) ?? 0) }
+            if let integer = Int64(literal) {
+                try container.encode(integer)
+            } else if let integer = UInt64(literal) {
+                try container.encode(integer)
+            } else if let number = Double(literal) {
+                try container.encode(number)
+            } else {
+                throw EncodingError.invalidValue(self, EncodingError.Context(codingPath: encoder.codingPath, debugDescription: "not a number: '\(literal.prefix(100))'"))
+            }
         case .string(let value): try container.encode(value)
         case .array(let values): try container.encode(values)
         case .object(let members): try container.encode(members)

@@ -1,6 +1,6 @@
 /// Writes compact JSON: no whitespace, object keys sorted so that equal values
 /// are equal bytes, and only the escapes that JSON requires.
-enum JSONWriter {
+package enum JSONWriter {
     static func append(_ value: JSONValue, to out: inout [UInt8]) {
         switch value {
         case .null: out.append(contentsOf: "null".utf8)
@@ -26,7 +26,7 @@ enum JSONWriter {
         }
     }
 
-    static func appendString(_ text: String, to out: inout [UInt8]) {
+    package static func appendString(_ text: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         // Most strings need no escape: copy them whole.
         if !text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {

@@ -34,6 +34,9 @@ extension DrainRun {
     mutating func deliver<Sink: DrainSink>(_ records: ArraySlice<DrainedRecord>, into sink: inout Sink) throws {
         do {
             try sink.deliver(DrainBatch(records: Array(records), end: records.last!.end))
+        } catch let refusal as RecordRefusal where options.shouldStop?() != true {
+            try deliver(records, refusing: refusal, into: &sink)
+            return
         } catch let error where sink.failuresAreRefusals && !(error is ShareQueueError) && options.shouldStop?() != true {
             if records.count > 1 {
                 let middle = records.startIndex + records.count / 2
@@ -48,6 +51,41 @@ extension DrainRun {
         summary.batches += 1
         CrashPoint.reached(.drainDelivered)
         try commit(upTo: records.last!.end)
+    }
+
+    /// Delivers records the sink took in part: sets aside those it refused for good,
+    /// offers the others again, and counts an attempt for the first refused
+    /// record that is not final, stopping there unless it has reached the limit.
+    mutating func deliver<Sink: DrainSink>(_ records: ArraySlice<DrainedRecord>, refusing refusal: RecordRefusal, into sink: inout Sink) throws {
+        var refusedByID: [[UInt8]: RecordRefusal.Refused] = [:]
+        for refused in refusal.refused where refusedByID[Array(refused.id.utf8)] == nil { refusedByID[Array(refused.id.utf8)] = refused }
+        var accepted: [DrainedRecord] = []
+        var final: [DeadLetters.Letter] = []
+        var counted: (index: Int, reason: String)?
+        for index in records.indices {
+            guard let refused = refusedByID[Array(records[index].id.utf8)] else {
+                accepted.append(records[index])
+                continue
+            }
+            guard refused.isFinal else {
+                counted = (index, refused.reason)
+                break
+            }
+            final.append(DeadLetters.Letter(record: records[index], attempts: 1, error: refused.reason))
+            drainer.warn("record \(DeadLetters.quoted(refused.id)) was refused for good; moved it to the dead letters: \(refused.reason)")
+        }
+        guard !final.isEmpty || counted != nil else {
+            throw ShareQueueError(.tryAgain, "the sink refused records that are not in the batch: \(refusal)", underlying: refusal)
+        }
+        // Set aside before the others are delivered: a sink that stores its position
+        // past a refused record must find that record already in the dead letters.
+        try setAside(final)
+        if !accepted.isEmpty { try deliver(accepted[...], into: &sink) }
+        let settled = counted.map { records[records.startIndex..<$0.index] } ?? records
+        if let last = settled.last { try commit(upTo: last.end) }
+        guard let counted else { return }
+        try refused(records[counted.index], error: counted.reason)
+        if counted.index + 1 < records.endIndex { try deliver(records[(counted.index + 1)...], into: &sink) }
     }
 
     /// Records the checkpoint at `position`, then forgets the refusals of the

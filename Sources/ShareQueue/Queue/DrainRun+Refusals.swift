@@ -6,19 +6,34 @@ extension DrainRun {
         var attempts = letters.attempts().counts
         let key = Array(drained.id.utf8)
         let count = (attempts[key] ?? 0) + 1
-        let id = DeadLetters.quoted(drained.id)
         if count >= options.maxAttempts {
-            // A drain that died after this and before the checkpoint meets the record again: one letter is enough.
-            if !letters.contains(drained.storedJSON) { try letters.add(drained, attempts: count, error: error) }
-            drainer.warn("record \(id) was refused \(count) times; moved it to \(letters.path): \(error)")
-            summary.deadLettered += 1
-            deadLettered.insert(drained.id)
+            try setAside([DeadLetters.Letter(record: drained, attempts: count, error: error)])
+            drainer.warn("record \(DeadLetters.quoted(drained.id)) was refused \(count) times; moved it to \(letters.path): \(error)")
             try commit(upTo: drained.end)
             return
         }
         attempts[key] = count
         try letters.saveAttempts(attempts)
-        throw ShareQueueError(.tryAgain, "the sink refused record \(id) (attempt \(count) of \(options.maxAttempts)); it and the records after it stay queued", cause: error)
+        throw ShareQueueError(.tryAgain, "the sink refused record \(DeadLetters.quoted(drained.id)) (attempt \(count) of \(options.maxAttempts)); it and the records after it stay queued", cause: error)
+    }
+
+    /// Moves records to the dead-letter file in one write, skipping any that a
+    /// drain which died before its checkpoint had already moved there.
+    mutating func setAside(_ letters: [DeadLetters.Letter]) throws {
+        let file = DeadLetters(directory: directory, warn: drainer.warn)
+        if knownDeadLetters == nil { knownDeadLetters = file.storedRecordHashes() }
+        var new: [DeadLetters.Letter] = []
+        for letter in letters {
+            // A hash that matches only means the bytes are compared in full, at most once per record.
+            if knownDeadLetters!.contains(letter.record.storedJSON.hashValue) && file.contains(letter.record.storedJSON) { continue }
+            new.append(letter)
+        }
+        try file.add(new)
+        for letter in letters {
+            knownDeadLetters!.insert(letter.record.storedJSON.hashValue)
+            deadLettered.insert(letter.record.id)
+        }
+        summary.deadLettered += letters.count
     }
 
     func clearAttempts(_ ids: [String]) throws {

@@ -1,5 +1,5 @@
 /// A sink that wraps another and marks every error it throws, other than a
-/// `ShareQueueError`, as the sink's: a drain then tells a sink that failed
+/// `ShareQueueError` or a `RecordRefusal`, as the sink's: a drain then tells a sink that failed
 /// (try again, 75) from its own reading or writing that failed (74).
 struct SinkErrorMarking<Base: DrainSink>: DrainSink {
     /// An error the wrapped sink threw; it reads as that error.
@@ -13,7 +13,9 @@ struct SinkErrorMarking<Base: DrainSink>: DrainSink {
     init(_ sink: Base) { self.sink = sink }
 
     mutating func deliver(_ batch: DrainBatch) throws {
-        do { try sink.deliver(batch) } catch let error as ShareQueueError { throw error } catch { throw Failure(underlying: error) }
+        do { try sink.deliver(batch) } catch let error as ShareQueueError { throw error } catch let refusal as RecordRefusal {
+            throw refusal
+        } catch { throw Failure(underlying: error) }
     }
 
     func deliveredPosition() throws -> DrainPosition? {

@@ -9,6 +9,10 @@ public struct RecordDraft: Sendable {
         case url(String)
         /// A JSON value, kept as the producer wrote it: a `json` record.
         case json(JSONText)
+        /// A JSON value of a content type of the producer's own, such as an encoded
+        /// `Codable` value: a record of that kind with the value in ``Record/json``.
+        /// The kind is 1 to 256 bytes and not `text`, `url` or `file`.
+        case value(JSONText, kind: Record.Kind)
         /// No text: the record carries only its attachments (a `file` record).
         case attachmentsOnly
     }
@@ -66,6 +70,7 @@ public struct RecordDraft: Sendable {
         case .text(let value): (.text, value, nil)
         case .url(let value): (.url, value, nil)
         case .json(let value): (.json, nil, value.bytes)
+        case .value(let value, let kind): (kind, nil, value.bytes)
         case .attachmentsOnly: (.file, nil, nil)
         }
     }
@@ -77,9 +82,17 @@ public struct RecordDraft: Sendable {
         if case .attachmentsOnly = content, (attachments ?? []).isEmpty {
             throw ShareQueueError(.noInput, "nothing to append: no text and no attachment")
         }
+        if case .value(_, let kind) = content, !Self.isContentKind(kind) {
+            throw ShareQueueError(.invalidArgument, "a content kind must be 1 to 256 bytes and not text, url or file: '\(kind.rawValue.prefix(200))'")
+        }
         if case .url(let url) = content, !Self.looksLikeURL(url) {
             throw ShareQueueError(.badData, "not a URL (a scheme such as https: and no spaces or control characters): '\(url.prefix(200))'")
         }
+    }
+
+    /// Whether a value's kind names a content type rather than one of the kinds that carry no `json`.
+    static func isContentKind(_ kind: Record.Kind) -> Bool {
+        !kind.rawValue.isEmpty && kind.rawValue.utf8.count <= 256 && kind != .text && kind != .url && kind != .file
     }
 
     /// A scheme followed by ':' and no whitespace or control characters.

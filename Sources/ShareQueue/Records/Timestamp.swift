@@ -15,10 +15,14 @@ package enum Timestamp {
         }
     }
 
-    static func format(millisecondsSince1970 ms: Int64) -> String {
-        let (seconds, millis) = ms.quotientAndRemainder(dividingBy: 1000)
-        let (days, secondOfDay) = seconds.quotientAndRemainder(dividingBy: 86_400)
-        // Days to civil date (Howard Hinnant's algorithm), valid for years 0 to 9999.
+    /// The timestamp of a moment in the years 1 to 9999.
+    package static func format(millisecondsSince1970 ms: Int64) -> String {
+        // Rounded down, so that a moment before 1970 has a positive millisecond and second of the day.
+        let seconds = ms >= 0 ? ms / 1000 : (ms - 999) / 1000
+        let millis = ms - seconds * 1000
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let secondOfDay = seconds - days * 86_400
+        // Days to civil date (Howard Hinnant's algorithm), valid for the years 1 to 9999.
         let z = days + 719_468
         let era = z / 146_097
         let dayOfEra = z - era * 146_097

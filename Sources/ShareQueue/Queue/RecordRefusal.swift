@@ -1,0 +1,45 @@
+/// Thrown by a sink to refuse some records of a batch, such as those it cannot
+/// decode, without failing the rest.
+///
+/// The drain sets aside the refused records that are final as dead letters,
+/// then offers the batch again without them. A record refused but not final
+/// counts an attempt, and the drain stops before it until it has been refused
+/// `maxAttempts` times; then it too becomes a dead letter. Dead letters are
+/// recoverable with ``QueueDrainer/requeueDeadLetters()``.
+public struct RecordRefusal: Error, Sendable, CustomStringConvertible {
+    /// One refused record.
+    public struct Refused: Sendable {
+        /// The record's ``DrainedRecord/id``.
+        public let id: String
+        /// Why, as the dead-letter file records it.
+        public let reason: String
+        /// Whether the record becomes a dead letter at once, for one that no retry
+        /// can make acceptable, such as one of a kind this host does not know.
+        public let isFinal: Bool
+
+        /// A refusal of the record `id`, final or counted.
+        public init(id: String, reason: String, isFinal: Bool = false) {
+            self.id = id
+            self.reason = reason
+            self.isFinal = isFinal
+        }
+    }
+
+    /// The refused records of the batch.
+    public let refused: [Refused]
+
+    /// A refusal of these records of the batch.
+    public init(_ refused: [Refused]) { self.refused = refused }
+
+    /// A refusal of the one record `id`.
+    /// - Parameters:
+    ///   - id: The refused record's ``DrainedRecord/id``, one of the batch's.
+    ///   - reason: Why, for the dead-letter file and the warning.
+    ///   - isFinal: True to make it a dead letter at once.
+    public init(id: String, reason: String, isFinal: Bool = false) {
+        refused = [Refused(id: id, reason: reason, isFinal: isFinal)]
+    }
+
+    /// The reasons, one per refused record.
+    public var description: String { refused.map { "\(DeadLetters.quoted($0.id)): \($0.reason)" }.joined(separator: "; ") }
+}

@@ -1,0 +1,79 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import ShareQueue
+
+/// The values whose own `Codable` conformance is not what shared content
+/// wants, each with the encoding ``SharedContent`` documents: `Date` as ISO-8601
+/// UTC with milliseconds, `URL` as its absolute string, `UUID` as its string,
+/// `Data` as Base64, `Decimal` and ``JSONValue`` as their exact JSON.
+enum FoundationValues {
+    /// The node of `value` if it is one of these types; nil for any other.
+    static func node<Value>(for value: Value, codingPath: [any CodingKey]) throws -> EncodedNode? {
+        // Comparing types first keeps the common case, a type of the app's own, to a few compares.
+        let type = Value.self
+        if type == Date.self, let date = value as? Date {
+            guard let text = ISO8601Milliseconds.format(date) else {
+                throw EncodingError.invalidValue(date, EncodingError.Context(codingPath: codingPath, debugDescription: "a date must lie in the years 1 to 9999"))
+            }
+            return .string(text)
+        }
+        if type == URL.self, let url = value as? URL { return .string(url.absoluteString) }
+        if type == UUID.self, let uuid = value as? UUID { return .string(uuid.uuidString) }
+        if type == Data.self, let data = value as? Data { return .string(data.base64EncodedString()) }
+        if type == Decimal.self, let decimal = value as? Decimal {
+            guard decimal.isFinite else {
+                throw EncodingError.invalidValue(decimal, EncodingError.Context(codingPath: codingPath, debugDescription: "JSON has no \(decimal)"))
+            }
+            return .literal(decimal.description)
+        }
+        if type == JSONValue.self, let json = value as? JSONValue {
+            return .literal(String(decoding: json.compactJSON, as: UTF8.self))
+        }
+        return nil
+    }
+
+    /// `Value` read from `json` if it is one of these types; nil for any other.
+    static func value<Value>(_ type: Value.Type, from json: JSONValue, codingPath: [any CodingKey]) throws -> Value? {
+        func corrupted(_ what: String) -> DecodingError {
+            DecodingError.dataCorrupted(DecodingError.Context(codingPath: codingPath, debugDescription: what))
+        }
+        func string(_ name: String) throws -> String {
+            guard case .string(let text) = json else {
+                throw DecodingError.typeMismatch(type, DecodingError.Context(codingPath: codingPath, debugDescription: "expected \(name) as a string, found \(json.kindName)"))
+            }
+            return text
+        }
+        if type == Date.self {
+            let text = try string("a date")
+            guard let date = ISO8601Milliseconds.parse(text) else { throw corrupted("not an ISO-8601 date such as 2026-11-29T14:52:20.123Z: '\(text.prefix(100))'") }
+            return date as? Value
+        }
+        if type == URL.self {
+            let text = try string("a URL")
+            guard let url = URL(string: text) else { throw corrupted("not a URL: '\(text.prefix(200))'") }
+            return url as? Value
+        }
+        if type == UUID.self {
+            let text = try string("a UUID")
+            guard let uuid = UUID(uuidString: text) else { throw corrupted("not a UUID: '\(text.prefix(100))'") }
+            return uuid as? Value
+        }
+        if type == Data.self {
+            let text = try string("Base64 data")
+            guard let data = Data(base64Encoded: text) else { throw corrupted("not Base64 data") }
+            return data as? Value
+        }
+        if type == Decimal.self {
+            guard case .number(let literal) = json else {
+                throw DecodingError.typeMismatch(type, DecodingError.Context(codingPath: codingPath, debugDescription: "expected a number, found \(json.kindName)"))
+            }
+            guard let decimal = Decimal(string: literal) else { throw corrupted("the number \(literal.prefix(100)) does not fit a Decimal") }
+            return decimal as? Value
+        }
+        if type == JSONValue.self { return json as? Value }
+        return nil
+    }
+}

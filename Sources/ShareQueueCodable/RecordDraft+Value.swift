@@ -1,0 +1,53 @@
+import ShareQueue
+
+extension RecordDraft {
+    /// A draft holding `value` as JSON, of the kind ``Record/Kind/init(for:)`` names.
+    /// - Parameters:
+    ///   - value: The content; its encodings are those ``SharedContent`` describes.
+    ///   - source: Who produces it, 1 to 256 bytes.
+    ///   - key: Records with the same key supersede each other when a drain coalesces keys.
+    ///   - meta: The producer's own labels.
+    ///   - id: A UUID string of the caller's own, so that a retried append keeps its id; nil makes a new one.
+    /// - Throws: `.badData` when the value cannot be encoded (a `Double` that is
+    ///   not finite, say); the encoder's error is the cause.
+    public init<Value: Encodable>(encoding value: Value, source: String, key: String? = nil, meta: [String: String]? = nil,
+                                  id: String? = nil) throws(ShareQueueError) {
+        let bytes: [UInt8]
+        do { bytes = try ContentEncoder.encode(value) } catch {
+            throw ShareQueueError(.badData, "cannot encode the \(Value.self) value", underlying: error)
+        }
+        self.init(.value(JSONText(encoded: bytes), kind: Record.Kind(for: Value.self)), source: source, key: key, meta: meta, id: id)
+    }
+}
+
+extension QueueAppender {
+    /// Appends one value as a record and returns its id.
+    ///
+    /// `try appender.append(link, source: "share-extension")`
+    /// - Parameters:
+    ///   - value: The content; its record's kind is ``Record/Kind/init(for:)`` of its type.
+    ///   - source: Who produces it, 1 to 256 bytes.
+    ///   - key: Records with the same key supersede each other when a drain coalesces keys.
+    ///   - meta: The producer's own labels.
+    /// - Returns: The record's id. Once this returns the record will be delivered.
+    /// - Throws: `.badData` for a value that cannot be encoded, and what ``append(_:)-(RecordDraft)`` throws.
+    @discardableResult
+    public func append<Value: Encodable>(_ value: Value, source: String, key: String? = nil,
+                                         meta: [String: String]? = nil) throws(ShareQueueError) -> String {
+        try append(RecordDraft(encoding: value, source: source, key: key, meta: meta))
+    }
+
+    /// Appends values as one atomic batch: after a crash either all of them are in the queue or none is.
+    /// - Parameters:
+    ///   - values: The contents, in the order a drain delivers them.
+    ///   - source: Who produces them, 1 to 256 bytes.
+    /// - Returns: The ids, in order. Once this returns they will be delivered.
+    /// - Throws: What ``append(_:source:key:meta:)`` throws; the queue is then unchanged.
+    @discardableResult
+    public func append<Values: Sequence>(contentsOf values: Values, source: String) throws(ShareQueueError) -> [String]
+    where Values.Element: Encodable {
+        var drafts: [RecordDraft] = []
+        for value in values { drafts.append(try RecordDraft(encoding: value, source: source)) }
+        return try append(drafts)
+    }
+}

@@ -1,0 +1,29 @@
+import ShareQueue
+
+/// A content type that names its records' kind, so that the name survives
+/// renaming the type and a host can tell the types apart.
+///
+/// Any `Encodable` value can be appended and any `Decodable` one drained; a
+/// type that conforms here stores ``contentKind`` as the record's kind, any
+/// other its type name. Values are stored as JSON: numbers exactly, `Date` as
+/// ISO-8601 UTC with milliseconds (`2026-11-29T14:52:20.123Z`; rounded to the
+/// millisecond), `URL` as its absolute string, `UUID` as its upper-case
+/// string, `Data` as Base64 with padding, `Decimal` as a JSON number, and
+/// ``JSONValue`` as itself.
+public protocol SharedContent: Codable {
+    /// The kind of this type's records: 1 to 256 bytes, not `text`, `url` or
+    /// `file`. Keep it when the type changes, or older records stop matching.
+    static var contentKind: Record.Kind { get }
+}
+
+extension Record.Kind {
+    /// The kind of records holding values of `type`: its ``SharedContent/contentKind``,
+    /// or else its name as Swift writes it without the module, such as `SharedLink`.
+    public init<Value>(for type: Value.Type) {
+        if let content = type as? any SharedContent.Type {
+            self = content.contentKind
+        } else {
+            self.init(rawValue: String(describing: type))
+        }
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import ShareQueue
+import ShareQueueCodable
+import ShareQueueSystem
+
+/// Typed content: what encoding and decoding Codable values adds to an append and a drain.
+extension Benchmark {
+    /// Five fields, as an app's shared link might have.
+    struct SharedLink: SharedContent {
+        static let contentKind = Record.Kind(rawValue: "bench.link")
+        var url: URL
+        var title: String
+        var sharedAt: Date
+        var tags: [String]
+        var pinned: Bool
+    }
+
+    static let sampleLink = SharedLink(url: URL(string: sampleText)!, title: "A shared page", sharedAt: Date(timeIntervalSince1970: 1_764_427_940.123),
+                                       tags: ["news"], pinned: false)
+
+    func contentFigures() throws -> [Figure] {
+        [try typedAppends(), try typedDrain()]
+    }
+
+    /// Typed appends of a five-field value beside appends of the same JSON given as text, both without fsync.
+    func typedAppends() throws -> Figure {
+        var options = AppendOptions()
+        options.synchronize = false
+        let count = sizes.libraryAppends
+        let link = Self.sampleLink
+        let json = try RecordDraft(encoding: link, source: "bench")
+        guard case .value(let encoded, _) = json.content else { throw ShareQueueError(.ioError, "not a value draft") }
+        let text = encoded.bytes
+        var typedRates: [Double] = [], textRates: [Double] = []
+        // Interleaved, so that both see the same machine.
+        for run in 0..<3 {
+            let typed = try QueueAppender(directory: try freshQueue("typed-\(run)"), options: options)
+            var start = Host.monotonicSeconds()
+            for _ in 0..<count { try typed.append(link, source: "bench") }
+            typedRates.append(Double(count) / (Host.monotonicSeconds() - start))
+            let plain = try QueueAppender(directory: try freshQueue("json-text-\(run)"), options: options)
+            start = Host.monotonicSeconds()
+            for _ in 0..<count { try plain.append(RecordDraft(.json(try JSONText(validating: text)), source: "bench")) }
+            textRates.append(Double(count) / (Host.monotonicSeconds() - start))
+        }
+        return Figure(name: "typed append, 5 fields, vs the same JSON as text", unit: "records/s", value: median(typedRates),
+                      floor: median(textRates), target: ">= 0.50")
+    }
+
+    /// Five-field records decoded by a typed drain, beside Foundation's JSONDecoder
+    /// decoding the same JSON one record at a time; medians of 3 interleaved runs.
+    func typedDrain() throws -> Figure {
+        // At most 200,000: more measures the same rate.
+        let records = min(sizes.drainRecords, 200_000) / 1000 * 1000
+        let filled = try freshQueue("typed-drain")
+        var options = AppendOptions()
+        options.synchronize = false
+        let appender = try QueueAppender(directory: filled, options: options)
+        let batch = Array(repeating: Self.sampleLink, count: 1000)
+        for _ in 0..<(records / 1000) { try appender.append(contentsOf: batch, source: "bench") }
+        guard case .value(let encoded, _) = try RecordDraft(encoding: Self.sampleLink, source: "bench").content else {
+            throw ShareQueueError(.ioError, "not a value draft")
+        }
+        let json = Data(encoded.bytes)
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        var rates: [Double] = [], peerRates: [Double] = []
+        for run in 0..<3 {
+            let queue = try QueueDirectory(path: try copyQueue(filled.path, as: "typed-drain-\(run)"))
+            var decoded = 0
+            var start = Host.monotonicSeconds()
+            try QueueDrainer(directory: queue).drain(SharedLink.self) { decoded += $0.count }
+            rates.append(Double(decoded) / (Host.monotonicSeconds() - start))
+            guard decoded == records else { throw ShareQueueError(.ioError, "the typed drain decoded \(decoded) records, not \(records)") }
+            // The peer: what an app does without the typed drain, one JSONDecoder call per record.
+            start = Host.monotonicSeconds()
+            var peer = 0
+            for _ in 0..<records { peer += (try? decoder.decode(SharedLink.self, from: json))?.tags.count ?? 0 }
+            peerRates.append(Double(peer) / (Host.monotonicSeconds() - start))
+        }
+        return Figure(name: "typed drain, 5 fields, vs JSONDecoder alone (peer)", unit: "records/s", value: median(rates), floor: median(peerRates),
+                      target: ">= 150k/s")
+    }
+}

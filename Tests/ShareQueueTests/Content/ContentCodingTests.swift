@@ -1,0 +1,146 @@
+import Foundation
+import Testing
+@testable import ShareQueue
+import ShareQueueCodable
+
+/// How typed values are stored: the JSON each Swift value becomes, and back.
+@Suite("Content coding")
+struct ContentCodingTests {
+    /// The stored `json` of a value appended through the library.
+    private func storedJSON<Value: Encodable>(_ value: Value) throws -> String {
+        guard case .value(let json, _) = try RecordDraft(encoding: value, source: "test").content else {
+            Issue.record("not a value draft")
+            return ""
+        }
+        return String(decoding: json.bytes, as: UTF8.self)
+    }
+
+    @Test("Every kind of value comes back equal through the library")
+    func everyKindThroughTheLibrary() throws {
+        let queue = TestQueue()
+        let directory = try QueueDirectory(path: queue.path)
+        let values = [EveryKind(), EveryKind(optionalInner: .init(name: "x", level: 1))]
+        let ids = try QueueAppender(directory: directory).append(contentsOf: values, source: "test")
+        var drained: [DrainedValue<EveryKind>] = []
+        let summary = try QueueDrainer(directory: directory).drain(EveryKind.self) { drained += $0 }
+        #expect(summary.delivered == 2)
+        #expect(drained.map(\.value) == values)
+        #expect(drained.map(\.id) == ids)
+        #expect(drained.allSatisfy { $0.source == "test" })
+    }
+
+    @Test("Integers of every width are written in full")
+    func integers() throws {
+        #expect(try storedJSON([UInt64.max]) == "[18446744073709551615]")
+        #expect(try storedJSON([Int64.min]) == "[-9223372036854775808]")
+        #expect(try storedJSON([UInt128.max]) == "[340282366920938463463374607431768211455]")
+    }
+
+    @Test("Foundation values have their documented encodings")
+    func foundationValues() throws {
+        struct Shared: Codable {
+            var date = Date(timeIntervalSince1970: 1_764_427_940.123)
+            var url = URL(string: "https://example.com/path?q=1")!
+            var uuid = UUID(uuidString: "3b1a7a47-62e9-44de-8afc-c39f9309e7f9")!
+            var data = Data([0, 1, 2, 253, 254, 255])
+            var decimal = Decimal(string: "1.25")!
+        }
+        #expect(try storedJSON(Shared()) == #"{"date":"2025-11-29T14:52:20.123Z","url":"https://example.com/path?q=1","uuid":"3B1A7A47-62E9-44DE-8AFC-C39F9309E7F9","data":"AAEC/f7/","decimal":1.25}"#)
+    }
+
+    @Test("Members keep the order the value encodes them in, and nil optionals are left out")
+    func memberOrder() throws {
+        struct Ordered: Codable {
+            var zebra = 1
+            var apple: String? = nil
+            var mango = "m"
+        }
+        #expect(try storedJSON(Ordered()) == #"{"zebra":1,"mango":"m"}"#)
+    }
+
+    @Test("A JSON value keeps every number literal as written")
+    func jsonValueLiterals() throws {
+        let literal = #"{"big":123456789012345678901234567890,"decimal":1.50,"huge":1e400,"negative":-0.0}"#
+        let text = try JSONText(validating: Array(literal.utf8))
+        #expect(try storedJSON(text.value) == literal)
+        let record = Record(id: "r", date: "2026-11-30T00:00:00.000Z", source: "s", kind: .json, json: text.value)
+        #expect(try record.decode(JSONValue.self) == text.value)
+    }
+
+    @Test("A value JSON cannot hold is refused before anything is written", arguments: [Double.nan, .infinity, -.infinity])
+    func nonFinite(_ number: Double) throws {
+        #expect(throws: ShareQueueError.self) { try RecordDraft(encoding: ["x": number], source: "test") }
+    }
+
+    @Test("Dates are read in the ISO-8601 forms other producers write")
+    func dateForms() throws {
+        struct Dated: Codable { var at: Date }
+        func read(_ text: String) throws -> Date {
+            let record = Record(id: "r", date: "d", source: "s", kind: .json, json: .object(["at": .string(text)]))
+            let dated: Dated = try record.decode(Dated.self)
+            return dated.at
+        }
+        let moment = Date(timeIntervalSince1970: 1_764_427_940.123)
+        #expect(try read("2025-11-29T14:52:20.123Z") == moment)
+        #expect(try read("2025-11-29T15:52:20.123+01:00") == moment)
+        #expect(try read("2025-11-29T14:52:20Z") == Date(timeIntervalSince1970: 1_764_427_940))
+        #expect(abs(try read("2025-11-29T14:52:20.123456789Z").timeIntervalSince1970 - 1_764_427_940.123456789) < 1e-6)
+        #expect(try read("0001-01-01T00:00:00.000Z") == Date(timeIntervalSince1970: -62_135_596_800))
+        for bad in ["2025-02-29T00:00:00Z", "2025-11-29 14:52:20Z", "2025-11-29T24:00:00Z", "2025-11-29T14:52:20.Z", "2025-11-29T14:52:20", "yesterday"] {
+            #expect(throws: ShareQueueError.self, "\(bad)") { try read(bad) }
+        }
+    }
+
+    @Test("Decoding errors say what and where")
+    func decodingErrors() throws {
+        let record = Record(id: "r1", date: "d", source: "s", kind: .json, json: .object(["url": .string("https://x"), "title": .number("5")]))
+        do {
+            _ = try record.decode(PlainLink.self)
+            Issue.record("decoded a number as a string")
+        } catch {
+            #expect(error.kind == .badData)
+            #expect(error.message.contains("at .title"), "\(error.message)")
+        }
+        let tooBig = Record(id: "r2", date: "d", source: "s", kind: .json, json: .array([.number("256")]))
+        #expect(throws: ShareQueueError.self) { try tooBig.decode([UInt8].self) }
+        let text = Record(id: "r3", date: "d", source: "s", kind: .text, text: "hello")
+        #expect(throws: ShareQueueError.self) { try text.decode(String.self) }
+    }
+
+    @Test("Integers written with a fraction or an exponent read as integers when exact")
+    func integerSpellings() throws {
+        let record = Record(id: "r", date: "d", source: "s", kind: .json, json: .array([.number("2.0"), .number("1e3"), .number("-0")]))
+        #expect(try record.decode([Int].self) == [2, 1000, 0])
+        let inexact = Record(id: "r", date: "d", source: "s", kind: .json, json: .array([.number("2.5")]))
+        #expect(throws: ShareQueueError.self) { try inexact.decode([Int].self) }
+    }
+
+    @Test("A type's kind is its content kind, else its name")
+    func kinds() throws {
+        #expect(Record.Kind(for: EveryKind.self).rawValue == "test.every-kind")
+        #expect(Record.Kind(for: PlainLink.self).rawValue == "PlainLink")
+        guard case .value(_, let kind) = try RecordDraft(encoding: PlainLink(url: URL(string: "https://x")!, title: "t"), source: "s").content else {
+            Issue.record("not a value draft")
+            return
+        }
+        #expect(kind.rawValue == "PlainLink")
+    }
+
+    @Test("A content kind that names a built-in kind without JSON is refused", arguments: ["text", "url", "file", ""])
+    func reservedKinds(_ kind: String) throws {
+        let queue = TestQueue()
+        let appender = try QueueAppender(directory: try QueueDirectory(path: queue.path))
+        let draft = RecordDraft(.value(try JSONText(validating: Array("{}".utf8)), kind: Record.Kind(rawValue: kind)), source: "s")
+        #expect(throws: ShareQueueError.self) { try appender.append(draft) }
+        #expect(queue.bytes().isEmpty)
+    }
+
+    @Test("JSONValue through Foundation's coders keeps every 64-bit integer")
+    func jsonValueThroughFoundation() throws {
+        let value: JSONValue = .array([.number("18446744073709551615"), .number("-9223372036854775808"), .number("42")])
+        let encoded = try JSONEncoder().encode(value)
+        #expect(String(decoding: encoded, as: UTF8.self) == "[18446744073709551615,-9223372036854775808,42]")
+        #expect(try JSONDecoder().decode(JSONValue.self, from: encoded) == value)
+        #expect(throws: (any Error).self) { try JSONEncoder().encode(JSONValue.number("not a number")) }
+    }
+}

@@ -1,0 +1,137 @@
+import Foundation
+import Testing
+@testable import ShareQueue
+import ShareQueueCodable
+
+/// Draining one content type: what it takes, what it refuses, and that nothing is lost.
+@Suite("Typed drains")
+struct TypedDrainTests {
+    let queue = TestQueue()
+    var directory: QueueDirectory { get throws { try QueueDirectory(path: queue.path) } }
+
+    private func link(_ number: Int) -> PlainLink { PlainLink(url: URL(string: "https://example.com/\(number)")!, title: "link \(number)") }
+
+    @Test("Records of another kind become dead letters at once, and come back for a host that knows them")
+    func otherKinds() throws {
+        let appender = try QueueAppender(directory: try directory)
+        try appender.append(link(1), source: "s")
+        try appender.append(NoteV1(title: "n", body: "b"), source: "s")
+        try appender.append(RecordDraft(.text("plain text"), source: "s"))
+        try appender.append(link(2), source: "s")
+        var links: [PlainLink] = []
+        let summary = try QueueDrainer(directory: try directory).drain(PlainLink.self) { links += $0.map(\.value) }
+        #expect(links == [link(1), link(2)])
+        #expect(summary.delivered == 2)
+        #expect(summary.deadLettered == 2)
+        #expect(try queue.deadLetters().count == 2)
+        // A host that knows notes puts the letters back and takes its own; the text is refused again.
+        #expect(try QueueDrainer(directory: try directory).requeueDeadLetters() == 2)
+        var notes: [NoteV1] = []
+        let second = try QueueDrainer(directory: try directory).drain(NoteV1.self) { notes += $0.map(\.value) }
+        #expect(notes == [NoteV1(title: "n", body: "b")])
+        #expect(second.delivered == 1 && second.deadLettered == 1)
+        #expect(try queue.deadLetters().count == 1)
+    }
+
+    @Test("A record of the kind that does not decode is refused, counted, and dead-lettered at the limit; the rest are delivered")
+    func undecodable() throws {
+        let appender = try QueueAppender(directory: try directory)
+        try appender.append(link(1), source: "s")
+        let broken = try JSONText(validating: Array(#"{"url":"https://x","title":42}"#.utf8))
+        let brokenID = try appender.append(RecordDraft(.value(broken, kind: Record.Kind(for: PlainLink.self)), source: "s"))
+        try appender.append(link(3), source: "s")
+        var options = DrainOptions()
+        options.maxAttempts = 3
+        let drainer = QueueDrainer(directory: try directory, options: options)
+        var links: [PlainLink] = []
+        for attempt in 1...2 {
+            do {
+                try drainer.drain(PlainLink.self) { links += $0.map(\.value) }
+                Issue.record("attempt \(attempt) took the broken record")
+            } catch {
+                #expect(error.kind == .tryAgain)
+                #expect(error.message.contains("attempt \(attempt) of 3"), "\(error.message)")
+            }
+        }
+        // The record before it was delivered once; the one after waits behind it.
+        #expect(links == [link(1)])
+        let summary = try drainer.drain(PlainLink.self) { links += $0.map(\.value) }
+        #expect(links == [link(1), link(3)])
+        #expect(summary.deadLettered == 1)
+        let letters = try queue.deadLetters()
+        #expect(letters.count == 1)
+        #expect((letters.first?["record"] as? [String: Any])?["id"] as? String == brokenID)
+        #expect((letters.first?["error"] as? String)?.contains("at .title") == true)
+    }
+
+    @Test("When the host's own code fails, the batch stays queued and nothing is dead-lettered")
+    func bodyFails() throws {
+        struct SaveFailed: Error {}
+        let appender = try QueueAppender(directory: try directory)
+        try appender.append(contentsOf: (1...5).map(link), source: "s")
+        let drainer = QueueDrainer(directory: try directory)
+        for _ in 1...6 {
+            #expect(throws: ShareQueueError.self) { try drainer.drain(PlainLink.self) { _ in throw SaveFailed() } }
+        }
+        var links: [PlainLink] = []
+        let summary = try drainer.drain(PlainLink.self) { links += $0.map(\.value) }
+        #expect(links == (1...5).map(link))
+        #expect(summary.deadLettered == 0)
+        #expect(try queue.deadLetters().isEmpty)
+    }
+
+    @Test("Each value comes with its record's id, date, source, key and labels")
+    func labels() throws {
+        let before = Date()
+        let id = try QueueAppender(directory: try directory).append(link(1), source: "share-extension", key: "k", meta: ["app": "1.2"])
+        var values: [DrainedValue<PlainLink>] = []
+        try QueueDrainer(directory: try directory).drain(PlainLink.self) { values += $0 }
+        let value = try #require(values.first)
+        #expect(value.id == id)
+        #expect(value.source == "share-extension")
+        #expect(value.key == "k")
+        #expect(value.meta == ["app": "1.2"])
+        #expect(abs(value.date.timeIntervalSince(before)) < 60)
+    }
+
+    @Test("A sink may refuse records by id, for good or counted; one it does not hold is a failure")
+    func refusalsByID() throws {
+        struct Refusing: DrainSink {
+            var refuse: (DrainBatch) -> RecordRefusal?
+            var delivered: [String] = []
+            mutating func deliver(_ batch: DrainBatch) throws {
+                if let refusal = refuse(batch) { throw refusal }
+                delivered += batch.records.map(\.id)
+            }
+        }
+        let ids = try QueueAppender(directory: try directory).append((1...6).map { RecordDraft(.text("\($0)"), source: "s") })
+        var sink = Refusing { batch in
+            let refused = batch.records.filter { ["2", "4"].contains($0.record.text) }
+            return refused.isEmpty ? nil : RecordRefusal(refused.map { .init(id: $0.id, reason: "no", isFinal: true) })
+        }
+        let summary = try QueueDrainer(directory: try directory).drain(into: &sink)
+        #expect(sink.delivered == [ids[0], ids[2], ids[4], ids[5]])
+        #expect(summary.deadLettered == 2 && summary.delivered == 4)
+        // A refusal naming no record of the batch leaves everything queued.
+        try QueueAppender(directory: try directory).append(RecordDraft(.text("7"), source: "s"))
+        var stranger = Refusing { _ in RecordRefusal(id: "not-in-the-batch", reason: "no") }
+        #expect(throws: ShareQueueError.self) { try QueueDrainer(directory: try directory).drain(into: &stranger) }
+        #expect(try queue.drain().lines.count == 1)
+    }
+
+    @Test("Dead-lettering many records costs one write per batch, not one scan per record")
+    func manyOtherKinds() throws {
+        let appender = try QueueAppender(directory: try directory)
+        try appender.append(contentsOf: (1...3000).map { NoteV1(title: "\($0)", body: "") }, source: "s")
+        try appender.append(link(1), source: "s")
+        var links: [PlainLink] = []
+        let summary = try QueueDrainer(directory: try directory).drain(PlainLink.self) { links += $0.map(\.value) }
+        #expect(links == [link(1)])
+        #expect(summary.deadLettered == 3000)
+        #expect(try queue.deadLetters().count == 3000)
+        #expect(try QueueDrainer(directory: try directory).requeueDeadLetters() == 3000)
+        var notes = 0
+        try QueueDrainer(directory: try directory).drain(NoteV1.self) { notes += $0.count }
+        #expect(notes == 3000)
+    }
+}
