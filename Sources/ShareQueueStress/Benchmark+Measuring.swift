@@ -40,6 +40,10 @@ extension Benchmark {
     }
 
     func concurrently(_ count: Int, _ body: @escaping @Sendable (Int) throws -> ToolRunner.Outcome) throws {
+        try Self.concurrently(count, body)
+    }
+
+    static func concurrently(_ count: Int, _ body: @escaping @Sendable (Int) throws -> ToolRunner.Outcome) throws {
         let group = DispatchGroup()
         let failures = FailureList()
         for index in 0..<count {

@@ -127,7 +127,9 @@ public enum StressTool {
             let arguments = try ParsedArguments(Array(CommandLine.arguments.dropFirst(2)), options: options)
             let count = try arguments.integer("--count", in: 1...10_000_000) ?? 1
             if mode == "bench-sqlite" {
-                _ = try SQLiteBenchmark.durableInserts(path: arguments.value("--db") ?? "bench.db", count: count, payload: Benchmark.samplePayload)
+                let peer = try SQLitePeer(path: arguments.value("--db") ?? "bench.db", synchronous: .full)
+                let body = Benchmark.samplePayloadBytes
+                for _ in 0..<count { try peer.append(body) }
             } else {
                 var appendOptions = AppendOptions()
                 appendOptions.synchronize = !arguments.has("--no-sync")
