@@ -1,11 +1,10 @@
 import Foundation
 import ShareQueue
-import ShareQueueStore
 import ShareQueueSystem
 
 /// Appending: through the library, durably, from several processes, and a whole process at a time.
 extension Benchmark {
-    func libraryAppends() throws -> Figure {
+    func libraryAppends() throws -> [Figure] {
         let queue = try freshQueue("library")
         var options = AppendOptions()
         options.synchronize = false
@@ -15,7 +14,11 @@ extension Benchmark {
         for _ in 0..<sizes.libraryAppends { try appender.append(draft) }
         let rate = Double(sizes.libraryAppends) / (Host.monotonicSeconds() - start)
         let floor = try floorRate(["append", scratch("floor-library"), String(sizes.libraryAppends)])
-        return Figure(name: "library append, no fsync", unit: "records/s", value: rate, floor: floor, target: ">= 0.30")
+        let sqlite = try sqliteAppendRate("sqlite-library.db", count: sizes.libraryAppends, synchronous: .normal)
+        return [
+            Figure(name: "library append, no fsync", unit: "records/s", value: rate, floor: floor, target: ">= 0.30"),
+            Figure(name: "library append, no fsync (vs SQLite WAL NORMAL)", unit: "records/s", value: rate, floor: sqlite, target: "-"),
+        ]
     }
 
     func durableAppends() throws -> [Figure] {
@@ -23,43 +26,50 @@ extension Benchmark {
         let queue = try freshQueue("durable")
         let appender = try QueueAppender(directory: queue)
         let draft = RecordDraft(.text(Self.sampleText), source: "bench")
-        var start = Host.monotonicSeconds()
+        let start = Host.monotonicSeconds()
         for _ in 0..<count { try appender.append(draft) }
         let one = Double(count) / (Host.monotonicSeconds() - start)
-        let sqliteOne = Double(count) / (try SQLiteBenchmark.durableInserts(path: scratch("sqlite-1.db"), count: count, payload: Self.samplePayload))
+        let sqliteOne = try sqliteAppendRate("sqlite-1.db", count: count, synchronous: .full)
         let floorOne = try floorRate(["append", scratch("floor-durable"), String(count), "sync"])
 
         // Eight processes at once, each appending its share; five runs interleaved with eight
-        // floor processes doing the same (flock, write, unlock, fdatasync), and the medians.
+        // floor processes doing the same (flock, write, unlock, fdatasync), and eight into SQLite,
+        // and the medians. Each process opens its queue, then waits for a common start, so
+        // that the rate is of appending alone: process start-up has figures of its own.
         let tools = self.tools
         let program = floor.program
-        var eights: [Double] = [], floorEights: [Double] = []
+        var eights: [Double] = [], floorEights: [Double] = [], sqliteEights: [Double] = []
+        var contended: [Double] = [], sqliteContended: [Double] = []
         for run in 0..<5 {
             let eightQueue = try freshQueue("durable-8").path
-            start = Host.monotonicSeconds()
-            try concurrently(8) { _ in
-                try tools.run("share-stress", ["bench-append", "--dir", eightQueue, "--count", String(count / 8)])
-            }
-            eights.append(Double(count / 8 * 8) / (Host.monotonicSeconds() - start))
+            eights.append(try startedTogether { startAt in
+                try tools.run("share-stress", ["bench-append", "--dir", eightQueue, "--count", String(count / 8), "--start-at", startAt])
+            })
             let floorFile = scratch("floor-durable-8-\(run)")
-            start = Host.monotonicSeconds()
-            try concurrently(8) { _ in try ToolRunner.run(program: program, ["append", floorFile, String(count / 8), "unlocked-sync"]) }
-            floorEights.append(Double(count / 8 * 8) / (Host.monotonicSeconds() - start))
+            floorEights.append(try startedTogether { startAt in
+                try ToolRunner.run(program: program, ["append", floorFile, String(count / 8), "unlocked-sync", startAt])
+            })
             try? FileManager.default.removeItem(atPath: floorFile)
+            let sqlitePath = scratch("sqlite-8-\(run).db")
+            removeDatabase(sqlitePath)
+            // Created first, so that no producer races to create it.
+            _ = try SQLitePeer(path: sqlitePath, synchronous: .full)
+            sqliteEights.append(try startedTogether { startAt in
+                try tools.run("share-stress", ["bench-sqlite", "--db", sqlitePath, "--count", String(count / 8), "--start-at", startAt])
+            })
+            let (queueRate, sqliteRate) = try contention(run: run)
+            contended.append(queueRate)
+            sqliteContended.append(sqliteRate)
         }
-        let eight = percentile(eights, 0.5), floorEight = percentile(floorEights, 0.5)
-        let sqlitePath = scratch("sqlite-8.db")
-        start = Host.monotonicSeconds()
-        try concurrently(8) { _ in
-            try tools.run("share-stress", ["bench-sqlite", "--db", sqlitePath, "--count", String(count / 8)])
-        }
-        let sqliteEight = Double(count / 8 * 8) / (Host.monotonicSeconds() - start)
+        let eight = median(eights), floorEight = median(floorEights), sqliteEight = median(sqliteEights)
         return [
             Figure(name: "durable append, 1 producer (vs SQLite WAL FULL)", unit: "records/s", value: one, floor: sqliteOne, target: ">= 1.0, aim 1.3"),
             Figure(name: "durable append, 1 producer (vs floor fdatasync)", unit: "records/s", value: one, floor: floorOne, target: "-"),
             Figure(name: "durable append, 8 producers (vs 1 producer)", unit: "records/s", value: eight, floor: one, target: ">= 2.0"),
             Figure(name: "durable append, 8 producers (vs floor, 8 processes)", unit: "records/s", value: eight, floor: floorEight, target: ">= 0.9"),
-            Figure(name: "durable append, 8 producers (vs SQLite, 8 processes)", unit: "records/s", value: eight, floor: sqliteEight, target: "-"),
+            Figure(name: "durable append, 8 producers (vs SQLite FULL, 8 processes)", unit: "records/s", value: eight, floor: sqliteEight, target: "-"),
+            Figure(name: "8 durable producers + a drain (vs SQLite FULL)", unit: "records/s", value: median(contended),
+                   floor: median(sqliteContended), target: "-"),
         ]
     }
 

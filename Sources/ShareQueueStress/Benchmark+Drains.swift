@@ -15,6 +15,9 @@ extension Benchmark {
         // too), and a library sink reading every record. Each figure is the median of its runs.
         var floorRates: [Double] = [], jsonRates: [Double] = [], builtRates: [Double] = []
         var jsonMemory: Int64 = 0
+        // SQLite's peers drain the same number of rows of the same bytes, in batches of the drain's size.
+        let database = try filledDatabase("drain-big.db", records: sizes.drainRecords)
+        var sqliteFullRates: [Double] = [], sqliteNormalRates: [Double] = [], sqliteBuiltRates: [Double] = []
         for _ in 0..<3 {
             let floorQueue = scratch("floor-drain")
             try? FileManager.default.removeItem(atPath: floorQueue)
@@ -27,6 +30,9 @@ extension Benchmark {
             jsonRates.append(bytes / jsonSeconds)
             jsonMemory = max(jsonMemory, memory)
             builtRates.append(try recordsBuilt(from: big, as: "drain-records"))
+            sqliteFullRates.append(try sqliteDrainRate(from: database, synchronous: .full))
+            sqliteNormalRates.append(try sqliteDrainRate(from: database, synchronous: .normal))
+            sqliteBuiltRates.append(try sqliteDrainRate(from: database, synchronous: .full, building: true))
         }
         let floorRate = median(floorRates), jsonRate = median(jsonRates)
         let (_, smallMemory) = try drainTimed(["--dir", small], output: "/dev/null")
@@ -42,8 +48,13 @@ extension Benchmark {
         let records = Double(sizes.drainRecords)
         return [
             Figure(name: "drain to JSON Lines file (vs floor locked copy)", unit: "MB/s", value: jsonRate / 1e6, floor: floorRate / 1e6, target: ">= 0.25"),
-            Figure(name: "drain to JSON Lines file", unit: "records/s", value: jsonRate / bytes * records, floor: nil, target: "-"),
+            Figure(name: "drain to JSON Lines file (vs SQLite WAL FULL)", unit: "records/s", value: jsonRate / bytes * records,
+                   floor: median(sqliteFullRates), target: "-"),
+            Figure(name: "drain to JSON Lines file (vs SQLite WAL NORMAL)", unit: "records/s", value: jsonRate / bytes * records,
+                   floor: median(sqliteNormalRates), target: "-"),
             Figure(name: "drain building records, library sink", unit: "records/s", value: median(builtRates), floor: nil, target: ">= 300000"),
+            Figure(name: "drain building records (vs SQLite FULL building)", unit: "records/s", value: median(builtRates),
+                   floor: median(sqliteBuiltRates), target: "-"),
             Figure(name: "drain into --store, empty", unit: "records/s", value: records / storeSeconds, floor: nil, target: ">= 150000"),
             Figure(name: "drain into --store holding \(sizes.drainRecords) rows", unit: "records/s", value: records / fullStoreSeconds,
                    floor: nil, target: ">= 150000"),

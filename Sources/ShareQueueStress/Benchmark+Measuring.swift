@@ -40,6 +40,10 @@ extension Benchmark {
     }
 
     func concurrently(_ count: Int, _ body: @escaping @Sendable (Int) throws -> ToolRunner.Outcome) throws {
+        try Self.concurrently(count, body)
+    }
+
+    static func concurrently(_ count: Int, _ body: @escaping @Sendable (Int) throws -> ToolRunner.Outcome) throws {
         let group = DispatchGroup()
         let failures = FailureList()
         for index in 0..<count {
@@ -58,6 +62,26 @@ extension Benchmark {
         if let first = failures.first { throw ShareQueueError(.ioError, first) }
     }
 
+    /// Records per second of eight processes told to begin at one moment (a monotonic clock
+    /// reading passed to `body`), from the first one's start to the last one's end; each
+    /// prints its count and its clock readings at its start and end.
+    func startedTogether(_ body: @escaping @Sendable (String) throws -> ToolRunner.Outcome) throws -> Double {
+        // Long enough for eight processes to start on a busy machine; one that starts later still counts.
+        let startAt = String(format: "%.6f", Host.monotonicSeconds() + 0.5)
+        let lines = LineList()
+        try concurrently(8) { _ in
+            let outcome = try body(startAt)
+            lines.add(String(decoding: outcome.output, as: UTF8.self))
+            return outcome
+        }
+        let readings = lines.all.map { $0.split(whereSeparator: \.isWhitespace).compactMap { Double($0) } }
+        guard readings.count == 8, readings.allSatisfy({ $0.count == 3 }) else {
+            throw ShareQueueError(.ioError, "a benchmark process printed no count and times: \(lines.all)")
+        }
+        let first = readings.map { $0[1] }.min()!, last = readings.map { $0[2] }.max()!
+        return readings.map { $0[0] }.reduce(0, +) / (last - first)
+    }
+
     func percentile(_ values: [Double], _ fraction: Double) -> Double {
         guard !values.isEmpty else { return 0 }
         let sorted = values.sorted()
@@ -71,4 +95,12 @@ private final class FailureList: @unchecked Sendable {
     private var messages: [String] = []
     func add(_ message: String) { lock.lock(); messages.append(message); lock.unlock() }
     var first: String? { lock.lock(); defer { lock.unlock() }; return messages.first }
+}
+
+/// Lines printed by processes run from threads.
+private final class LineList: @unchecked Sendable {
+    private let lock = NSLock()
+    private var lines: [String] = []
+    func add(_ line: String) { lock.lock(); lines.append(line); lock.unlock() }
+    var all: [String] { lock.lock(); defer { lock.unlock() }; return lines }
 }

@@ -49,7 +49,7 @@ struct Benchmark {
         func wanted(_ part: String) -> Bool { parts?.contains(part) ?? true }
         if wanted("library") {
             progress("library appends")
-            figures.append(try libraryAppends())
+            figures += try libraryAppends()
         }
         if wanted("content") {
             progress("typed content")

@@ -122,19 +122,31 @@ public enum StressTool {
     /// The processes the benchmark starts to append at once: through the library, or into SQLite.
     static func benchHelper(_ mode: String) -> Never {
         let options = [OptionSpec(names: ["--dir"], value: "DIR", help: ""), OptionSpec(names: ["--db"], value: "PATH", help: ""),
-                       OptionSpec(names: ["--count"], value: "N", help: ""), OptionSpec(names: ["--no-sync"], value: nil, help: "")]
+                       OptionSpec(names: ["--count"], value: "N", help: ""), OptionSpec(names: ["--no-sync"], value: nil, help: ""),
+                       OptionSpec(names: ["--start-at"], value: "SECONDS", help: "")]
         do throws(ShareQueueError) {
             let arguments = try ParsedArguments(Array(CommandLine.arguments.dropFirst(2)), options: options)
             let count = try arguments.integer("--count", in: 1...10_000_000) ?? 1
+            // Opened first, then, given --start-at, waiting for the others: processes started one after
+            // another begin appending together, and each prints its count and the monotonic clock's
+            // readings when it began and ended, so that start-up stays out of the rate.
+            let appendOne: () throws(ShareQueueError) -> Void
             if mode == "bench-sqlite" {
-                _ = try SQLiteBenchmark.durableInserts(path: arguments.value("--db") ?? "bench.db", count: count, payload: Benchmark.samplePayload)
+                let peer = try SQLitePeer(path: arguments.value("--db") ?? "bench.db", synchronous: .full)
+                let body = Benchmark.samplePayloadBytes
+                appendOne = { () throws(ShareQueueError) in try peer.append(body) }
             } else {
                 var appendOptions = AppendOptions()
                 appendOptions.synchronize = !arguments.has("--no-sync")
                 let appender = try QueueAppender(directory: try QueueDirectory(path: arguments.value("--dir") ?? "."), options: appendOptions)
                 let draft = RecordDraft(.text(Benchmark.sampleText), source: "bench")
-                for _ in 0..<count { try appender.append(draft) }
+                appendOne = { () throws(ShareQueueError) in try appender.append(draft) }
             }
+            let startAt = arguments.value("--start-at").flatMap(Double.init)
+            if let startAt { while Host.monotonicSeconds() < startAt { Host.sleep(milliseconds: 1) } }
+            let began = Host.monotonicSeconds()
+            for _ in 0..<count { try appendOne() }
+            if startAt != nil { print("\(count) \(began) \(Host.monotonicSeconds())") }
             Host.exit(0)
         } catch {
             tool.fail(error)

@@ -10,11 +10,14 @@
  *                                     each under flock: lock, write, (fdatasync), unlock
  *   floor append FILE N unlocked-sync the same, with fdatasync after the unlock, so that
  *                                     producers appending at once share flushes
+ *   floor append FILE N MODE START    the same, waiting first until the monotonic clock reads
+ *                                     START seconds, so that processes begin at once; prints the
+ *                                     count and the clock's readings at the start and at the end
  *   floor append1 FILE                one record, for timing a whole process
  *   floor drain FILE OUT              under the lock, copy FILE to OUT in 64 KiB
  *                                     reads, fsync OUT, truncate FILE
  *
- * Each mode prints one line: the count and the seconds it took.
+ * Each mode prints one line: the count and the seconds it took (or, given START, when it began and ended).
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -63,11 +66,17 @@ int main(int argc, char **argv) {
         int durable = argc < 5 ? 0 : strcmp(argv[4], "sync") == 0 ? 1 : strcmp(argv[4], "unlocked-sync") == 0 ? 2 : 0;
         int fd = open(argv[2], O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
         if (fd < 0) return fail("open");
+        if (argc >= 6) {
+            double at = atof(argv[5]);
+            struct timespec until = { (time_t)at, (long)((at - (double)(time_t)at) * 1e9) };
+            while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL) != 0) {}
+        }
         double start = seconds_now();
         for (long i = 0; i < count; i++) {
             if (append_record(fd, record, sizeof record, durable) != 0) return fail("append");
         }
-        printf("%ld %.6f\n", count, seconds_now() - start);
+        if (argc >= 6) printf("%ld %.6f %.6f\n", count, start, seconds_now());
+        else printf("%ld %.6f\n", count, seconds_now() - start);
         return 0;
     }
     if (argc >= 3 && strcmp(argv[1], "append1") == 0) {
