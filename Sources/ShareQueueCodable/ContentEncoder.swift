@@ -1,7 +1,7 @@
 import ShareQueue
 
-/// Encodes a value as compact JSON in the order its `encode(to:)` writes it,
-/// with the encodings of ``SharedContent``: numbers exact, dates as ISO-8601
+/// Encodes a value as compact JSON, object members sorted by name, with the
+/// encodings of ``SharedContent``: numbers exact, dates as ISO-8601
 /// with milliseconds, URLs and UUIDs as strings, data as Base64.
 ///
 /// The value is first built as a small tree, because `Encodable` may fill
@@ -75,8 +75,10 @@ enum EncodedNode {
             out.append(UInt8(ascii: "]"))
         case .object(let object):
             out.append(UInt8(ascii: "{"))
-            for index in object.names.indices {
-                if index > 0 { out.append(UInt8(ascii: ",")) }
+            // Sorted, as JSONValue's are, so that equal values are equal bytes
+            // whatever order a dictionary lists its keys in: a publish compares bytes.
+            for (position, index) in object.names.indices.sorted(by: { object.names[$0] < object.names[$1] }).enumerated() {
+                if position > 0 { out.append(UInt8(ascii: ",")) }
                 JSONWriter.appendString(object.names[index], to: &out)
                 out.append(UInt8(ascii: ":"))
                 try object.values[index].write(to: &out)

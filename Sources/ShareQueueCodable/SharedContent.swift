@@ -5,7 +5,8 @@ import ShareQueue
 ///
 /// Any `Encodable` value can be appended and any `Decodable` one drained; a
 /// type that conforms here stores ``contentKind`` as the record's kind, any
-/// other its type name. Values are stored as JSON: numbers exactly, `Date` as
+/// other its type name. Values are stored as compact JSON with object members
+/// sorted by name, so that equal values are equal bytes: numbers exactly, `Date` as
 /// ISO-8601 UTC with milliseconds (`2026-11-29T14:52:20.123Z`; rounded to the
 /// millisecond), `URL` as its absolute string, `UUID` as its upper-case
 /// string, `Data` as Base64 with padding, `Decimal` as a JSON number, and

@@ -45,17 +45,17 @@ struct ContentCodingTests {
             var data = Data([0, 1, 2, 253, 254, 255])
             var decimal = Decimal(string: "1.25")!
         }
-        #expect(try storedJSON(Shared()) == #"{"date":"2025-11-29T14:52:20.123Z","url":"https://example.com/path?q=1","uuid":"3B1A7A47-62E9-44DE-8AFC-C39F9309E7F9","data":"AAEC/f7/","decimal":1.25}"#)
+        #expect(try storedJSON(Shared()) == #"{"data":"AAEC/f7/","date":"2025-11-29T14:52:20.123Z","decimal":1.25,"url":"https://example.com/path?q=1","uuid":"3B1A7A47-62E9-44DE-8AFC-C39F9309E7F9"}"#)
     }
 
-    @Test("Members keep the order the value encodes them in, and nil optionals are left out")
+    @Test("Members are sorted by name, as in every JSON value the package writes, and nil optionals are left out")
     func memberOrder() throws {
         struct Ordered: Codable {
             var zebra = 1
             var apple: String? = nil
             var mango = "m"
         }
-        #expect(try storedJSON(Ordered()) == #"{"zebra":1,"mango":"m"}"#)
+        #expect(try storedJSON(Ordered()) == #"{"mango":"m","zebra":1}"#)
     }
 
     @Test("A JSON value keeps every number literal as written")
@@ -142,5 +142,35 @@ struct ContentCodingTests {
         #expect(String(decoding: encoded, as: UTF8.self) == "[18446744073709551615,-9223372036854775808,42]")
         #expect(try JSONDecoder().decode(JSONValue.self, from: encoded) == value)
         #expect(throws: (any Error).self) { try JSONEncoder().encode(JSONValue.number("not a number")) }
+    }
+}
+
+/// Publishing typed values: equal values are equal bytes, so an unchanged value appends nothing.
+@Suite("Publishing typed values")
+struct TypedPublishTests {
+    struct Wallpaper: SharedContent, Equatable {
+        static let contentKind = Record.Kind(rawValue: "wallpaper")
+        var name: String
+        var colors: [String: Int]
+    }
+
+    @Test("An equal value publishes once, however its dictionaries were built")
+    func equalValuesPublishOnce() throws {
+        let queue = TestQueue()
+        let appender = try QueueAppender(directory: try QueueDirectory(path: queue.path))
+        var forward: [String: Int] = [:]
+        for number in 0..<64 { forward["color \(number)"] = number }
+        var backward: [String: Int] = Dictionary(minimumCapacity: 1000)
+        for number in (0..<64).reversed() { backward["color \(number)"] = number }
+        try #require(Array(forward.keys) != Array(backward.keys), "the two dictionaries list their keys in the same order")
+        let first = try appender.appendIfChanged(RecordDraft(encoding: Wallpaper(name: "dunes", colors: forward), source: "widget", key: "current"))
+        let second = try appender.appendIfChanged(RecordDraft(encoding: Wallpaper(name: "dunes", colors: backward), source: "widget", key: "current"))
+        #expect(first.appended && !second.appended)
+        #expect(second.id == first.id)
+        let third = try appender.appendIfChanged(RecordDraft(encoding: Wallpaper(name: "waves", colors: backward), source: "widget", key: "current"))
+        #expect(third.appended)
+        var published: [Wallpaper] = []
+        try QueueDrainer(directory: try QueueDirectory(path: queue.path)).drain(Wallpaper.self) { published += $0.map(\.value) }
+        #expect(published.map(\.name) == ["dunes", "waves"])
     }
 }

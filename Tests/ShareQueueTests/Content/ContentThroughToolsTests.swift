@@ -48,7 +48,7 @@ struct ContentThroughToolsTests {
         try QueueAppender(directory: directory).append(newer, source: "newer-extension")
         // JSON Lines keep the field.
         let line = try #require(try queue.drain().lines.first)
-        #expect(line.contains(#""json":{"title":"t","body":"b","pinned":true}"#), "\(line)")
+        #expect(line.contains(#""json":{"body":"b","pinned":true,"title":"t"}"#), "\(line)")
         #expect(try Record(jsonBytes: Array(line.utf8)).decode(NoteV1.self) == NoteV1(title: "t", body: "b"))
         // The store keeps it.
         try QueueAppender(directory: directory).append(newer, source: "newer-extension")
