@@ -79,10 +79,10 @@ extension FileDescriptor {
     /// reports every offset before the end as data. The corresponding C function
     /// is `lseek` with `SEEK_DATA`.
     package func nextData(from offset: Int64) throws(SystemError) -> Int64? {
-        #if canImport(Darwin)
-        let seekData = SEEK_DATA
-        #else
+        #if os(Linux)
         let seekData: Int32 = 3  // SEEK_DATA on Linux; glibc declares it only with _GNU_SOURCE
+        #else
+        let seekData = SEEK_DATA
         #endif
         let found = lseek(rawValue, off_t(offset), seekData)
         if found >= 0 { return Int64(found) }

@@ -172,7 +172,8 @@ public struct QueueDirectory: Sendable {
 extension QueueDirectory {
     /// The documented per-user default: `$XDG_DATA_HOME/ShareQueue/<group>` (or
     /// `~/.local/share/ShareQueue/<group>`) on Linux, `~/Library/Application
-    /// Support/ShareQueue/<group>` on macOS; the group is `default` unless given.
+    /// Support/ShareQueue/<group>` on Apple platforms (on iOS, inside the app's own
+    /// sandbox); the group is `default` unless given.
     /// The tools' default, not an app's: an app uses its App Group container.
     package static func defaultPath(group: String?) throws(ShareQueueError) -> String {
         let name = group ?? "default"
@@ -180,7 +181,7 @@ extension QueueDirectory {
               name.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0)) }) else {
             throw ShareQueueError(.invalidArgument, "a group must be letters, digits, '.', '_' or '-', like an App Group identifier: '\(name)'")
         }
-        #if os(macOS)
+        #if canImport(Darwin)
         guard let home = Host.environment("HOME"), !home.isEmpty else {
             throw ShareQueueError(.configuration, "HOME is not set, so there is no default queue directory; pass --dir or set SHARE_QUEUE_DIR")
         }
