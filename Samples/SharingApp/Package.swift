@@ -4,7 +4,7 @@ import PackageDescription
 // A share extension and its host app, as two command-line programs that share
 // one queue directory (on iOS: a folder in the App Group's container).
 //
-//   SharedContent    the content types both sides encode and decode
+//   SharedTypes      the content types both sides encode and decode
 //   ShareExtension   appends what the user shared, and publishes the current wallpaper
 //   HostApp          drains the queue into the app's own store
 //
@@ -20,8 +20,8 @@ let package = Package(
         .package(name: "ShareQueue", path: "../.."),
     ],
     targets: [
-        .target(name: "SharedContent", dependencies: [.product(name: "ShareQueue", package: "ShareQueue")]),
-        .executableTarget(name: "ShareExtension", dependencies: ["SharedContent", .product(name: "ShareQueue", package: "ShareQueue")]),
-        .executableTarget(name: "HostApp", dependencies: ["SharedContent", .product(name: "ShareQueue", package: "ShareQueue")]),
+        .target(name: "SharedTypes", dependencies: [.product(name: "ShareQueue", package: "ShareQueue")]),
+        .executableTarget(name: "ShareExtension", dependencies: ["SharedTypes", .product(name: "ShareQueue", package: "ShareQueue")]),
+        .executableTarget(name: "HostApp", dependencies: ["SharedTypes", .product(name: "ShareQueue", package: "ShareQueue")]),
     ]
 )

@@ -21,10 +21,6 @@ struct SharingAppTests {
         }
     }()
 
-    /// Until the library has `appendIfChanged`, the sample carries a stand-in that
-    /// always appends; once the file is gone, an unchanged publish must append nothing.
-    static let ifChangedIsStandIn = FileManager.default.fileExists(atPath: package + "/Sources/ShareExtension/PendingIfChanged.swift")
-
     struct SampleBuildFailed: Error, CustomStringConvertible {
         let output: String
         var description: String { "swift build of the sample failed:\n\(output)" }
@@ -95,14 +91,11 @@ struct SharingAppTests {
         _ = try share(bin, queue, ["wallpaper", "Forest", "--sha256", sha], in: scratch)
         let kinds = try pendingKinds(queue)
         #expect(kinds.filter { $0 == "link" }.count == 7)
-        if Self.ifChangedIsStandIn {
-            #expect(kinds.filter { $0 == "current-wallpaper" }.count == 3)
-        } else {
-            #expect(kinds.filter { $0 == "current-wallpaper" }.count == 2)
-            #expect(unchanged.stderr == "ShareExtension: unchanged, nothing appended\n")
-            #expect(unchanged.output == dunes.output)
-        }
-        let superseded = Self.ifChangedIsStandIn ? 2 : 1
+        // The unchanged publish appended nothing and printed the first one's id.
+        #expect(kinds.filter { $0 == "current-wallpaper" }.count == 2)
+        #expect(unchanged.stderr == "ShareExtension: unchanged, nothing appended\n")
+        #expect(unchanged.output == dunes.output)
+        let superseded = 1
 
         // What a drain killed before its checkpoint would deliver again.
         let copy = scratch.file("queue-before-drain")

@@ -1,5 +1,5 @@
 import Foundation
-import SharedContent
+import SharedTypes
 
 /// The app's own storage: the links by record id, and the current wallpaper,
 /// in one JSON file. A real app would use its database, with the record id as

@@ -1,6 +1,6 @@
 import ShareQueue
 import ShareQueueCodable
-import SharedContent
+import SharedTypes
 
 /// Takes every kind of record this app knows from one queue. A typed drain
 /// takes one type and dead-letters every other kind, so a queue holding

@@ -1,7 +1,7 @@
 import Foundation
 import ShareQueue
 import ShareQueueCodable
-import SharedContent
+import SharedTypes
 
 // The host app, as a command-line program:
 //   HostApp --dir DIR --store FILE [--links-only]

@@ -1,7 +1,7 @@
 import Foundation
 import ShareQueue
 import ShareQueueCodable
-import SharedContent
+import SharedTypes
 
 // The share extension, as a command-line program:
 //   ShareExtension --dir DIR link URL TITLE [--tag T]... [--note TEXT]
