@@ -119,9 +119,11 @@ public final class QueueDrainer {
             guard let status = try FileSystem.linkStatusOrThrow(directory.path(of: name)), !status.isRegularFile || status.linkCount != 1 else { continue }
             try moveAsideForeign(name, "is not a regular file with one name")
         }
-        // The attachments folder must be a directory of the queue's own, not a link to somewhere else.
-        if let status = try FileSystem.linkStatusOrThrow(directory.path(of: QueueLayout.attachments)), !status.isDirectory {
-            try moveAsideForeign(QueueLayout.attachments, "is not a directory", unread: "without following it")
+        // The attachments and keys folders must be directories of the queue's own, not links to somewhere else.
+        for name in [QueueLayout.attachments, QueueLayout.keys] {
+            if let status = try FileSystem.linkStatusOrThrow(directory.path(of: name)), !status.isDirectory {
+                try moveAsideForeign(name, "is not a directory", unread: "without following it")
+            }
         }
     }
 

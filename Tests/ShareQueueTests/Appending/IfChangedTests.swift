@@ -253,5 +253,13 @@ struct IfChangedTests {
         let records = try drainAll(queue)
         #expect(records.map { $0["id"] as? String } == [first, second])
         #expect(snapshot(elsewhere) == lureBefore)
+        if plant == "keys-symlink" {
+            // The drain moved the link aside, unfollowed, so publishing keeps an index again.
+            let third = try publish(queue, ["X"])
+            let kind = try FileManager.default.attributesOfItem(atPath: queue.file("keys"))[.type] as? FileAttributeType
+            #expect(kind == .typeDirectory)
+            #expect(try publish(queue, ["X"]) == third)
+            #expect(snapshot(elsewhere) == lureBefore)
+        }
     }
 }
