@@ -8,15 +8,17 @@ extension RecordDraft {
     ///   - key: Records with the same key supersede each other when a drain coalesces keys.
     ///   - meta: The producer's own labels.
     ///   - id: A UUID string of the caller's own, so that a retried append keeps its id; nil makes a new one.
+    ///   - attachments: Files already copied into the queue with `AttachmentStore.add(copyOf:maxBytes:)`.
     /// - Throws: `.badData` when the value cannot be encoded (a `Double` that is
     ///   not finite, say); the encoder's error is the cause.
     public init<Value: Encodable>(encoding value: Value, source: String, key: String? = nil, meta: [String: String]? = nil,
-                                  id: String? = nil) throws(ShareQueueError) {
+                                  id: String? = nil, attachments: [Attachment]? = nil) throws(ShareQueueError) {
         let bytes: [UInt8]
         do { bytes = try ContentEncoder.encode(value) } catch {
             throw ShareQueueError(.badData, "cannot encode the \(Value.self) value", underlying: error)
         }
-        self.init(.value(JSONText(encoded: bytes), kind: Record.Kind(for: Value.self)), source: source, key: key, meta: meta, id: id)
+        self.init(.value(JSONText(encoded: bytes), kind: Record.Kind(for: Value.self)), source: source, key: key, meta: meta, id: id,
+                  attachments: attachments)
     }
 }
 

@@ -134,4 +134,20 @@ struct TypedDrainTests {
         try QueueDrainer(directory: try directory).drain(NoteV1.self) { notes += $0.count }
         #expect(notes == 3000)
     }
+
+    @Test("A value travels with its files, and the host finds them where the drain put them")
+    func withAttachments() throws {
+        let photo = queue.scratch.file("photo.jpg")
+        try Data("not really a JPEG".utf8).write(to: URL(fileURLWithPath: photo))
+        let attachment = try AttachmentStore(directory: try directory).add(copyOf: photo, maxBytes: 1 << 20)
+        try QueueAppender(directory: try directory).append(RecordDraft(encoding: link(1), source: "s", attachments: [attachment]))
+        var options = DrainOptions()
+        options.attachmentsDestination = queue.scratch.file("received")
+        var values: [DrainedValue<PlainLink>] = []
+        try QueueDrainer(directory: try directory, options: options).drain(PlainLink.self) { values += $0 }
+        let received = try #require(values.first?.attachments?.first)
+        #expect(values.first?.value == link(1))
+        #expect(received.name == "photo.jpg")
+        #expect(try String(contentsOfFile: try #require(received.path), encoding: .utf8) == "not really a JPEG")
+    }
 }
