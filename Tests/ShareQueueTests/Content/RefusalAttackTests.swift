@@ -62,4 +62,29 @@ struct RefusalAttackTests {
             while true { sleep(60) }
         }
     }
+
+    @Test("A refusal when a stop is asked for leaves the batch queued and says the sink refused, not that the disk failed")
+    func refusalWhileStopping() throws {
+        final class Stop: @unchecked Sendable { var asked = false }
+        struct StopThenRefuse: DrainSink {
+            let stop: Stop
+            mutating func deliver(_ batch: DrainBatch) throws {
+                stop.asked = true
+                throw RecordRefusal(id: batch.records[0].id, reason: "not for this host", isFinal: true)
+            }
+        }
+        let queue = TestQueue()
+        let ids = try queue.appendThroughLibrary((1...3).map { RecordDraft(.text("\($0)"), source: "s") })
+        let stop = Stop()
+        var options = DrainOptions()
+        options.shouldStop = { stop.asked }
+        var sink = StopThenRefuse(stop: stop)
+        #expect {
+            try QueueDrainer(directory: try QueueDirectory(path: queue.path), options: options).drain(into: &sink)
+        } throws: { error in
+            (error as? ShareQueueError)?.kind == .tryAgain
+        }
+        #expect(try queue.deadLetters().isEmpty)
+        #expect(try ShareQueueTests.ids(in: queue.drain().stdout) == ids)
+    }
 }
