@@ -88,20 +88,15 @@ struct DeadLetters {
         return (try? RecordSummary(jsonBytes: record)) == nil ? nil : record
     }
 
-    /// The hashes of the records the dead letters hold (the same stored bytes,
-    /// not only the same id), read once, so that a drain asks in constant time
-    /// whether a record is a dead letter already.
-    func storedRecordHashes() -> Set<Int> {
-        var hashes: Set<Int> = []
-        _ = try? forEachRecord(in: path) { record in hashes.insert(record.hashValue) }
-        return hashes
-    }
-
-    /// Whether this very record (the same stored bytes, not only the same id) is a dead letter already.
-    func contains(_ storedJSON: [UInt8]) -> Bool {
-        var found = false
-        _ = try? forEachRecord(in: path) { record in found = found || record == storedJSON }
-        return found
+    /// The SHA-256 digests of the records the dead letters hold (the same stored
+    /// bytes, not only the same id), read once, so that a drain asks in constant
+    /// time whether a record is a dead letter already. A digest, not a hash to be
+    /// confirmed by reading the file again: that read, once per record, made a
+    /// drain after a crash quadratic in the records it set aside again.
+    func storedRecordDigests() -> Set<String> {
+        var digests: Set<String> = []
+        _ = try? forEachRecord(in: path) { record in digests.insert(SHA256.hex(record)) }
+        return digests
     }
 
     // MARK: Refusal counts

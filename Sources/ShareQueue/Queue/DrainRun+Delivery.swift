@@ -29,34 +29,56 @@ extension DrainRun {
         try commit(upTo: end)
     }
 
+    /// What delivering records still has to do, in order; a refusal replaces one
+    /// offer with the steps that settle it.
+    enum DeliveryStep {
+        case offer(ArraySlice<DrainedRecord>)
+        case commit(DrainPosition)
+        case countRefusal(DrainedRecord, reason: String)
+    }
+
     /// Delivers records; when the sink refuses them, bisects to find the one it
-    /// refuses, and counts that record's attempts.
+    /// refuses, and counts that record's attempts. The steps wait on a stack, not
+    /// in nested calls, so that a sink refusing one record per offer costs no
+    /// stack depth for each: a batch of a thousand overflowed a thread's 512 KiB.
     mutating func deliver<Sink: DrainSink>(_ records: ArraySlice<DrainedRecord>, into sink: inout Sink) throws {
+        var steps: [DeliveryStep] = [.offer(records)]
+        while let step = steps.popLast() {
+            switch step {
+            case .commit(let position): try commit(upTo: position)
+            case .countRefusal(let record, let reason): try refused(record, error: reason)
+            case .offer(let records):
+                // Pushed in reverse, so that they run in the order written.
+                steps += try offer(records, into: &sink).reversed()
+            }
+        }
+    }
+
+    /// Offers records to the sink once; returns what must follow if it refused some.
+    private mutating func offer<Sink: DrainSink>(_ records: ArraySlice<DrainedRecord>, into sink: inout Sink) throws -> [DeliveryStep] {
         do {
             try sink.deliver(DrainBatch(records: Array(records), end: records.last!.end))
         } catch let refusal as RecordRefusal where options.shouldStop?() != true {
-            try deliver(records, refusing: refusal, into: &sink)
-            return
+            return try settle(records, refusing: refusal)
         } catch let error where sink.failuresAreRefusals && !(error is ShareQueueError) && options.shouldStop?() != true {
             if records.count > 1 {
                 let middle = records.startIndex + records.count / 2
-                try deliver(records[..<middle], into: &sink)
-                try deliver(records[middle...], into: &sink)
-            } else {
-                try refused(records.first!, error: "\(error)")
+                return [.offer(records[..<middle]), .offer(records[middle...])]
             }
-            return
+            return [.countRefusal(records.first!, reason: "\(error)")]
         }
         summary.delivered += records.count
         summary.batches += 1
         CrashPoint.reached(.drainDelivered)
         try commit(upTo: records.last!.end)
+        return []
     }
 
-    /// Delivers records the sink took in part: sets aside those it refused for good,
-    /// offers the others again, and counts an attempt for the first refused
+    /// Settles records the sink took in part: sets aside those it refused for good,
+    /// then offers the others again, and counts an attempt for the first refused
     /// record that is not final, stopping there unless it has reached the limit.
-    mutating func deliver<Sink: DrainSink>(_ records: ArraySlice<DrainedRecord>, refusing refusal: RecordRefusal, into sink: inout Sink) throws {
+    /// - Returns: the steps that follow: offering, committing, counting.
+    mutating func settle(_ records: ArraySlice<DrainedRecord>, refusing refusal: RecordRefusal) throws -> [DeliveryStep] {
         var refusedByID: [[UInt8]: RecordRefusal.Refused] = [:]
         for refused in refusal.refused where refusedByID[Array(refused.id.utf8)] == nil { refusedByID[Array(refused.id.utf8)] = refused }
         var accepted: [DrainedRecord] = []
@@ -80,12 +102,14 @@ extension DrainRun {
         // Set aside before the others are delivered: a sink that stores its position
         // past a refused record must find that record already in the dead letters.
         try setAside(final)
-        if !accepted.isEmpty { try deliver(accepted[...], into: &sink) }
+        var steps: [DeliveryStep] = []
+        if !accepted.isEmpty { steps.append(.offer(accepted[...])) }
         let settled = counted.map { records[records.startIndex..<$0.index] } ?? records
-        if let last = settled.last { try commit(upTo: last.end) }
-        guard let counted else { return }
-        try refused(records[counted.index], error: counted.reason)
-        if counted.index + 1 < records.endIndex { try deliver(records[(counted.index + 1)...], into: &sink) }
+        if let last = settled.last { steps.append(.commit(last.end)) }
+        guard let counted else { return steps }
+        steps.append(.countRefusal(records[counted.index], reason: counted.reason))
+        if counted.index + 1 < records.endIndex { steps.append(.offer(records[(counted.index + 1)...])) }
+        return steps
     }
 
     /// Records the checkpoint at `position`, then forgets the refusals of the

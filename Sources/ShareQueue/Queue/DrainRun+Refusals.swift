@@ -21,16 +21,17 @@ extension DrainRun {
     /// drain which died before its checkpoint had already moved there.
     mutating func setAside(_ letters: [DeadLetters.Letter]) throws {
         let file = DeadLetters(directory: directory, warn: drainer.warn)
-        if knownDeadLetters == nil { knownDeadLetters = file.storedRecordHashes() }
+        if knownDeadLetters == nil { knownDeadLetters = file.storedRecordDigests() }
         var new: [DeadLetters.Letter] = []
+        var digests: [String] = []
         for letter in letters {
-            // A hash that matches only means the bytes are compared in full, at most once per record.
-            if knownDeadLetters!.contains(letter.record.storedJSON.hashValue) && file.contains(letter.record.storedJSON) { continue }
-            new.append(letter)
+            let digest = SHA256.hex(letter.record.storedJSON)
+            digests.append(digest)
+            if !knownDeadLetters!.contains(digest) { new.append(letter) }
         }
         try file.add(new)
-        for letter in letters {
-            knownDeadLetters!.insert(letter.record.storedJSON.hashValue)
+        for (letter, digest) in zip(letters, digests) {
+            knownDeadLetters!.insert(digest)
             deadLettered.insert(letter.record.id)
         }
         summary.deadLettered += letters.count

@@ -51,6 +51,9 @@ public final class QueueDrainer {
             throw error
         } catch let error as SinkErrorMarking<Sink>.Failure {
             throw ShareQueueError(.tryAgain, "the sink failed after \(run.summary.delivered) records; the rest stay queued", underlying: error.underlying)
+        } catch let refusal as RecordRefusal {
+            // Left unsettled when a stop was asked for: nothing is set aside, and it is the sink's doing, not the disk's.
+            throw ShareQueueError(.tryAgain, "the sink refused records as the drain was stopping; they and the rest stay queued", underlying: refusal)
         } catch let error as SystemError {
             throw ShareQueueError(.ioError, "cannot read or write the queue's files", path: directory.path, underlying: error)
         } catch {
