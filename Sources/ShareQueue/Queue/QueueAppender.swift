@@ -115,8 +115,9 @@ public final class QueueAppender {
     }
 
     /// Appends records already encoded, such as dead letters put back, as one atomic batch.
-    func appendStored(_ payloads: [[UInt8]]) throws(ShareQueueError) {
-        try write(try Self.frames(of: payloads, options: options))
+    /// - Parameter keys: The keys of those records, whose published entries they supersede.
+    func appendStored(_ payloads: [[UInt8]], forgetting keys: Set<String> = []) throws(ShareQueueError) {
+        try write(try Self.frames(of: payloads, options: options), forgetting: keys)
     }
 
     /// Writes an append's frames under the lock, then makes them durable.

@@ -85,21 +85,26 @@ public final class QueueDrainer {
         options.maxRecordBytes = Frame.maximumPayloadSize
         let appender = try QueueAppender(directory: directory, options: options)
         var chunk: [[UInt8]] = []
+        var chunkKeys: Set<String> = []
         var chunkBytes = 0
         var count = 0
         // Read a letter at a time: the file may be far larger than memory.
         let skipped = try letters.forEachRecord(in: letters.requeuePath) { payload throws(ShareQueueError) in
-            if let summary = try? RecordSummary(jsonBytes: payload), queued.contains(summary.id) { return }
+            let summary = try? RecordSummary(jsonBytes: payload)
+            if let summary, queued.contains(summary.id) { return }
             if !chunk.isEmpty && chunkBytes + payload.count + Frame.overhead > Frame.maximumBatchSize {
-                try appender.appendStored(chunk)
+                try appender.appendStored(chunk, forgetting: chunkKeys)
                 chunk = []
+                chunkKeys = []
                 chunkBytes = 0
             }
             chunk.append(payload)
+            // A letter put back is now its key's newest record: the key's published entry no longer names it.
+            if let key = summary?.key { chunkKeys.insert(key) }
             chunkBytes += payload.count + Frame.overhead
             count += 1
         }
-        if !chunk.isEmpty { try appender.appendStored(chunk) }
+        if !chunk.isEmpty { try appender.appendStored(chunk, forgetting: chunkKeys) }
         if skipped > 0 {
             // What could not be read as letters is not destroyed.
             let target: String

@@ -150,4 +150,28 @@ struct TypedDrainTests {
         #expect(received.name == "photo.jpg")
         #expect(try String(contentsOfFile: try #require(received.path), encoding: .utf8) == "not really a JPEG")
     }
+
+    @Test("A dead letter put back is the newest record of its key: publishing the newer value appends it again")
+    func requeueForgetsPublished() throws {
+        struct RefuseAll: DrainSink {
+            func deliver(_ batch: DrainBatch) throws {
+                throw RecordRefusal(batch.records.map { .init(id: $0.id, reason: "not now", isFinal: true) })
+            }
+        }
+        let appender = try QueueAppender(directory: try directory)
+        func publish(_ title: String) throws -> Bool {
+            try appender.appendIfChanged(RecordDraft(encoding: PlainLink(url: URL(string: "https://x")!, title: title), source: "s", key: "current")).appended
+        }
+        #expect(try publish("older"))
+        var refuseAll = RefuseAll()
+        #expect(try QueueDrainer(directory: try directory).drain(into: &refuseAll).deadLettered == 1)
+        #expect(try publish("newer"))
+        try QueueDrainer(directory: try directory).drain(PlainLink.self) { _ in }
+        #expect(try QueueDrainer(directory: try directory).requeueDeadLetters() == 1)
+        // The queue's last record of the key is the older value now, so the newer one is a change.
+        #expect(try publish("newer"))
+        var titles: [String] = []
+        try QueueDrainer(directory: try directory).drain(PlainLink.self) { titles += $0.map(\.value.title) }
+        #expect(titles == ["older", "newer"])
+    }
 }
