@@ -104,13 +104,14 @@ extension JSONParser {
     /// Whether the stored bytes of a string that `scanString` accepted are those of `text`.
     func storedBytes(_ span: StringSpan, equal text: StaticString) -> Bool {
         guard span.contents.count == text.utf8CodeUnitCount else { return false }
-        let expected = text.utf8Start
-        var offset = 0
-        for index in span.contents {
-            guard bytes[index] == expected[offset] else { return false }
-            offset += 1
+        return bytes.withUnsafeBufferPointer { buffer in
+            // One bounds check for the span, none per byte: this runs for every member of every record.
+            precondition(span.contents.upperBound <= buffer.count)
+            let stored = buffer.baseAddress! + span.contents.lowerBound
+            let expected = text.utf8Start
+            for offset in 0..<span.contents.count where stored[offset] != expected[offset] { return false }
+            return true
         }
-        return true
     }
 
     /// The index of the first byte from `start` on that a string cannot hold

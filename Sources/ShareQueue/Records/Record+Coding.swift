@@ -372,9 +372,11 @@ extension Record: Codable {
 /// the same rules as `Record(jsonBytes:)`, except inside `attachments`: a
 /// record with attachments is always decoded in full before it is delivered or trusted.
 struct RecordSummary {
-    let id: String
-    let date: String
-    let key: String?
+    /// Where the labels are in the stored JSON: a drain that passes records
+    /// through never builds them, and any other reader builds them when it asks.
+    let idText, dateText: JSONParser.StringSpan
+    let keyText: JSONParser.StringSpan?
+    private let parser: JSONParser
     /// Records with attachments are decoded in full: their files need checking.
     let hasAttachments: Bool
     /// Whether the stored JSON spans lines, so that JSON Lines must re-encode it.
@@ -384,10 +386,16 @@ struct RecordSummary {
         let fields = try StoredFields(jsonBytes, buildingAll: false)
         _ = try fields.check()
         // The checks passed, so `id` and `date` are strings.
-        id = fields.string(fields.id) ?? ""
-        date = fields.string(fields.date) ?? ""
-        key = fields.string(fields.key)
+        guard let id = fields.id?.text, let date = fields.date?.text else { throw ShareQueueError(.badData, "not a record") }
+        idText = id
+        dateText = date
+        keyText = fields.key?.text
+        parser = JSONParser(jsonBytes)
         hasAttachments = fields.hasAttachments
         spansLines = fields.spansLines
     }
+
+    var id: String { parser.string(idText) }
+    var date: String { parser.string(dateText) }
+    var key: String? { keyText.map(parser.string) }
 }
