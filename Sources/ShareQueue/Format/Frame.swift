@@ -38,16 +38,19 @@ package enum Frame {
     static func append(to buffer: inout [UInt8], last: Bool, writePayload: (inout [UInt8]) -> Void) -> Int {
         let start = buffer.count
         buffer.append(contentsOf: headerMagic)
-        buffer.append(contentsOf: [0, 0, 0, 0, 0, 0, 0, 0])  // length and checksum, filled in below
+        appendLittleEndian(0, to: &buffer)  // length and checksum, filled in below
+        appendLittleEndian(0, to: &buffer)
         writePayload(&buffer)
-        let length = buffer.count - start - headerSize
-        let lengthBytes = littleEndianBytes(UInt32(length))
-        var crc = lengthBytes.withUnsafeBytes { CRC32C.checksum($0) }
-        crc = buffer.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[(start + headerSize)...]), continuing: crc) }
-        buffer.replaceSubrange((start + 4)..<(start + headerSize), with: lengthBytes + littleEndianBytes(crc))
-        buffer.append(contentsOf: lengthBytes)
+        let length = UInt32(buffer.count - start - headerSize)
+        storeLittleEndian(length, in: &buffer, at: start + 4)
+        let crc = buffer.withUnsafeBytes { frame in
+            let lengthCRC = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: frame[(start + 4)..<(start + 8)]))
+            return CRC32C.checksum(UnsafeRawBufferPointer(rebasing: frame[(start + headerSize)...]), continuing: lengthCRC)
+        }
+        storeLittleEndian(crc, in: &buffer, at: start + 8)
+        appendLittleEndian(length, to: &buffer)
         buffer.append(contentsOf: last ? trailerMagic : continuedTrailerMagic)
-        return length
+        return Int(length)
     }
 
     /// What the bytes at the start of a frame say about it.
@@ -134,8 +137,12 @@ package enum Frame {
         return false
     }
 
-    private static func littleEndianBytes(_ value: UInt32) -> [UInt8] {
-        [UInt8(value & 0xFF), UInt8((value >> 8) & 0xFF), UInt8((value >> 16) & 0xFF), UInt8(value >> 24)]
+    private static func appendLittleEndian(_ value: UInt32, to buffer: inout [UInt8]) {
+        for shift in stride(from: 0, to: 32, by: 8) { buffer.append(UInt8(truncatingIfNeeded: value >> shift)) }
+    }
+
+    private static func storeLittleEndian(_ value: UInt32, in buffer: inout [UInt8], at offset: Int) {
+        for index in 0..<4 { buffer[offset + index] = UInt8(truncatingIfNeeded: value >> (8 * index)) }
     }
 
     private static func readLittleEndian(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> UInt32 {

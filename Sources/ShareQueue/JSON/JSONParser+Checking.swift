@@ -6,51 +6,61 @@ extension JSONParser {
         case array(count: Int)
     }
 
-    /// Checks `bytes` as exactly one JSON object, as strictly as `parse`, but
-    /// builds only the top-level members named in `wanted`; of the others it
-    /// reports only their kinds. Much cheaper than `parse` for a drain that
+    /// Reads `bytes` as exactly one JSON object, member by member, as strictly
+    /// as `parse` and with the same errors, leaving it to the caller to build
+    /// or only check each value: much cheaper than `parse` for a drain that
     /// passes records through.
-    /// - Parameters:
-    ///   - wanted: whether to build the member with this name.
-    ///   - built: receives each member built, in order (a repeated name comes again; the last counts).
-    ///   - skipped: receives the kind of each member checked but not built.
-    /// - Returns: whether the object spans lines (whitespace between its tokens holds a line break).
-    @discardableResult
-    static func scanObject(_ bytes: [UInt8], wanted: (String) -> Bool, built: (String, JSONValue) throws(ShareQueueError) -> Void,
-                           skipped: (String, Kind) throws(ShareQueueError) -> Void) throws(ShareQueueError) -> Bool {
-        guard UTF8Validation.isValid(bytes) else { throw ShareQueueError(.badData, "input is not valid UTF-8") }
-        var parser = JSONParser(bytes)
-        parser.skipWhitespace()
-        guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "{") else { throw parser.failure("expected a JSON object") }
-        try parser.enter()
-        parser.index += 1
-        parser.skipWhitespace()
-        if parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "}") {
+    ///
+    ///     var members = try JSONParser.ObjectMembers(bytes)
+    ///     while let name = try members.next() { /* read one value with members.parser */ }
+    struct ObjectMembers {
+        var parser: JSONParser
+        private var started = false
+
+        /// Checks that `bytes` are UTF-8 and start an object.
+        init(_ bytes: [UInt8]) throws(ShareQueueError) {
+            guard UTF8Validation.isValid(bytes) else { throw ShareQueueError(.badData, "input is not valid UTF-8") }
+            parser = JSONParser(bytes)
+            parser.skipWhitespace()
+            guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "{") else { throw parser.failure("expected a JSON object") }
+            try parser.enter()
             parser.index += 1
-        } else {
-            while true {
+        }
+
+        /// The next member's name, with the parser at its value; nil after the
+        /// last member, once the object and the input have ended. The caller reads
+        /// exactly one value (`parseValue`, `skipValue`, `scanString`) before asking again.
+        mutating func next() throws(ShareQueueError) -> StringSpan? {
+            let bytes = parser.bytes
+            if !started {
+                started = true
                 parser.skipWhitespace()
-                guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "\"") else { throw parser.failure("expected a string key") }
-                let key = try parser.parseString()
-                parser.skipWhitespace()
-                guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: ":") else { throw parser.failure("expected ':'") }
-                parser.index += 1
-                parser.skipWhitespace()
-                if wanted(key) {
-                    try built(key, try parser.parseValue())
-                } else {
-                    try skipped(key, try parser.skipValue())
-                }
+                if parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "}") { parser.index += 1; return try end() }
+            } else {
                 parser.skipWhitespace()
                 guard parser.index < bytes.count else { throw parser.failure("unexpected end of input") }
-                if bytes[parser.index] == UInt8(ascii: ",") { parser.index += 1; continue }
-                if bytes[parser.index] == UInt8(ascii: "}") { parser.index += 1; break }
-                throw parser.failure("expected ',' or '}'")
+                if bytes[parser.index] == UInt8(ascii: "}") { parser.index += 1; return try end() }
+                guard bytes[parser.index] == UInt8(ascii: ",") else { throw parser.failure("expected ',' or '}'") }
+                parser.index += 1
             }
+            parser.skipWhitespace()
+            guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "\"") else { throw parser.failure("expected a string key") }
+            let name = try parser.scanString()
+            parser.skipWhitespace()
+            guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: ":") else { throw parser.failure("expected ':'") }
+            parser.index += 1
+            parser.skipWhitespace()
+            return name
         }
-        parser.skipWhitespace()
-        if parser.index != bytes.count { throw parser.failure("unexpected data after the JSON value") }
-        return parser.sawLineBreak
+
+        private mutating func end() throws(ShareQueueError) -> StringSpan? {
+            parser.skipWhitespace()
+            if parser.index != parser.bytes.count { throw parser.failure("unexpected data after the JSON value") }
+            return nil
+        }
+
+        /// Whether the object spans lines (whitespace between its tokens holds a line break).
+        var spansLines: Bool { parser.sawLineBreak }
     }
 
     /// Checks one value without building it.
@@ -106,25 +116,6 @@ extension JSONParser {
 
     /// Checks a string, escapes included, without building it.
     mutating func skipString() throws(ShareQueueError) {
-        index += 1
-        while true {
-            guard index < bytes.count else { throw failure("unterminated string") }
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "\"") { index += 1; return }
-            if byte < 0x20 { throw failure("control character in a string") }
-            if byte != UInt8(ascii: "\\") { index += 1; continue }
-            index += 1
-            guard index < bytes.count else { throw failure("unterminated string") }
-            let escape = bytes[index]
-            index += 1
-            switch escape {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
-                 UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
-                continue
-            case UInt8(ascii: "u"):
-                _ = try parseUnicodeEscape()
-            default: throw failure("unknown escape")
-            }
-        }
+        _ = try scanString()
     }
 }

@@ -2,16 +2,11 @@
 extension JSONParser {
     mutating func parseString() throws(ShareQueueError) -> String {
         // Most strings have no escape: make them straight from their bytes.
-        var end = index + 1
-        while end < bytes.count {
-            let byte = bytes[end]
-            if byte == UInt8(ascii: "\"") {
-                let text = String(decoding: bytes[(index + 1)..<end], as: UTF8.self)
-                index = end + 1
-                return text
-            }
-            if byte == UInt8(ascii: "\\") || byte < 0x20 { break }
-            end += 1
+        let end = Self.endOfPlainRun(bytes, from: index + 1)
+        if end < bytes.count && bytes[end] == UInt8(ascii: "\"") {
+            let text = String(decoding: bytes[(index + 1)..<end], as: UTF8.self)
+            index = end + 1
+            return text
         }
         index += 1
         var scalars = String.UnicodeScalarView()
@@ -48,6 +43,106 @@ extension JSONParser {
             }
             runStart = index
         }
+    }
+
+    /// Where a string checked by `scanString` lies: its contents as stored,
+    /// between the quotes, and whether they hold escapes.
+    struct StringSpan {
+        let contents: Range<Int>
+        let hasEscapes: Bool
+    }
+
+    /// Checks the string at `index` as strictly as `parseString`, with the
+    /// same errors at the same offsets, and moves past it without building it.
+    mutating func scanString() throws(ShareQueueError) -> StringSpan {
+        let start = index + 1
+        var hasEscapes = false
+        index = start
+        while true {
+            index = Self.endOfPlainRun(bytes, from: index)
+            guard index < bytes.count else { throw failure("unterminated string") }
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                index += 1
+                return StringSpan(contents: start..<(index - 1), hasEscapes: hasEscapes)
+            }
+            if byte < 0x20 { throw failure("control character in a string") }
+            hasEscapes = true
+            index += 1
+            guard index < bytes.count else { throw failure("unterminated string") }
+            let escape = bytes[index]
+            index += 1
+            switch escape {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
+                 UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+                continue
+            case UInt8(ascii: "u"):
+                _ = try parseUnicodeEscape()
+            default: throw failure("unknown escape")
+            }
+        }
+    }
+
+    /// The text of a string that `scanString` accepted.
+    func string(_ span: StringSpan) -> String {
+        guard span.hasEscapes else { return String(decoding: bytes[span.contents], as: UTF8.self) }
+        var again = self
+        again.index = span.contents.lowerBound - 1
+        // Checked already, so decoding it cannot fail.
+        return (try? again.parseString()) ?? ""
+    }
+
+    /// Whether a string that `scanString` accepted is stored as plain ASCII,
+    /// without escapes. Such a string equals another ASCII one (as `String`
+    /// compares, by canonical equivalence) exactly when their bytes are equal.
+    func isPlainASCII(_ span: StringSpan) -> Bool {
+        !span.hasEscapes && bytes.withUnsafeBufferPointer { buffer in
+            !UnsafeBufferPointer(rebasing: buffer[span.contents]).contains { $0 >= 0x80 }
+        }
+    }
+
+    /// Whether the stored bytes of a string that `scanString` accepted are those of `text`.
+    func storedBytes(_ span: StringSpan, equal text: StaticString) -> Bool {
+        guard span.contents.count == text.utf8CodeUnitCount else { return false }
+        return bytes.withUnsafeBufferPointer { buffer in
+            // One bounds check for the span, none per byte: this runs for every member of every record.
+            precondition(span.contents.upperBound <= buffer.count)
+            let stored = buffer.baseAddress! + span.contents.lowerBound
+            let expected = text.utf8Start
+            for offset in 0..<span.contents.count where stored[offset] != expected[offset] { return false }
+            return true
+        }
+    }
+
+    /// The index of the first byte from `start` on that a string cannot hold
+    /// as it is (a quote, a backslash or a control character), or `bytes.count`.
+    static func endOfPlainRun(_ bytes: [UInt8], from start: Int) -> Int {
+        bytes.withUnsafeBytes { endOfPlainRun($0, from: start) }
+    }
+
+    /// `endOfPlainRun` over raw bytes, eight at a time: strings are most of a
+    /// record's bytes, both read (`scanString`) and written (`JSONWriter`).
+    static func endOfPlainRun(_ buffer: UnsafeRawBufferPointer, from start: Int) -> Int {
+        let count = buffer.count
+        var i = start
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        while i + 8 <= count {
+            let word = UInt64(littleEndian: buffer.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+            // A byte is flagged when it is zero after the XOR (quote, backslash), or below 0x20;
+            // the lowest flag is exact, since borrows only move upwards from a flagged byte.
+            let quotes = word ^ (ones &* 0x22)
+            let backslashes = word ^ (ones &* 0x5C)
+            let flags = ((quotes &- ones) & ~quotes | (backslashes &- ones) & ~backslashes | (word &- ones &* 0x20) & ~word) & highs
+            if flags != 0 { return i + flags.trailingZeroBitCount / 8 }
+            i += 8
+        }
+        while i < count {
+            let byte = buffer[i]
+            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { return i }
+            i += 1
+        }
+        return count
     }
 
     /// Reads what follows `\u`: four hex digits, and after a high surrogate

@@ -48,6 +48,7 @@ struct JSONParser {
         ShareQueueError(.badData, "invalid JSON at byte \(index): \(what)")
     }
 
+    @inline(__always)
     mutating func skipWhitespace() {
         while index < bytes.count {
             switch bytes[index] {

@@ -27,25 +27,31 @@ package enum JSONWriter {
     }
 
     package static func appendString(_ text: String, to out: inout [UInt8]) {
+        var text = text
+        // Native strings are contiguous UTF-8; this makes any other one so, once.
+        text.withUTF8 { appendString($0, to: &out) }
+    }
+
+    /// Appends UTF-8 text as a JSON string: runs that need no escape are copied whole.
+    static func appendString(_ utf8: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
-        // Most strings need no escape: copy them whole.
-        if !text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
-            out.append(contentsOf: text.utf8)
-            out.append(UInt8(ascii: "\""))
-            return
-        }
-        for byte in text.utf8 {
+        var runStart = 0
+        while runStart < utf8.count {
+            let runEnd = JSONParser.endOfPlainRun(UnsafeRawBufferPointer(utf8), from: runStart)
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<runEnd]))
+            guard runEnd < utf8.count else { break }
+            let byte = utf8[runEnd]
             switch byte {
             case UInt8(ascii: "\""): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
             case UInt8(ascii: "\\"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
             case 0x0A: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
             case 0x0D: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
             case 0x09: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0..<0x20:
+            default:
                 let hex: [UInt8] = Array("0123456789abcdef".utf8)
                 out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
-            default: out.append(byte)
             }
+            runStart = runEnd + 1
         }
         out.append(UInt8(ascii: "\""))
     }

@@ -121,12 +121,12 @@ extension DrainRun {
         guard !done.isEmpty else { return }
         try checkpoint.write(position)
         CrashPoint.reached(.drainCheckpointed)
-        var attemptsToClear: [String] = []
+        var attemptsToClear: [DrainedRecord] = []
         for item in done {
             switch item {
             case .record(let drained):
-                attemptsToClear.append(drained.id)
-                if !deadLettered.contains(drained.id) && options.attachmentsDestination != nil {
+                attemptsToClear.append(drained)
+                if options.attachmentsDestination != nil && !deadLettered.contains(drained.id) {
                     drained.decoded?.attachments?.forEach(attachments.remove)
                 }
             case .superseded(let drained):

@@ -11,21 +11,30 @@ public final class DrainedRecord: Sendable {
     /// The queue position just after this record.
     public let end: DrainPosition
     /// The record's id, stable across redeliveries: what a consumer deduplicates on.
-    public let id: String
-    let date: String
-    let key: String?
+    public var id: String { text(of: storedID) }
+    var date: String { text(of: storedDate) }
+    var key: String? { storedKey.map(text(of:)) }
+    private let storedID, storedDate: Label
+    private let storedKey: Label?
     let hasAttachments: Bool
     /// Whether the stored JSON is not one line, so that `jsonLine` must re-encode it.
     let spansLines: Bool
     /// The record as the drain built it, its attachments' paths filled in.
     let decoded: Record?
 
+    /// A label as a full decoding built it, or where the summary found it in
+    /// `storedJSON`: a sink that passes the stored JSON on never needs it built.
+    private enum Label: Sendable {
+        case built(String)
+        case stored(JSONParser.StringSpan)
+    }
+
     init(record: Record, storedJSON: [UInt8], end: DrainPosition) {
         self.storedJSON = storedJSON
         self.end = end
-        id = record.id
-        date = record.date
-        key = record.key
+        storedID = .built(record.id)
+        storedDate = .built(record.date)
+        storedKey = record.key.map(Label.built)
         hasAttachments = record.attachments != nil
         spansLines = storedJSON.contains { $0 == 0x0A || $0 == 0x0D }
         decoded = record
@@ -34,12 +43,19 @@ public final class DrainedRecord: Sendable {
     init(summary: RecordSummary, storedJSON: [UInt8], end: DrainPosition) {
         self.storedJSON = storedJSON
         self.end = end
-        id = summary.id
-        date = summary.date
-        key = summary.key
+        storedID = .stored(summary.idText)
+        storedDate = .stored(summary.dateText)
+        storedKey = summary.keyText.map(Label.stored)
         hasAttachments = summary.hasAttachments
         spansLines = summary.spansLines
         decoded = nil
+    }
+
+    private func text(of label: Label) -> String {
+        switch label {
+        case .built(let text): text
+        case .stored(let span): JSONParser(storedJSON).string(span)
+        }
     }
 
     /// The record, built now unless the drain built it already. Its bytes were

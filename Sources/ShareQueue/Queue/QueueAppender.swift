@@ -39,6 +39,8 @@ public final class QueueAppender {
     private var ownEnd: Int64?
     private var idGenerator = RecordID.Generator()
     private var clock = Timestamp.Cache()
+    /// Where each record is encoded before it is checked and framed, kept between appends.
+    private var payloadScratch: [UInt8] = []
 
     /// Opens the queue's lock file and directory for appending; takes no lock yet.
     /// - Parameters:
@@ -99,7 +101,10 @@ public final class QueueAppender {
         let date = clock.now()
         var frames: [UInt8] = []
         var ids: [String] = []
-        var payload: [UInt8] = []
+        ids.reserveCapacity(drafts.count)
+        var payload = payloadScratch
+        payloadScratch = []
+        defer { payloadScratch = payload }
         for (index, draft) in drafts.enumerated() {
             try draft.validate()
             let id = draft.id ?? idGenerator.next()
@@ -107,6 +112,8 @@ public final class QueueAppender {
             draft.appendPayload(id: id, date: date, to: &payload)
             try Self.checkRecordSize(payload.count, options: options)
             try Self.checkStored(payload)
+            // Sized once from the first record: records of one append are often alike.
+            if index == 0 { frames.reserveCapacity((payload.count + Frame.overhead) * drafts.count) }
             Frame.append(payload: payload, to: &frames, last: index == drafts.count - 1)
             ids.append(id)
         }
@@ -207,9 +214,9 @@ public final class QueueAppender {
     /// Writes `frames` at the end of the pending file; called under the producers' lock.
     func writeLocked(_ frames: [UInt8]) throws(ShareQueueError) -> FileDescriptor {
         var (file, size) = try openPending()
-        let path = directory.pendingPath
         guard size + Int64(frames.count) <= options.maxPendingBytes else {
-            throw ShareQueueError(.tryAgain, "the queue is full: \(size) bytes pending, the cap is \(options.maxPendingBytes) bytes; run a drain", path: path)
+            throw ShareQueueError(.tryAgain, "the queue is full: \(size) bytes pending, the cap is \(options.maxPendingBytes) bytes; run a drain",
+                                  path: directory.pendingPath)
         }
         if size > 0 && size != ownEnd { size = try repairTail(of: file, size: size) }
         if CrashPoint.isDue(.appendHalfWritten) {
@@ -236,8 +243,10 @@ public final class QueueAppender {
     /// The pending file, reopened if a drainer has sealed the one held.
     /// - Returns: the file and its size now.
     private func openPending() throws(ShareQueueError) -> (FileDescriptor, size: Int64) {
-        let path = directory.pendingPath
-        func failure(_ error: SystemError) -> ShareQueueError { ShareQueueError("cannot open the pending file", path: path, error, creating: true) }
+        // The path is spelled out only when the file is opened or an error names it, not on every append.
+        func failure(_ error: SystemError) -> ShareQueueError {
+            ShareQueueError("cannot open the pending file", path: directory.pendingPath, error, creating: true)
+        }
         // One lstat tells both whether a drainer sealed the file held and how long it is.
         let onDisk: FileStatus?
         do { onDisk = try folder.linkStatus(of: QueueLayout.pending) } catch { throw failure(error) }
@@ -245,6 +254,7 @@ public final class QueueAppender {
         pending?.file.close()
         pending = nil
         ownEnd = nil
+        let path = directory.pendingPath
         if let onDisk, !onDisk.isRegularFile {
             throw ShareQueueError(.configuration, "refusing to append: the pending file is not a regular file", path: path)
         }

@@ -13,38 +13,41 @@ extension Record {
         return out
     }
 
-    private static let versionOnePrefix = Array("{\"v\":1,\"id\":".utf8)
+    /// Appends a literal's bytes in one copy (a `String`'s `utf8` view goes byte by byte).
+    private static func append(_ literal: StaticString, to out: inout [UInt8]) {
+        out.append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+    }
 
     /// Appends the stored JSON of a record to `out`: an appender writes it straight into its frames.
     static func encode(version: Int = Record.currentVersion, id: String, date: String, source: String, kind: Kind,
                        text: String?, jsonBytes: [UInt8]?, key: String?, meta: [String: String]?,
                        attachments: [Attachment]? = nil, unknownFields: [String: JSONValue] = [:], into out: inout [UInt8]) {
-        if version == 1 { out.append(contentsOf: versionOnePrefix) } else { out.append(contentsOf: "{\"v\":\(version),\"id\":".utf8) }
+        if version == 1 { append("{\"v\":1,\"id\":", to: &out) } else { out.append(contentsOf: "{\"v\":\(version),\"id\":".utf8) }
         JSONWriter.appendString(id, to: &out)
-        out.append(contentsOf: ",\"date\":".utf8)
+        append(",\"date\":", to: &out)
         JSONWriter.appendString(date, to: &out)
-        out.append(contentsOf: ",\"source\":".utf8)
+        append(",\"source\":", to: &out)
         JSONWriter.appendString(source, to: &out)
-        out.append(contentsOf: ",\"kind\":".utf8)
+        append(",\"kind\":", to: &out)
         JSONWriter.appendString(kind.rawValue, to: &out)
         if let text {
-            out.append(contentsOf: ",\"text\":".utf8)
+            append(",\"text\":", to: &out)
             JSONWriter.appendString(text, to: &out)
         }
         if let jsonBytes {
-            out.append(contentsOf: ",\"json\":".utf8)
+            append(",\"json\":", to: &out)
             out.append(contentsOf: jsonBytes)
         }
         if let key {
-            out.append(contentsOf: ",\"key\":".utf8)
+            append(",\"key\":", to: &out)
             JSONWriter.appendString(key, to: &out)
         }
         if let meta {
-            out.append(contentsOf: ",\"meta\":".utf8)
+            append(",\"meta\":", to: &out)
             JSONWriter.append(.object(meta.mapValues { .string($0) }), to: &out)
         }
         if let attachments {
-            out.append(contentsOf: ",\"attachments\":".utf8)
+            append(",\"attachments\":", to: &out)
             JSONWriter.append(.array(attachments.map(\.jsonValue)), to: &out)
         }
         for name in unknownFields.keys.sorted() {
@@ -89,10 +92,10 @@ extension Record {
             }
             if checked.kind == .file && attachments!.isEmpty { throw ShareQueueError(.badData, "not a record: a file record has no attachments") }
         }
-        var text: String? = nil
-        if case .string(let value)? = fields.text { text = value }
-        self.init(id: checked.id, date: checked.date, source: checked.source, kind: checked.kind, text: text, json: fields.json,
-                  key: checked.key, meta: meta, attachments: attachments, unknownFields: fields.unknown, version: checked.version)
+        // The checks passed, so the labels they require are strings.
+        self.init(id: fields.string(fields.id) ?? "", date: fields.string(fields.date) ?? "", source: fields.string(fields.source) ?? "",
+                  kind: checked.kind, text: fields.string(fields.text), json: fields.json, key: fields.string(fields.key), meta: meta,
+                  attachments: attachments, unknownFields: fields.unknown, version: checked.version)
     }
 }
 
@@ -103,7 +106,10 @@ extension Record {
     /// never acknowledges a record that a drain would set aside.
     /// - Throws: `ShareQueueError` of kind `.badData` naming the rule broken.
     static func checkStored(_ bytes: [UInt8]) throws(ShareQueueError) {
-        if try RecordSummary(jsonBytes: bytes).hasAttachments { _ = try Record(jsonBytes: bytes) }
+        // The summary's rules without building its labels: a producer needs only the verdict.
+        let fields = try StoredFields(bytes, buildingAll: false)
+        _ = try fields.check()
+        if fields.hasAttachments { _ = try Record(jsonBytes: bytes) }
     }
 }
 
@@ -111,80 +117,178 @@ extension Record {
 /// rules every record must keep. Both ways of reading a record, whole
 /// (`Record(jsonBytes:)`) and summed up for a drain (`RecordSummary`), go
 /// through here, so they accept the same records.
+///
+/// Every member is checked, but the scan builds no `String` and no `JSONValue`
+/// for the labels: it notes where each string is, and a reader builds only the
+/// strings it takes. This runs for every record a drain passes through and
+/// every record a producer appends.
 struct StoredFields {
-    var v, id, date, source, kind, key, meta: JSONValue?
+    /// A member the rules read, as its last occurrence was: its kind, and
+    /// where its text is stored when it is a string.
+    struct Member {
+        let kind: JSONParser.Kind
+        let text: JSONParser.StringSpan?
+    }
+
+    /// Over the record's bytes, which the members' spans index.
+    private let parser: JSONParser
+    var id, date, source, kind, key, text: Member?
+    var versionKind: JSONParser.Kind?
+    /// `v` when it is an integer of at least 1.
+    var version: Int?
+    /// Always built: its rule reads every member.
+    var meta: JSONValue?
     /// Built only when building all; their kinds are always known.
-    var text, json, attachments: JSONValue?
-    var textKind, jsonKind, attachmentsKind: JSONParser.Kind?
+    var json, attachments: JSONValue?
+    var jsonKind, attachmentsKind: JSONParser.Kind?
     var unknown: [String: JSONValue] = [:]
     /// Whether the stored JSON spans lines.
-    var spansLines = false
+    let spansLines: Bool
 
-    /// The members every reading needs; the others are only checked unless `buildingAll`.
-    private static func isAlwaysBuilt(_ name: String) -> Bool {
-        name == "v" || name == "id" || name == "date" || name == "source" || name == "kind" || name == "key" || name == "meta"
-    }
+    /// The names the rules know, told apart without building the name.
+    private enum Name { case v, id, date, source, kind, text, json, key, meta, attachments, other }
 
     init(_ bytes: [UInt8], buildingAll: Bool) throws(ShareQueueError) {
-        // Straight into variables, without a dictionary of the members: this runs per record of every drain.
-        var fields = StoredFields()
-        fields.spansLines = try JSONParser.scanObject(
-            bytes,
-            wanted: { buildingAll || Self.isAlwaysBuilt($0) },
-            built: { name, value in
-                switch name {
-                case "v": fields.v = value
-                case "id": fields.id = value
-                case "date": fields.date = value
-                case "source": fields.source = value
-                case "kind": fields.kind = value
-                case "key": fields.key = value
-                case "meta": fields.meta = value
-                case "text": (fields.text, fields.textKind) = (value, value.kind)
-                case "json": (fields.json, fields.jsonKind) = (value, value.kind)
-                case "attachments": (fields.attachments, fields.attachmentsKind) = (value, value.kind)
-                default: fields.unknown[name] = value
+        var members = try JSONParser.ObjectMembers(bytes)
+        while let name = try members.next() {
+            switch Self.name(name, in: members.parser) {
+            case .v:
+                let start = members.parser.index
+                let found = try members.parser.skipValue()
+                versionKind = found
+                version = found == .number ? Self.positiveInteger(bytes[start..<members.parser.index]) : nil
+            case .id: id = try Self.member(&members.parser)
+            case .date: date = try Self.member(&members.parser)
+            case .source: source = try Self.member(&members.parser)
+            case .kind: kind = try Self.member(&members.parser)
+            case .key: key = try Self.member(&members.parser)
+            case .text: text = try Self.member(&members.parser)
+            case .meta: meta = try members.parser.parseValue()
+            case .json:
+                if buildingAll {
+                    let value = try members.parser.parseValue()
+                    (json, jsonKind) = (value, value.kind)
+                } else {
+                    jsonKind = try members.parser.skipValue()
                 }
-            },
-            skipped: { name, found in
-                switch name {
-                case "text": fields.textKind = found
-                case "json": fields.jsonKind = found
-                case "attachments": fields.attachmentsKind = found
-                default: break
+            case .attachments:
+                if buildingAll {
+                    let value = try members.parser.parseValue()
+                    (attachments, attachmentsKind) = (value, value.kind)
+                } else {
+                    attachmentsKind = try members.parser.skipValue()
                 }
-            })
-        self = fields
+            case .other:
+                if buildingAll {
+                    unknown[members.parser.string(name)] = try members.parser.parseValue()
+                } else {
+                    _ = try members.parser.skipValue()
+                }
+            }
+        }
+        spansLines = members.spansLines
+        parser = members.parser
     }
 
-    private init() {}
+    /// Which name a member has, by the comparison `String` makes: stored
+    /// bytes equal to a name are that name, and other plain ASCII is none of
+    /// them; only escapes and other characters need the name built.
+    private static func name(_ span: JSONParser.StringSpan, in parser: JSONParser) -> Name {
+        if !span.hasEscapes && !span.contents.isEmpty {
+            // Told apart by length and first byte, then compared once.
+            let candidate: (Name, StaticString)?
+            switch (span.contents.count, parser.bytes[span.contents.lowerBound]) {
+            case (1, UInt8(ascii: "v")): candidate = (.v, "v")
+            case (2, UInt8(ascii: "i")): candidate = (.id, "id")
+            case (3, UInt8(ascii: "k")): candidate = (.key, "key")
+            case (4, UInt8(ascii: "d")): candidate = (.date, "date")
+            case (4, UInt8(ascii: "k")): candidate = (.kind, "kind")
+            case (4, UInt8(ascii: "t")): candidate = (.text, "text")
+            case (4, UInt8(ascii: "j")): candidate = (.json, "json")
+            case (4, UInt8(ascii: "m")): candidate = (.meta, "meta")
+            case (6, UInt8(ascii: "s")): candidate = (.source, "source")
+            case (11, UInt8(ascii: "a")): candidate = (.attachments, "attachments")
+            default: candidate = nil
+            }
+            if let (name, text) = candidate, parser.storedBytes(span, equal: text) { return name }
+            if parser.isPlainASCII(span) { return .other }
+        }
+        switch parser.string(span) {
+        case "v": return .v
+        case "id": return .id
+        case "date": return .date
+        case "source": return .source
+        case "kind": return .kind
+        case "text": return .text
+        case "json": return .json
+        case "key": return .key
+        case "meta": return .meta
+        case "attachments": return .attachments
+        default: return .other
+        }
+    }
 
-    /// Applies the rules of a record (all but those inside `attachments`) and returns its labels.
-    func check() throws(ShareQueueError) -> (version: Int, id: String, date: String, source: String, kind: Record.Kind, key: String?) {
-        func string(_ value: JSONValue?, _ name: String, required: Bool) throws(ShareQueueError) -> String? {
-            switch value {
-            case .string(let text)?: return text
-            case nil, .null?:
-                if required { throw ShareQueueError(.badData, "not a record: '\(name)' is missing") }
-                return nil
+    /// Checks one value, noting where it is when it is a string.
+    private static func member(_ parser: inout JSONParser) throws(ShareQueueError) -> Member {
+        if parser.index < parser.bytes.count, parser.bytes[parser.index] == UInt8(ascii: "\"") {
+            return Member(kind: .string, text: try parser.scanString())
+        }
+        return Member(kind: try parser.skipValue(), text: nil)
+    }
+
+    /// What `Int(literal)` makes of a JSON number literal, when it is at least 1.
+    private static func positiveInteger(_ literal: ArraySlice<UInt8>) -> Int? {
+        var value = 0
+        for byte in literal {
+            // A sign, a fraction or an exponent: `Int` refuses it, or it is not positive.
+            guard byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") else { return nil }
+            let (times, overflowed) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflowedAgain) = times.addingReportingOverflow(Int(byte - UInt8(ascii: "0")))
+            if overflowed || overflowedAgain { return nil }
+            value = sum
+        }
+        return value >= 1 ? value : nil
+    }
+
+    /// The text of a member that is a string.
+    func string(_ member: Member?) -> String? {
+        member?.text.map(parser.string)
+    }
+
+    /// Whether `attachments` is an array: such a record is decoded in full before it is delivered or trusted.
+    var hasAttachments: Bool {
+        if case .array? = attachmentsKind { true } else { false }
+    }
+
+    /// Applies the rules of a record (all but those inside `attachments`) and returns its version and kind.
+    func check() throws(ShareQueueError) -> (version: Int, kind: Record.Kind) {
+        func requireString(_ member: Member?, _ name: String, required: Bool) throws(ShareQueueError) {
+            switch member?.kind {
+            case .string?: return
+            case nil, .null?: if required { throw ShareQueueError(.badData, "not a record: '\(name)' is missing") }
             default: throw ShareQueueError(.badData, "not a record: '\(name)' is not a string")
             }
         }
-        guard case .number(let literal)? = v, let version = Int(literal), version >= 1 else {
+        guard versionKind == .number, let version else {
             throw ShareQueueError(.badData, "not a record: 'v' is missing or not a positive integer")
         }
-        let recordID = try string(id, "id", required: true)!
-        guard !recordID.isEmpty, recordID.utf8.count <= 128 else { throw ShareQueueError(.badData, "not a record: 'id' is empty or too long") }
-        let recordDate = try string(date, "date", required: true)!
-        let recordSource = try string(source, "source", required: true)!
-        let recordKind = Record.Kind(rawValue: try string(kind, "kind", required: true)!)
-        switch textKind {
+        try requireString(id, "id", required: true)
+        if let span = id?.text {
+            // Without escapes the text is the stored bytes, already checked as UTF-8.
+            let length = span.hasEscapes ? parser.string(span).utf8.count : span.contents.count
+            guard length > 0, length <= 128 else { throw ShareQueueError(.badData, "not a record: 'id' is empty or too long") }
+        }
+        try requireString(date, "date", required: true)
+        try requireString(source, "source", required: true)
+        try requireString(kind, "kind", required: true)
+        let recordKind = kindStored
+        switch text?.kind {
         case nil, .null?: if recordKind == .text || recordKind == .url { throw ShareQueueError(.badData, "not a record: a \(recordKind) record has no 'text'") }
         case .string?: break
         default: throw ShareQueueError(.badData, "not a record: 'text' is not a string")
         }
         if recordKind == .json && jsonKind == nil { throw ShareQueueError(.badData, "not a record: a json record has no 'json'") }
-        let recordKey = try string(key, "key", required: false)
+        try requireString(key, "key", required: false)
         switch meta {
         case nil, .null?: break
         case .object(let members)?:
@@ -198,7 +302,20 @@ struct StoredFields {
         case .array?: break
         default: throw ShareQueueError(.badData, "not a record: 'attachments' is not an array")
         }
-        return (version, recordID, recordDate, recordSource, recordKind, recordKey)
+        return (version, recordKind)
+    }
+
+    /// The record's kind, once `kind` is known to be a string: the kinds this
+    /// version knows without building their text when they are stored plainly.
+    private var kindStored: Record.Kind {
+        guard let span = kind?.text else { return Record.Kind(rawValue: "") }
+        if parser.isPlainASCII(span) {
+            if parser.storedBytes(span, equal: "text") { return .text }
+            if parser.storedBytes(span, equal: "url") { return .url }
+            if parser.storedBytes(span, equal: "json") { return .json }
+            if parser.storedBytes(span, equal: "file") { return .file }
+        }
+        return Record.Kind(rawValue: parser.string(span))
     }
 }
 
@@ -255,9 +372,11 @@ extension Record: Codable {
 /// the same rules as `Record(jsonBytes:)`, except inside `attachments`: a
 /// record with attachments is always decoded in full before it is delivered or trusted.
 struct RecordSummary {
-    let id: String
-    let date: String
-    let key: String?
+    /// Where the labels are in the stored JSON: a drain that passes records
+    /// through never builds them, and any other reader builds them when it asks.
+    let idText, dateText: JSONParser.StringSpan
+    let keyText: JSONParser.StringSpan?
+    private let parser: JSONParser
     /// Records with attachments are decoded in full: their files need checking.
     let hasAttachments: Bool
     /// Whether the stored JSON spans lines, so that JSON Lines must re-encode it.
@@ -265,11 +384,18 @@ struct RecordSummary {
 
     init(jsonBytes: [UInt8]) throws(ShareQueueError) {
         let fields = try StoredFields(jsonBytes, buildingAll: false)
-        let checked = try fields.check()
-        id = checked.id
-        date = checked.date
-        key = checked.key
-        hasAttachments = fields.attachmentsKind.map { if case .array = $0 { true } else { false } } ?? false
+        _ = try fields.check()
+        // The checks passed, so `id` and `date` are strings.
+        guard let id = fields.id?.text, let date = fields.date?.text else { throw ShareQueueError(.badData, "not a record") }
+        idText = id
+        dateText = date
+        keyText = fields.key?.text
+        parser = JSONParser(jsonBytes)
+        hasAttachments = fields.hasAttachments
         spansLines = fields.spansLines
     }
+
+    var id: String { parser.string(idText) }
+    var date: String { parser.string(dateText) }
+    var key: String? { keyText.map(parser.string) }
 }

@@ -49,27 +49,29 @@ enum RecordID {
                 last = (last.milliseconds + 1, UInt16(random[random.startIndex]) << 3 & 0x7F8)
             }
             let time = UInt64(truncatingIfNeeded: last.milliseconds) & 0xFFFF_FFFF_FFFF
-            var bytes = [UInt8](repeating: 0, count: 16)
-            for i in 0..<6 { bytes[i] = UInt8(truncatingIfNeeded: time >> (40 - 8 * i)) }
-            bytes[6] = 0x70 | UInt8(last.counter >> 8)
-            bytes[7] = UInt8(truncatingIfNeeded: last.counter)
-            for i in 8..<16 { bytes[i] = random[random.startIndex + i - 6] }
-            bytes[8] = bytes[8] & 0x3F | 0x80
+            var bytes: (UInt64, UInt64) = (time << 16 | 0x7000 | UInt64(last.counter), 0)
+            for i in 0..<8 { bytes.1 = bytes.1 << 8 | UInt64(random[random.startIndex + 2 + i]) }
+            bytes.1 = bytes.1 & 0x3FFF_FFFF_FFFF_FFFF | 0x8000_0000_0000_0000
             return RecordID.text(of: bytes)
         }
     }
 
-    /// `8-4-4-4-12` upper-case hexadecimal digits.
-    static func text(of bytes: [UInt8]) -> String {
-        let hex = Array("0123456789ABCDEF".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(36)
-        for (i, byte) in bytes.enumerated() {
-            if i == 4 || i == 6 || i == 8 || i == 10 { text.append(UInt8(ascii: "-")) }
-            text.append(hex[Int(byte >> 4)])
-            text.append(hex[Int(byte & 0xF)])
+    /// `8-4-4-4-12` upper-case hexadecimal digits of 16 bytes, given as two
+    /// big-endian halves: written straight into the string, with no array between.
+    static func text(of bytes: (UInt64, UInt64)) -> String {
+        String(unsafeUninitializedCapacity: 36) { text in
+            let digits: StaticString = "0123456789ABCDEF"
+            var at = 0
+            for index in 0..<16 {
+                if index == 4 || index == 6 || index == 8 || index == 10 { text[at] = UInt8(ascii: "-"); at += 1 }
+                let word = index < 8 ? bytes.0 : bytes.1
+                let byte = Int(truncatingIfNeeded: word >> (56 - 8 * (index % 8))) & 0xFF
+                text[at] = digits.utf8Start[byte >> 4]
+                text[at + 1] = digits.utf8Start[byte & 0xF]
+                at += 2
+            }
+            return at
         }
-        return String(decoding: text, as: UTF8.self)
     }
 
     /// Whether `text` is a UUID string, `8-4-4-4-12` hexadecimal digits in either case.

@@ -32,10 +32,33 @@ package enum Timestamp {
         let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
         let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
         let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        func pad(_ value: Int64, _ width: Int) -> String {
-            let digits = String(value)
-            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        // Outside the years 1 to 9999 the fields may not fit their widths: the general way, then.
+        guard (0...9999).contains(year), (1...12).contains(month), (1...31).contains(day) else {
+            func pad(_ value: Int64, _ width: Int) -> String {
+                let digits = String(value)
+                return String(repeating: "0", count: max(0, width - digits.count)) + digits
+            }
+            return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(secondOfDay / 3600, 2)):\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2)).\(pad(millis, 3))Z"
         }
-        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(secondOfDay / 3600, 2)):\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2)).\(pad(millis, 3))Z"
+        // Every field fits its width: written straight into the string, digit by digit.
+        return String(unsafeUninitializedCapacity: 24) { text in
+            var at = 0
+            func put(_ value: Int64, _ width: Int) {
+                var rest = value
+                for i in stride(from: width - 1, through: 0, by: -1) {
+                    text[at + i] = UInt8(ascii: "0") + UInt8(rest % 10)
+                    rest /= 10
+                }
+                at += width
+            }
+            func put(_ separator: Unicode.Scalar) {
+                text[at] = UInt8(ascii: separator)
+                at += 1
+            }
+            put(year, 4); put("-"); put(month, 2); put("-"); put(day, 2); put("T")
+            put(secondOfDay / 3600, 2); put(":"); put(secondOfDay / 60 % 60, 2); put(":"); put(secondOfDay % 60, 2); put(".")
+            put(millis, 3); put("Z")
+            return at
+        }
     }
 }

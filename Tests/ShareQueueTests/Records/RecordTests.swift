@@ -68,6 +68,53 @@ struct RecordTests {
         #expect(throws: ShareQueueError.self) { try Record(jsonBytes: Array(text.utf8)) }
     }
 
+    @Test("UTF-8 is checked alike at every length and position around the word-sized steps")
+    func utf8AtEveryLength() {
+        for length in 0...40 {
+            let ascii = [UInt8](repeating: UInt8(ascii: "a"), count: length)
+            #expect(UTF8Validation.isValid(ascii), "ASCII of \(length) bytes")
+            for position in 0..<length {
+                var accented = ascii
+                accented.replaceSubrange(position..<(position + 1), with: [0xC3, 0xA9])
+                #expect(UTF8Validation.isValid(accented), "é at \(position) of \(length)")
+                var broken = ascii
+                broken[position] = 0xC3
+                #expect(!UTF8Validation.isValid(broken), "a lone lead byte at \(position) of \(length)")
+            }
+        }
+    }
+
+    @Test("Names and kinds count by their text, whatever escapes spell them", arguments: [
+        // An escaped name is that name.
+        (#"{"v":1,"\u0069d":"a","date":"d","source":"s","kin\u0064":"text","text":"t"}"#, nil),
+        // An escaped kind is that kind, with its rules.
+        (#"{"v":1,"id":"a","date":"d","source":"s","kind":"te\u0078t"}"#, "not a record: a text record has no 'text'"),
+        // The id's length is that of its text: 129 bytes stored, 128 decoded.
+        (#"{"v":1,"id":""# + String(repeating: "a", count: 127) + #"\u0061","date":"d","source":"s","kind":"text","text":"t"}"#, nil),
+        (#"{"v":1,"id":""# + String(repeating: "a", count: 128) + #"\u0061","date":"d","source":"s","kind":"text","text":"t"}"#,
+         "not a record: 'id' is empty or too long"),
+        // A later member of the same name counts; a name in other letters is another member.
+        (#"{"v":"1","v":1,"id":1,"id":"b","date":"d","source":"s","kind":"text","text":null,"text":"t","Text":5}"#, nil),
+        (#"{"v":1.0,"id":"a","date":"d","source":"s","kind":"text","text":"t"}"#, "not a record: 'v' is missing or not a positive integer"),
+        (#"{"v":9223372036854775808,"id":"a","date":"d","source":"s","kind":"text","text":"t"}"#,
+         "not a record: 'v' is missing or not a positive integer"),
+    ] as [(String, String?)])
+    func namesByText(text: String, refusal: String?) {
+        let bytes = Array(text.utf8)
+        let record = Result { () throws(ShareQueueError) in try Record(jsonBytes: bytes) }
+        let summary = Result { () throws(ShareQueueError) in try RecordSummary(jsonBytes: bytes) }
+        switch (record, summary) {
+        case (.success(let record), .success(let summary)):
+            #expect(refusal == nil)
+            #expect(record.id == summary.id && record.date == summary.date && record.key == summary.key)
+        case (.failure(let recordError), .failure(let summaryError)):
+            #expect(recordError.message == refusal)
+            #expect(summaryError.message == refusal)
+        default:
+            Issue.record("the record and its summary disagree: \(record), \(summary)")
+        }
+    }
+
     @Test("Timestamps are ISO-8601 UTC with milliseconds")
     func timestamps() {
         #expect(Timestamp.format(millisecondsSince1970: 0) == "1970-01-01T00:00:00.000Z")
