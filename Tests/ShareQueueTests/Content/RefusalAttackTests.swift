@@ -25,11 +25,11 @@ struct RefusalAttackTests {
         let copy = TestQueue(in: queue.scratch, name: "copy")
         try FileManager.default.copyItem(atPath: queue.path, toPath: copy.path)
         var first = Refusing()
-        try QueueDrainer(directory: try QueueDirectory(path: copy.path)).drain(into: &first)
+        _ = try QueueDrainer(directory: try QueueDirectory(path: copy.path)).drain(into: &first)
         try FileManager.default.copyItem(atPath: copy.file("dead-letters.log"), toPath: queue.file("dead-letters.log"))
         var again = Refusing()
         let elapsed = try ContinuousClock().measure {
-            try QueueDrainer(directory: try QueueDirectory(path: queue.path)).drain(into: &again)
+            _ = try QueueDrainer(directory: try QueueDirectory(path: queue.path)).drain(into: &again)
         }
         // Each record is a dead letter once, not twice.
         #expect(try queue.deadLetters().count == count)

@@ -160,7 +160,8 @@ struct TypedDrainTests {
         }
         let appender = try QueueAppender(directory: try directory)
         func publish(_ title: String) throws -> Bool {
-            try appender.appendIfChanged(RecordDraft(encoding: PlainLink(url: URL(string: "https://x")!, title: title), source: "s", key: "current")).appended
+            let draft = try RecordDraft(encoding: PlainLink(url: URL(string: "https://x")!, title: title), source: "s", key: "current")
+            return try appender.appendIfChanged(draft).appended
         }
         #expect(try publish("older"))
         var refuseAll = RefuseAll()
