@@ -161,7 +161,8 @@ struct TypedDrainTests {
         let appender = try QueueAppender(directory: try directory)
         func publish(_ title: String) throws -> Bool {
             let draft = try RecordDraft(encoding: PlainLink(url: URL(string: "https://x")!, title: title), source: "s", key: "current")
-            return try appender.appendIfChanged(draft).appended
+            let published = try appender.appendIfChanged(draft)
+            return published.appended
         }
         #expect(try publish("older"))
         var refuseAll = RefuseAll()
