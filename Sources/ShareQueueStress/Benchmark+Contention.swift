@@ -11,7 +11,12 @@ extension Benchmark {
         let tools = self.tools
 
         let queue = try freshQueue("contention-\(run)")
-        let drainer = QueueDrainer(directory: queue)
+        // Producers are spawned on another thread: a child between its clone and its exec
+        // holds every descriptor of this process for a moment, the drain lock's among them,
+        // so a drain started just then waits for it instead of giving up.
+        var options = DrainOptions()
+        options.waitSeconds = 10
+        let drainer = QueueDrainer(directory: queue, options: options)
         var sink = JSONLinesFileSink(file: try JSONLinesFile(scratch("contention.jsonl")))
         defer { sink.file.close() }
         let queueSeconds = try whileProducing({
