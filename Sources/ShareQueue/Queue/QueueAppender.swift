@@ -112,12 +112,16 @@ public final class QueueAppender {
             draft.appendPayload(id: id, date: date, to: &payload)
             try Self.checkRecordSize(payload.count, options: options)
             try Self.checkStored(payload)
-            // Sized once from the first record: records of one append are often alike.
-            if index == 0 { frames.reserveCapacity((payload.count + Frame.overhead) * drafts.count) }
+            // Sized once from the first record, since records of one append are often
+            // alike, but never past what one append may write.
+            if index == 0 {
+                frames.reserveCapacity(min((payload.count + Frame.overhead) * drafts.count, Frame.maximumBatchSize + Frame.overhead))
+            }
             Frame.append(payload: payload, to: &frames, last: index == drafts.count - 1)
+            // Checked as it grows, so that too large a batch is refused in bounded memory.
+            try Self.checkBatchSize(frames.count, records: drafts.count)
             ids.append(id)
         }
-        try Self.checkBatchSize(frames.count, records: drafts.count)
         return (ids, frames)
     }
 
@@ -185,9 +189,10 @@ public final class QueueAppender {
         }
     }
 
+    /// Refuses an append of several records once their frames pass the limit (`bytes` may be those of the first records only).
     static func checkBatchSize(_ bytes: Int, records: Int) throws(ShareQueueError) {
         if records > 1 && bytes > Frame.maximumBatchSize {
-            throw ShareQueueError(.badData, "the \(records) records are \(bytes) bytes together, above the limit of \(Frame.maximumBatchSize) bytes for one atomic append; append them in parts")
+            throw ShareQueueError(.badData, "the \(records) records are more than \(Frame.maximumBatchSize) bytes together, the limit for one atomic append; append them in parts")
         }
     }
 
