@@ -74,9 +74,9 @@ extension DrainRun {
         return []
     }
 
-    /// Settles records the sink took in part: sets aside those it refused for good,
-    /// then offers the others again, and counts an attempt for the first refused
-    /// record that is not final, stopping there unless it has reached the limit.
+    /// Settles records the sink took in part: sets aside those it refused for good
+    /// or for the last allowed time, then offers the others again, and counts an
+    /// attempt for the first refused record still under the limit, stopping there.
     /// - Returns: the steps that follow: offering, committing, counting.
     mutating func settle(_ records: ArraySlice<DrainedRecord>, refusing refusal: RecordRefusal) throws -> [DeliveryStep] {
         var refusedByID: [[UInt8]: RecordRefusal.Refused] = [:]
@@ -84,17 +84,28 @@ extension DrainRun {
         var accepted: [DrainedRecord] = []
         var final: [DeadLetters.Letter] = []
         var counted: (index: Int, reason: String)?
+        // Read once, and only if a refusal is counted: a record refused for the last
+        // time is set aside in this pass, so that the rest are not offered once for each.
+        var attempts: DeadLetters.Counts?
         for index in records.indices {
             guard let refused = refusedByID[Array(records[index].id.utf8)] else {
                 accepted.append(records[index])
                 continue
             }
-            guard refused.isFinal else {
+            let quotedID = DeadLetters.quoted(refused.id)
+            if refused.isFinal {
+                final.append(DeadLetters.Letter(record: records[index], attempts: 1, error: refused.reason))
+                drainer.warn("record \(quotedID) was refused for good; moved it to the dead letters: \(refused.reason)")
+                continue
+            }
+            if attempts == nil { attempts = DeadLetters(directory: directory, warn: drainer.warn).attempts().counts }
+            let count = (attempts?[Array(refused.id.utf8)] ?? 0) + 1
+            guard count >= options.maxAttempts else {
                 counted = (index, refused.reason)
                 break
             }
-            final.append(DeadLetters.Letter(record: records[index], attempts: 1, error: refused.reason))
-            drainer.warn("record \(DeadLetters.quoted(refused.id)) was refused for good; moved it to the dead letters: \(refused.reason)")
+            final.append(DeadLetters.Letter(record: records[index], attempts: count, error: refused.reason))
+            drainer.warn("record \(quotedID) was refused \(count) times; moved it to the dead letters: \(refused.reason)")
         }
         guard !final.isEmpty || counted != nil else {
             throw ShareQueueError(.tryAgain, "the sink refused records that are not in the batch: \(refusal)", underlying: refusal)

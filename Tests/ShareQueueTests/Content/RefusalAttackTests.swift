@@ -87,4 +87,27 @@ struct RefusalAttackTests {
         #expect(try queue.deadLetters().isEmpty)
         #expect(try ShareQueueTests.ids(in: queue.drain().stdout) == ids)
     }
+
+    @Test("Records refused for the last time are all set aside in one pass, not one offer each")
+    func lastAttemptsInOnePass() throws {
+        struct EveryOther: DrainSink {
+            var offered = 0
+            var delivered: [String] = []
+            mutating func deliver(_ batch: DrainBatch) throws {
+                offered += batch.records.count
+                let refused = batch.records.filter { Int($0.record.text ?? "")! % 2 == 0 }
+                if !refused.isEmpty { throw RecordRefusal(refused.map { .init(id: $0.id, reason: "even") }) }
+                delivered += batch.records.compactMap(\.record.text)
+            }
+        }
+        let queue = TestQueue()
+        try queue.appendThroughLibrary((1...1000).map { RecordDraft(.text("\($0)"), source: "s") })
+        var options = DrainOptions()
+        options.maxAttempts = 1
+        var sink = EveryOther()
+        let summary = try QueueDrainer(directory: try QueueDirectory(path: queue.path), options: options).drain(into: &sink)
+        #expect(summary.deadLettered == 500)
+        #expect(sink.delivered == (1...1000).filter { $0 % 2 == 1 }.map(String.init))
+        #expect(sink.offered <= 2 * 1000, "offered \(sink.offered) records for a batch of 1000")
+    }
 }
