@@ -23,9 +23,9 @@ extension DrainRun {
         let file = DeadLetters(directory: directory, warn: drainer.warn)
         if knownDeadLetters == nil { knownDeadLetters = file.storedRecordDigests() }
         var new: [DeadLetters.Letter] = []
-        var digests: [String] = []
+        var digests: [DeadLetters.StoredDigest] = []
         for letter in letters {
-            let digest = SHA256.hex(letter.record.storedJSON)
+            let digest = DeadLetters.StoredDigest(letter.record.storedJSON)
             digests.append(digest)
             if !knownDeadLetters!.contains(digest) { new.append(letter) }
         }

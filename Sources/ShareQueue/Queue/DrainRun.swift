@@ -14,7 +14,7 @@ struct DrainRun {
     /// Records dead-lettered in this batch, whose attachments must stay.
     var deadLettered: Set<String> = []
     /// The SHA-256 digests of the records the dead-letter file holds, read when this drain first sets one aside.
-    var knownDeadLetters: Set<String>?
+    var knownDeadLetters: Set<DeadLetters.StoredDigest>?
     /// The id of the newest record of each key, with `coalesceKeys`.
     var newestOfKey: [String: String] = [:]
     /// Set when damaged data of the segment being read could not be copied to

@@ -29,6 +29,16 @@ struct SHA256 {
 
     /// The digest as 64 lower-case hexadecimal digits.
     mutating func finish() -> String {
+        let hex = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        for word in finishWords() {
+            for shift in stride(from: 28, through: 0, by: -4) { out.append(hex[Int((word >> UInt32(shift)) & 0xF)]) }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The digest as its eight 32-bit words, most significant first.
+    mutating func finishWords() -> [UInt32] {
         let bits = length * 8
         pending.append(0x80)
         while pending.count % 64 != 56 { pending.append(0) }
@@ -36,12 +46,7 @@ struct SHA256 {
         var offset = 0
         while offset < pending.count { compress(pending, at: offset); offset += 64 }
         pending = []
-        let hex = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        for word in state {
-            for shift in stride(from: 28, through: 0, by: -4) { out.append(hex[Int((word >> UInt32(shift)) & 0xF)]) }
-        }
-        return String(decoding: out, as: UTF8.self)
+        return state
     }
 
     static func hex(_ bytes: [UInt8]) -> String {
