@@ -12,14 +12,17 @@ import ShareQueue
 /// string, `Data` as Base64 with padding, `Decimal` as a JSON number, and
 /// ``JSONValue`` as itself.
 public protocol SharedContent: Codable {
-    /// The kind of this type's records: 1 to 256 bytes, not `text`, `url` or
-    /// `file`. Keep it when the type changes, or older records stop matching.
+    /// The kind of this type's records: 1 to 256 bytes without control characters,
+    /// not `text`, `url` or `file`. Keep it when the type changes, or older records stop matching.
     static var contentKind: Record.Kind { get }
 }
 
 extension Record.Kind {
     /// The kind of records holding values of `type`: its ``SharedContent/contentKind``,
     /// or else its name as Swift writes it without the module, such as `SharedLink`.
+    /// That name leaves out enclosing types and modules (`A.Item` and `B.Item` are both
+    /// `Item`), so that it is the same in every build; types that share a name must
+    /// conform to ``SharedContent`` with kinds of their own, or their records mix.
     public init<Value>(for type: Value.Type) {
         if let content = type as? any SharedContent.Type {
             self = content.contentKind

@@ -11,7 +11,7 @@ public struct RecordDraft: Sendable {
         case json(JSONText)
         /// A JSON value of a content type of the producer's own, such as an encoded
         /// `Codable` value: a record of that kind with the value in ``Record/json``.
-        /// The kind is 1 to 256 bytes and not `text`, `url` or `file`.
+        /// The kind is 1 to 256 bytes, with no control characters, and not `text`, `url` or `file`.
         case value(JSONText, kind: Record.Kind)
         /// No text: the record carries only its attachments (a `file` record).
         case attachmentsOnly
@@ -83,7 +83,7 @@ public struct RecordDraft: Sendable {
             throw ShareQueueError(.noInput, "nothing to append: no text and no attachment")
         }
         if case .value(_, let kind) = content, !Self.isContentKind(kind) {
-            throw ShareQueueError(.invalidArgument, "a content kind must be 1 to 256 bytes and not text, url or file: '\(kind.rawValue.prefix(200))'")
+            throw ShareQueueError(.invalidArgument, "a content kind must be 1 to 256 bytes without control characters, and not text, url or file: '\(kind.rawValue.prefix(200))'")
         }
         if case .url(let url) = content, !Self.looksLikeURL(url) {
             throw ShareQueueError(.badData, "not a URL (a scheme such as https: and no spaces or control characters): '\(url.prefix(200))'")
@@ -92,7 +92,9 @@ public struct RecordDraft: Sendable {
 
     /// Whether a value's kind names a content type rather than one of the kinds that carry no `json`.
     static func isContentKind(_ kind: Record.Kind) -> Bool {
+        // No control characters: a kind is one line wherever it is written, such as a publish's digest input.
         !kind.rawValue.isEmpty && kind.rawValue.utf8.count <= 256 && kind != .text && kind != .url && kind != .file
+            && !kind.rawValue.utf8.contains { $0 < 0x20 || $0 == 0x7F }
     }
 
     /// A scheme followed by ':' and no whitespace or control characters.

@@ -126,7 +126,8 @@ struct ContentCodingTests {
         #expect(kind.rawValue == "PlainLink")
     }
 
-    @Test("A content kind that names a built-in kind without JSON is refused", arguments: ["text", "url", "file", ""])
+    @Test("A content kind that names a built-in kind without JSON, or holds a control character, is refused",
+          arguments: ["text", "url", "file", "", "link\ntext", "tab\there", String(repeating: "k", count: 257)])
     func reservedKinds(_ kind: String) throws {
         let queue = TestQueue()
         let appender = try QueueAppender(directory: try QueueDirectory(path: queue.path))
