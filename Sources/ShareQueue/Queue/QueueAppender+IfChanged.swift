@@ -13,7 +13,8 @@ extension QueueAppender {
     ///
     /// With ``AppendOptions/synchronize`` on, the record is made durable while the
     /// lock is held, before the key's entry names it, so an append that publishes
-    /// does not share a flush with other producers.
+    /// does not share a flush with other producers. With it off, a power cut may keep
+    /// the entry and lose the record, and the next publish of that content appends nothing.
     /// - Parameter draft: The record's content and labels; it must have a key.
     /// - Returns: The new record's id and `appended: true`, or, if nothing
     ///   changed, the earlier record's id and `appended: false`.

@@ -18,7 +18,9 @@ public struct AppendOptions: Sendable {
 ///
 /// Each append encodes its records first, then takes the producers' lock for
 /// one `write` of all their frames, and syncs after releasing it, so producers
-/// that append at once share the cost of a flush. The cost does not depend on
+/// that append at once share the cost of a flush (``appendIfChanged(_:)`` syncs
+/// before releasing it, and an append that removes a key's published entry syncs
+/// the `keys` folder under the lock). The cost does not depend on
 /// how much is pending: no directory scan, no read of earlier records. A
 /// keyed append also removes its key's entry from the `keys` folder (see
 /// ``appendIfChanged(_:)``), which usually costs one failed system call.
