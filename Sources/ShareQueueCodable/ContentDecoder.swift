@@ -20,12 +20,12 @@ struct ContentDecoder: Decoder {
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        guard case .object(let members) = value else { throw Primitives.mismatch([String: JSONValue].self, value, codingPath, "an object") }
+        guard case .object(let members) = value else { throw NativeValues.mismatch([String: JSONValue].self, value, codingPath, "an object") }
         return KeyedDecodingContainer(KeyedContentDecoder<Key>(members: members, codingPath: codingPath))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
-        guard case .array(let elements) = value else { throw Primitives.mismatch([JSONValue].self, value, codingPath, "an array") }
+        guard case .array(let elements) = value else { throw NativeValues.mismatch([JSONValue].self, value, codingPath, "an array") }
         return UnkeyedContentDecoder(elements: elements, codingPath: codingPath)
     }
 
@@ -33,7 +33,7 @@ struct ContentDecoder: Decoder {
 }
 
 /// Reading the values JSON has natively, with the errors Foundation's decoder gives.
-enum Primitives {
+enum NativeValues {
     static func mismatch<Value>(_ type: Value.Type, _ found: JSONValue, _ codingPath: [any CodingKey], _ expected: String) -> DecodingError {
         if found == .null {
             return DecodingError.valueNotFound(type, DecodingError.Context(codingPath: codingPath, debugDescription: "expected \(expected), found null"))

@@ -47,7 +47,7 @@ struct KeyedContentEncoder<Key: CodingKey>: KeyedEncodingContainerProtocol {
     mutating func superEncoder(forKey key: Key) -> any Encoder { superEncoder(named: key.stringValue, key: key) }
 
     private func superEncoder(named name: String, key: (any CodingKey)? = nil) -> any Encoder {
-        let deferred = ContentEncoder(codingPath: codingPath + [key ?? IndexKey(name: name)])
+        let deferred = ContentEncoder(codingPath: codingPath + [key ?? CoderKey(name: name)])
         object.set(name, .deferred(deferred))
         return deferred
     }
@@ -58,7 +58,7 @@ struct UnkeyedContentEncoder: UnkeyedEncodingContainer {
     let array: EncodedArray
     let codingPath: [any CodingKey]
     var count: Int { array.elements.count }
-    private var nextKey: any CodingKey { IndexKey(index: count) }
+    private var nextKey: any CodingKey { CoderKey(index: count) }
 
     init(encoder: ContentEncoder, array: EncodedArray, codingPath: [any CodingKey]) {
         self.encoder = encoder
@@ -149,7 +149,7 @@ enum FloatLiteral {
 }
 
 /// A coding key for an array index, or a name of the coder's own such as `super`.
-struct IndexKey: CodingKey {
+struct CoderKey: CodingKey {
     let stringValue: String
     let intValue: Int?
 

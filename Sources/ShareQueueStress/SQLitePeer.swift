@@ -86,6 +86,9 @@ final class SQLitePeer {
     func drainBatch(_ batch: Int, row: (UnsafeBufferPointer<UInt8>) -> Void,
                     delivered: () throws(ShareQueueError) -> Void) throws(ShareQueueError) -> Int {
         try step(begin, "BEGIN")
+        var committed = false
+        // A failed batch leaves its rows queued, as a failed drain leaves its records.
+        defer { if !committed { sqlite3_exec(handle, "ROLLBACK", nil, nil, nil) } }
         try Self.check(sqlite3_bind_int64(select, 1, sqlite3_int64(batch)), "bind", handle, path)
         var taken = 0
         var last: sqlite3_int64 = 0
@@ -106,6 +109,7 @@ final class SQLitePeer {
             try step(delete, "DELETE")
         }
         try step(commit, "COMMIT")
+        committed = true
         return taken
     }
 }

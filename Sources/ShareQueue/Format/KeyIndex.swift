@@ -60,7 +60,7 @@ struct KeyIndex {
     /// Makes `entry` the entry of `key`: written to a temporary name, then renamed
     /// into place. Best effort: the record is already appended, and a missing
     /// entry only means that the next publish appends again.
-    func record(_ entry: Entry, of key: String) {
+    func write(_ entry: Entry, of key: String) {
         let temporary = QueueLayout.keyEntryTemporary(processID: Host.processID)
         try? folder.remove(temporary)
         guard let file = try? folder.open(temporary, .writeCreateExclusive) else { return }

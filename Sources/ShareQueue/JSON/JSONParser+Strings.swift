@@ -104,6 +104,7 @@ extension JSONParser {
     /// Whether the stored bytes of a string that `scanString` accepted are those of `text`.
     func storedBytes(_ span: StringSpan, equal text: StaticString) -> Bool {
         guard span.contents.count == text.utf8CodeUnitCount else { return false }
+        guard !span.contents.isEmpty else { return true }
         return bytes.withUnsafeBufferPointer { buffer in
             // One bounds check for the span, none per byte: this runs for every member of every record.
             precondition(span.contents.upperBound <= buffer.count)

@@ -13,7 +13,8 @@ public struct JSONText: Sendable, Hashable {
     }
 
     /// Bytes that an encoder of this package wrote as compact JSON, taken
-    /// unchecked: an append checks the whole record before writing it anyway.
+    /// unchecked: an append checks the whole record before writing it anyway,
+    /// and refuses one whose value is not JSON.
     package init(encoded bytes: [UInt8]) {
         self.bytes = bytes
     }

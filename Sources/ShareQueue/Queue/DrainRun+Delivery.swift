@@ -112,7 +112,7 @@ extension DrainRun {
         }
         // Set aside before the others are delivered: a sink that stores its position
         // past a refused record must find that record already in the dead letters.
-        try setAside(final)
+        try deadLetter(final)
         var steps: [DeliveryStep] = []
         if !accepted.isEmpty { steps.append(.offer(accepted[...])) }
         let settled = counted.map { records[records.startIndex..<$0.index] } ?? records

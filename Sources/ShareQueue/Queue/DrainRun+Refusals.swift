@@ -7,7 +7,7 @@ extension DrainRun {
         let key = Array(drained.id.utf8)
         let count = (attempts[key] ?? 0) + 1
         if count >= options.maxAttempts {
-            try setAside([DeadLetters.Letter(record: drained, attempts: count, error: error)])
+            try deadLetter([DeadLetters.Letter(record: drained, attempts: count, error: error)])
             drainer.warn("record \(DeadLetters.quoted(drained.id)) was refused \(count) times; moved it to \(letters.path): \(error)")
             try commit(upTo: drained.end)
             return
@@ -19,7 +19,7 @@ extension DrainRun {
 
     /// Moves records to the dead-letter file in one write, skipping any that a
     /// drain which died before its checkpoint had already moved there.
-    mutating func setAside(_ letters: [DeadLetters.Letter]) throws {
+    mutating func deadLetter(_ letters: [DeadLetters.Letter]) throws {
         let file = DeadLetters(directory: directory, warn: drainer.warn)
         if knownDeadLetters == nil { knownDeadLetters = file.storedRecordDigests() }
         var new: [DeadLetters.Letter] = []

@@ -95,7 +95,9 @@ public protocol DrainSink {
     /// - Parameter batch: Records in queue order, and the position after them.
     /// - Throws: Any error, to keep the batch queued; the drain then stops and
     ///   throws `.tryAgain` with this error as its cause (a ``ShareQueueError``
-    ///   passes through as it is).
+    ///   passes through as it is). A ``RecordRefusal`` instead refuses only the
+    ///   records it names: they become dead letters or count an attempt, and the
+    ///   drain offers the rest of the batch again.
     mutating func deliver(_ batch: DrainBatch) throws
 
     /// The position this sink has itself recorded, for a sink that stores it

@@ -36,7 +36,7 @@ extension QueueAppender {
             let file = try writeLocked(frames)
             // Durable before the entry names it: an entry must never claim a record a power cut could lose.
             if options.synchronize { try synchronize(file) }
-            index?.record(KeyIndex.Entry(id: ids[0], content: content), of: key)
+            index?.write(KeyIndex.Entry(id: ids[0], content: content), of: key)
             return (ids[0], true)
         }
     }

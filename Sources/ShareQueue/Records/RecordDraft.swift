@@ -11,6 +11,7 @@ public struct RecordDraft: Sendable {
         case json(JSONText)
         /// A JSON value of a content type of the producer's own, such as an encoded
         /// `Codable` value: a record of that kind with the value in ``Record/json``.
+        /// An append checks the whole record, this value included, before it writes it.
         /// The kind is 1 to 256 bytes, with no control characters, and not `text`, `url` or `file`.
         case value(JSONText, kind: Record.Kind)
         /// No text: the record carries only its attachments (a `file` record).

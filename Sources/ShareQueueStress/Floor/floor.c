@@ -19,6 +19,7 @@
  *
  * Each mode prints one line: the count and the seconds it took (or, given START, when it began and ended).
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,7 +70,9 @@ int main(int argc, char **argv) {
         if (argc >= 6) {
             double at = atof(argv[5]);
             struct timespec until = { (time_t)at, (long)((at - (double)(time_t)at) * 1e9) };
-            while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL) != 0) {}
+            int slept;
+            while ((slept = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL)) == EINTR) {}
+            if (slept != 0) return fail("clock_nanosleep");
         }
         double start = seconds_now();
         for (long i = 0; i < count; i++) {
