@@ -21,45 +21,74 @@ enum ISO8601Milliseconds {
     /// Reads `YYYY-MM-DDTHH:MM:SS`, an optional fraction of a second (1 to 9
     /// digits), and `Z` or an offset `+HH:MM`/`-HH:MM`; nil for anything else.
     static func parse(_ text: String) -> Date? {
-        var bytes = Array(text.utf8)[...]
-        func number(_ width: Int) -> Int64? {
-            guard bytes.count >= width else { return nil }
+        var text = text
+        return text.withUTF8 { parse(Cursor(bytes: $0)) }
+    }
+
+    /// Reads a date's bytes in order; a typed drain reads two dates a record, so this makes nothing on the heap.
+    private struct Cursor {
+        let bytes: UnsafeBufferPointer<UInt8>
+        var index = 0
+
+        var atEnd: Bool { index == bytes.count }
+
+        /// `width` decimal digits as a number, or nil (and nothing read) if they are not all there.
+        mutating func number(_ width: Int) -> Int64? {
+            guard bytes.count - index >= width else { return nil }
             var value: Int64 = 0
-            for byte in bytes.prefix(width) {
-                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
-                value = value * 10 + Int64(byte - UInt8(ascii: "0"))
+            for offset in index..<(index + width) {
+                let digit = bytes[offset] &- UInt8(ascii: "0")
+                guard digit < 10 else { return nil }
+                value = value * 10 + Int64(digit)
             }
-            bytes = bytes.dropFirst(width)
+            index += width
             return value
         }
-        func take(_ character: Character) -> Bool {
-            guard bytes.first == character.asciiValue else { return false }
-            bytes = bytes.dropFirst()
+
+        /// Moves past `character` if it comes next.
+        mutating func take(_ character: Unicode.Scalar) -> Bool {
+            guard index < bytes.count, bytes[index] == UInt8(ascii: character) else { return false }
+            index += 1
             return true
         }
-        guard let year = number(4), take("-"), let month = number(2), take("-"), let day = number(2),
-              take("T") || take("t"), let hour = number(2), take(":"), let minute = number(2), take(":"), let second = number(2),
-              year >= 1, (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day),
-              hour < 24, minute < 60, second < 60 else { return nil }
-        var nanoseconds: Int64 = 0
-        if take(".") {
+
+        /// Up to 9 digits of a fraction as nanoseconds, or nil if there is no digit.
+        mutating func fraction() -> Int64? {
+            var nanoseconds: Int64 = 0
             var digits = 0
-            while let byte = bytes.first, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte), digits < 9 {
-                nanoseconds = nanoseconds * 10 + Int64(byte - UInt8(ascii: "0"))
+            while index < bytes.count, digits < 9 {
+                let digit = bytes[index] &- UInt8(ascii: "0")
+                guard digit < 10 else { break }
+                nanoseconds = nanoseconds * 10 + Int64(digit)
                 digits += 1
-                bytes = bytes.dropFirst()
+                index += 1
             }
             guard digits > 0 else { return nil }
             for _ in digits..<9 { nanoseconds *= 10 }
+            return nanoseconds
+        }
+    }
+
+    private static func parse(_ start: Cursor) -> Date? {
+        var cursor = start
+        guard let year = cursor.number(4), cursor.take("-"), let month = cursor.number(2), cursor.take("-"), let day = cursor.number(2),
+              cursor.take("T") || cursor.take("t"), let hour = cursor.number(2), cursor.take(":"), let minute = cursor.number(2),
+              cursor.take(":"), let second = cursor.number(2),
+              year >= 1, (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day),
+              hour < 24, minute < 60, second < 60 else { return nil }
+        var nanoseconds: Int64 = 0
+        if cursor.take(".") {
+            guard let fraction = cursor.fraction() else { return nil }
+            nanoseconds = fraction
         }
         var offset: Int64 = 0
-        if !(take("Z") || take("z")) {
+        if !(cursor.take("Z") || cursor.take("z")) {
             let sign: Int64
-            if take("+") { sign = 1 } else if take("-") { sign = -1 } else { return nil }
-            guard let hours = number(2), take(":"), let minutes = number(2), hours < 24, minutes < 60 else { return nil }
+            if cursor.take("+") { sign = 1 } else if cursor.take("-") { sign = -1 } else { return nil }
+            guard let hours = cursor.number(2), cursor.take(":"), let minutes = cursor.number(2), hours < 24, minutes < 60 else { return nil }
             offset = sign * (hours * 3600 + minutes * 60)
         }
-        guard bytes.isEmpty else { return nil }
+        guard cursor.atEnd else { return nil }
         let seconds = daysSince1970(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + second - offset
         if nanoseconds % 1_000_000 == 0 {
             // Whole milliseconds divide exactly as `format` wrote them, so a date read back equals the one written.
