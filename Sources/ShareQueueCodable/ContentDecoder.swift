@@ -1,7 +1,7 @@
 import ShareQueue
 
 /// Decodes a value from a parsed JSON value, with the encodings of
-/// ``SharedContent``. Numbers are read from their literal text, so every
+/// ``ShareQueueCodable/SharedContent``. Numbers are read from their literal text, so every
 /// integer within the Swift type's range comes back exact.
 struct ContentDecoder: Decoder {
     let value: JSONValue

@@ -1,7 +1,7 @@
 import ShareQueue
 
 /// Encodes a value as compact JSON, object members sorted by name, with the
-/// encodings of ``SharedContent``: numbers exact, dates as ISO-8601
+/// encodings of ``ShareQueueCodable/SharedContent``: numbers exact, dates as ISO-8601
 /// with milliseconds, URLs and UUIDs as strings, data as Base64.
 ///
 /// The value is first built as a small tree, because `Encodable` may fill

@@ -32,16 +32,16 @@ extension QueueDrainer {
     ///
     /// A batch `body` returns from is delivered; if it throws, that batch and
     /// everything after it stay queued (the drain throws `.tryAgain` with the
-    /// error as its cause), so save idempotently, by ``DrainedValue/id``. A record
+    /// error as its cause), so save idempotently, by ``ShareQueueCodable/DrainedValue/id``. A record
     /// of another kind is moved to the dead letters at once, since this host cannot
     /// take it; a record of this kind that does not decode is refused, and becomes a
     /// dead letter after `maxAttempts` drains. Both stay recoverable with
-    /// ``requeueDeadLetters()``, for example by a newer host that knows them.
+    /// `requeueDeadLetters()`, for example by a newer host that knows them.
     /// - Parameters:
     ///   - type: The content type; its records are those of kind ``Record/Kind/init(for:)``.
     ///   - body: Receives each batch's values in queue order.
     /// - Returns: What was delivered, set aside and dead-lettered.
-    /// - Throws: What ``drain(into:)`` throws.
+    /// - Throws: What `drain(into:)` throws.
     @discardableResult
     public func drain<Value: Decodable>(_ type: Value.Type, _ body: ([DrainedValue<Value>]) throws -> Void) throws(ShareQueueError) -> DrainSummary {
         let result: Result<DrainSummary, ShareQueueError> = withoutActuallyEscaping(body) { body in

@@ -6,9 +6,9 @@ import Foundation
 import ShareQueue
 
 /// The values whose own `Codable` conformance is not what shared content
-/// wants, each with the encoding ``SharedContent`` documents: `Date` as ISO-8601
+/// wants, each with the encoding ``ShareQueueCodable/SharedContent`` documents: `Date` as ISO-8601
 /// UTC with milliseconds, `URL` as its absolute string, `UUID` as its string,
-/// `Data` as Base64, `Decimal` and ``JSONValue`` as their exact JSON.
+/// `Data` as Base64, `Decimal` and `JSONValue` as their exact JSON.
 enum FoundationValues {
     /// The node of `value` if it is one of these types; nil for any other.
     static func node<Value>(for value: Value, codingPath: [any CodingKey]) throws -> EncodedNode? {

@@ -3,7 +3,7 @@ import ShareQueue
 extension RecordDraft {
     /// A draft holding `value` as JSON, of the kind ``Record/Kind/init(for:)`` names.
     /// - Parameters:
-    ///   - value: The content; its encodings are those ``SharedContent`` describes.
+    ///   - value: The content; its encodings are those ``ShareQueueCodable/SharedContent`` describes.
     ///   - source: Who produces it, 1 to 256 bytes.
     ///   - key: Records with the same key supersede each other when a drain coalesces keys.
     ///   - meta: The producer's own labels.
@@ -32,7 +32,7 @@ extension QueueAppender {
     ///   - key: Records with the same key supersede each other when a drain coalesces keys.
     ///   - meta: The producer's own labels.
     /// - Returns: The record's id. Once this returns the record will be delivered.
-    /// - Throws: `.badData` for a value that cannot be encoded, and what ``append(_:)-(RecordDraft)`` throws.
+    /// - Throws: `.badData` for a value that cannot be encoded, and what `append(_:)` throws.
     @discardableResult
     public func append<Value: Encodable>(_ value: Value, source: String, key: String? = nil,
                                          meta: [String: String]? = nil) throws(ShareQueueError) -> String {

@@ -10,7 +10,7 @@ import ShareQueue
 /// ISO-8601 UTC with milliseconds (`2026-11-29T14:52:20.123Z`; rounded to the
 /// millisecond), `URL` as its absolute string, `UUID` as its upper-case
 /// string, `Data` as Base64 with padding, `Decimal` as a JSON number, and
-/// ``JSONValue`` as itself.
+/// `JSONValue` as itself.
 public protocol SharedContent: Codable {
     /// The kind of this type's records: 1 to 256 bytes without control characters,
     /// not `text`, `url` or `file`. Keep it when the type changes, or older records stop matching.
@@ -18,11 +18,11 @@ public protocol SharedContent: Codable {
 }
 
 extension Record.Kind {
-    /// The kind of records holding values of `type`: its ``SharedContent/contentKind``,
+    /// The kind of records holding values of `type`: its ``ShareQueueCodable/SharedContent/contentKind``,
     /// or else its name as Swift writes it without the module, such as `SharedLink`.
     /// That name leaves out enclosing types and modules (`A.Item` and `B.Item` are both
     /// `Item`), so that it is the same in every build; types that share a name must
-    /// conform to ``SharedContent`` with kinds of their own, or their records mix.
+    /// conform to ``ShareQueueCodable/SharedContent`` with kinds of their own, or their records mix.
     public init<Value>(for type: Value.Type) {
         if let content = type as? any SharedContent.Type {
             self = content.contentKind
