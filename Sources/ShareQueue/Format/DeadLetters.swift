@@ -38,7 +38,7 @@ struct DeadLetters {
             JSONWriter.appendString(date, to: &lines)
             lines += Array(",\"attempts\":\(letter.attempts),\"error\":".utf8)
             JSONWriter.appendString(String(decoding: letter.error.utf8.prefix(Self.maximumErrorLength), as: UTF8.self), to: &lines)
-            lines += Array(",\"record\":".utf8) + letter.record.storedJSON + Array("}\n".utf8)
+            lines += Array(",\"record\":".utf8) + Self.onOneLine(letter.record.storedJSON) + Array("}\n".utf8)
         }
         do {
             let file = try FileDescriptor.openOwnFile(path, .appendCreate)
@@ -49,6 +49,13 @@ struct DeadLetters {
         } catch {
             throw ShareQueueError("cannot set a refused record aside", path: path, error)
         }
+    }
+
+    /// A stored record as a letter holds it: its `\n` and `\r` bytes as spaces.
+    /// A valid record has them only as whitespace between tokens (a string
+    /// escapes them), so the record is the same, and its letter stays one line.
+    static func onOneLine(_ storedJSON: [UInt8]) -> [UInt8] {
+        storedJSON.map { $0 == 0x0A || $0 == 0x0D ? 0x20 : $0 }
     }
 
     /// How many dead letters wait, in both files; damaged lines are not counted.
@@ -105,9 +112,11 @@ struct DeadLetters {
         let high: UInt64
         let low: UInt64
 
+        /// The digest of the record as its letter holds it (`onOneLine`), so that a
+        /// record stored over several lines matches its own letter.
         init(_ storedJSON: [UInt8]) {
             var hasher = SHA256()
-            hasher.update(storedJSON)
+            hasher.update(DeadLetters.onOneLine(storedJSON))
             let words = hasher.finishWords().map(UInt64.init)
             high = words[0] << 32 | words[1]
             low = words[2] << 32 | words[3]
