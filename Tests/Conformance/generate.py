@@ -3,7 +3,8 @@
 
 Written from README.md's "The on-disk format" alone, as a second, independent
 writer of the format: frames, CRC-32C, records, checkpoint slots and the format
-marker are all made here, without the Swift code. Run it from anywhere:
+marker are all made here, without the Swift code (and `keys/` entries by
+keys.py beside it). Run it from anywhere:
 
     python3 Tests/Conformance/generate.py
 
@@ -16,6 +17,10 @@ import json
 import os
 import shutil
 import struct
+import sys
+
+sys.dont_write_bytecode = True  # keep the corpus folder clean
+import keys  # noqa: E402 (the keys folder's entries, also from the README alone)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 QUEUE_ID = "6F1D3C52-8E0B-4B8A-9C3E-2A4D5B6C7D8E"
@@ -291,6 +296,29 @@ case("attachment-problems", "Attachments that do not match their record (digest,
      queue({"pending.log": frame(A) + frame(record(62, kind="file", attachments=[wrong])) + frame(record(63, kind="file", attachments=[bigger]))
             + frame(record(64, kind="file", attachments=[missing])) + frame(record(65, kind="file", attachments=[unsafe])) + frame(D)},
            extra={"attachments/" + note_file: note}))
+
+# Records of a content kind of the producer's own (a typed value's), the value in `json`.
+
+reading = (b'{"v":1,"id":"' + uuid(70).encode() + b'","date":"' + DATE.encode() + b'","source":"conformance","kind":"com.example.reading",'
+           b'"json":{"serial":12345678901234567890,"price":1.50,"exp":-0.0e-7,"label":"nul \\u0000 tab \\t e \\u00e9 slash \\/"}}')
+reading_key = (b'{"v":1,"id":"' + uuid(71).encode() + b'","date":"' + DATE.encode() + b'","source":"conformance","kind":"link",'
+               b'"json":[1.50,"\\u0000",{"b":null,"a":true}],"key":"wallpaper"}')
+reading_spaced = (b'{"v":1,"id":"' + uuid(72).encode() + b'",\n"date":"' + DATE.encode() + b'","source":"conformance","kind":"com.example.reading",\n'
+                  b'"json":{"z":12345678901234567890, "a":1.50,"s":"nul \\u0000 e \\u00e9 \\ud83d\\ude00 slash \\/"}}')
+case("custom-kind-json", "Records of kinds of the producer's own with their values in json (long and decimal number literals, escapes such as \\u0000): delivered byte for byte, and one stored over several lines re-encoded with its literals kept.",
+     queue({"pending.log": frame(reading) + frame(reading_key) + frame(reading_spaced)}))
+
+# The keys folder of publish-if-changed: a drain neither reads nor changes it.
+
+wallpaper_1 = record(80, "beach.jpg", key="wallpaper")
+wallpaper_2 = record(81, kind="link", json={"url": "https://example.com/b"}, key="wallpaper")
+case("keys-folder-kept", "A keys folder with an entry written by the README's rules, a damaged entry and a leftover temporary file: the records are delivered and keys/ is left exactly as it was.",
+     queue({"pending.log": frame(wallpaper_1) + frame(wallpaper_2)},
+           extra={"keys/" + keys.entry_name("wallpaper"): keys.entry_line(uuid(81), keys.record_digest(wallpaper_2)),
+                  "keys/" + keys.entry_name("widget"): b"not an entry\n",
+                  "keys/.tmp-4242": keys.entry_line(uuid(80), keys.record_digest(wallpaper_1))}))
+case("keys-not-a-directory", "A keys that is a plain file: the records are delivered and the file is moved aside unread as rejected-<ms>-keys.",
+     queue({"pending.log": frame(wallpaper_1)}, extra={"keys": b"not a folder\n"}))
 
 
 def main():

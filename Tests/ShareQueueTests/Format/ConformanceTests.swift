@@ -67,6 +67,10 @@ struct ConformanceTests {
         }
         // A queue a drain refuses (a newer or unknown format) must be left exactly as it was.
         if result.status == 78 { #expect(after == before, "\(name): a refused queue was changed") }
+        // No drain reads, changes or removes anything in the keys folder.
+        for (path, bytes) in before where path.hasPrefix("keys/") {
+            #expect(after[path] == bytes, "\(name): a drain changed or removed \(path)")
+        }
     }
 
     /// Every file under `path`, by its path relative to it, with its bytes.
