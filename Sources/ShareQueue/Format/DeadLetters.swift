@@ -43,6 +43,10 @@ struct DeadLetters {
         do {
             let file = try FileDescriptor.openOwnFile(path, .appendCreate)
             try file.closeAfter { () throws(SystemError) in
+                // A write cut short (a full disk, a power cut) may have left a last line
+                // without its line break: these letters must not run on from it.
+                let size = try file.status().size
+                if size > 0, try file.readFully(count: 1, at: size - 1) != [0x0A] { lines.insert(0x0A, at: 0) }
                 try file.writeAll(lines)
                 try file.synchronize()
             }
@@ -70,9 +74,9 @@ struct DeadLetters {
     /// letter is skipped with a warning.
     /// - Returns: how many lines were skipped.
     @discardableResult
-    func forEachRecord(in file: String, _ visit: ([UInt8]) throws(ShareQueueError) -> Void) throws(ShareQueueError) -> Int {
+    func forEachRecord(in file: String, from firstOffset: Int64 = 0, _ visit: ([UInt8]) throws(ShareQueueError) -> Void) throws(ShareQueueError) -> Int {
         var skipped = 0
-        try LineReader(maximumLength: Self.maximumLetterLength).forEachLine(in: file) { piece throws(ShareQueueError) in
+        try LineReader(maximumLength: Self.maximumLetterLength).forEachLine(in: file, from: firstOffset) { piece throws(ShareQueueError) in
             switch piece {
             case .line(let line):
                 if let record = Self.record(inLetter: line) { return try visit(record) }
@@ -100,11 +104,22 @@ struct DeadLetters {
     /// time whether a record is a dead letter already. A digest, not a hash to be
     /// confirmed by reading the file again: that read, once per record, made a
     /// drain after a crash quadratic in the records it set aside again.
+    ///
+    /// Only the end of the file is read (``recentLettersSize``): a drain killed
+    /// before its checkpoint set aside at most one batch there, the letters it
+    /// could meet again. A letter older than that written twice would be put back
+    /// twice, and so delivered twice at worst, never lost.
     func storedRecordDigests() -> Set<StoredDigest> {
         var digests: Set<StoredDigest> = []
-        _ = try? forEachRecord(in: path) { record in digests.insert(StoredDigest(record)) }
+        let status = try? FileSystem.linkStatus(path)
+        let size = status?.size ?? 0
+        _ = try? forEachRecord(in: path, from: max(0, size - Self.recentLettersSize)) { record in digests.insert(StoredDigest(record)) }
         return digests
     }
+
+    /// How much of the end of the dead-letter file a drain reads to find letters
+    /// it may have written before it was killed: one batch of the default size, with room.
+    static let recentLettersSize: Int64 = 8 << 20
 
     /// The first 128 bits of a stored record's SHA-256: 16 bytes a letter, and
     /// no two records alike by chance, so that a match can stand for equal bytes.

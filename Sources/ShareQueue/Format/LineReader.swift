@@ -16,8 +16,10 @@ struct LineReader {
 
     /// Visits every non-empty line of `path` in order; a missing file or one
     /// that is not a regular file has none.
+    /// - Parameter firstOffset: Where to begin: past 0, the first line visited
+    ///   is the first that begins at or after it.
     /// - Throws: what `visit` throws, and `.ioError` and others if the file cannot be read.
-    func forEachLine(in path: String, _ visit: (Piece) throws(ShareQueueError) -> Void) throws(ShareQueueError) {
+    func forEachLine(in path: String, from firstOffset: Int64 = 0, _ visit: (Piece) throws(ShareQueueError) -> Void) throws(ShareQueueError) {
         func failure(_ error: SystemError) -> ShareQueueError { ShareQueueError("cannot read a file of the queue", path: path, error) }
         let file: FileDescriptor
         do { file = try FileDescriptor.open(path, .readOnly) } catch {
@@ -52,7 +54,10 @@ struct LineReader {
         do { status = try file.status() } catch { throw failure(error) }
         guard status.isRegularFile else { return }
         var chunk = [UInt8](repeating: 0, count: Self.chunkSize)
-        var offset: Int64 = 0
+        // From the byte before `firstOffset`, so that a line beginning exactly there is kept:
+        // everything up to the first line break read is the end of an earlier line.
+        var offset = max(0, min(firstOffset, status.size) - 1)
+        var skipping = firstOffset > 0
         while true {
             let data: Int64
             let count: Int
@@ -70,6 +75,15 @@ struct LineReader {
             }
             if count == 0 { break }
             var start = 0
+            if skipping {
+                guard let newline = chunk[0..<count].firstIndex(of: 0x0A) else {
+                    offset += Int64(count)
+                    continue
+                }
+                skipping = false
+                start = newline + 1
+                (line, lineStart, lineLength, damaged) = ([], offset + Int64(start), 0, false)
+            }
             while let newline = chunk[start..<count].firstIndex(of: 0x0A) {
                 add(chunk[start..<newline])
                 try finishLine(endingAt: offset + Int64(newline) + 1)
@@ -78,7 +92,7 @@ struct LineReader {
             add(chunk[start..<count])
             offset += Int64(count)
         }
-        // A last line without a line break still counts.
-        try finishLine(endingAt: lineStart + lineLength)
+        // A last line without a line break still counts, unless it began before `firstOffset`.
+        if !skipping { try finishLine(endingAt: lineStart + lineLength) }
     }
 }

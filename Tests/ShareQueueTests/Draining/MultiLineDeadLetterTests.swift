@@ -32,4 +32,18 @@ struct MultiLineDeadLetterTests {
         let delivered = try queue.drain()
         #expect(String(decoding: delivered.stdout, as: UTF8.self) == oneLine + "\n")
     }
+
+    @Test("A letter after a torn last line (a write cut short) starts a line of its own and is put back")
+    func afterATornLine() throws {
+        let queue = TestQueue()
+        _ = try queue.append(text: "refused")
+        try FileManager.default.createDirectory(atPath: queue.path, withIntermediateDirectories: true)
+        let torn = #"{"date":"2026-11-29T14:52:20.123Z","attempts":1,"error":"x","record":{"v":1,"id":"cut"#
+        try Data(torn.utf8).write(to: URL(fileURLWithPath: queue.file("dead-letters.log")))
+        #expect(try queue.drain(["--exec", "exit 1", "--max-attempts", "1"]).status == 0)
+        let requeue = try queue.drain(["--requeue-dead"])
+        #expect(requeue.status == 0, "\(requeue.stderr)")
+        #expect(requeue.stderr.contains("put 1 dead letter back"), "\(requeue.stderr)")
+        #expect(try queue.drain().lines.count == 1)
+    }
 }

@@ -173,4 +173,54 @@ struct BookkeepingTests {
         #expect(!FileManager.default.fileExists(atPath: path))
         #expect(try ids(in: try queue.drain().stdout) == poisoned + third)
     }
+
+    @Test("Dead-lettering costs the same next to 20,000 or 200,000 earlier letters: only the end of their file is read")
+    func manyEarlierLetters() throws {
+        let few = try drainNextToLetters(20_000)
+        let many = try drainNextToLetters(200_000)
+        #expect(many.seconds < few.seconds * 3, "\(many.seconds) s next to 200,000 letters, \(few.seconds) s next to 20,000")
+        #expect(many.peakMemory < 24 << 20, "peak memory \(many.peakMemory >> 20) MiB")
+    }
+
+    /// Runs a drain that dead-letters one record, in a queue whose dead-letter
+    /// file already holds `count` distinct letters (about 200 bytes each).
+    private func drainNextToLetters(_ count: Int) throws -> MeasuredRun {
+        let scratch = TemporaryDirectory()
+        let queue = TestQueue(in: scratch)
+        let out = scratch.file("delivered")
+        _ = try queue.appendLines(["poison"])
+        #expect(try queue.drain(["--exec", Self.command(out), "--max-attempts", "1"]).status == 0)
+        let path = queue.file("dead-letters.log")
+        let letter = try String(contentsOfFile: path, encoding: .utf8)
+        // Letters like the first, each with an id of its own.
+        let stored = try #require(letter.range(of: #""id":""#))
+        let prefix = Array(letter[..<stored.upperBound].utf8), suffix = Array(letter[letter.index(stored.upperBound, offsetBy: 36)...].utf8)
+        var id = Array("00000000-0000-7000-8000-000000000000".utf8)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.seekToEnd()
+        var chunk: [UInt8] = []
+        for _ in 0..<count {
+            // The next id: its last digits count up.
+            var digit = id.count - 1
+            while id[digit] == UInt8(ascii: "9") { id[digit] = UInt8(ascii: "0"); digit -= 1 }
+            id[digit] += 1
+            chunk += prefix
+            chunk += id
+            chunk += suffix
+            if chunk.count > 8 << 20 {
+                try handle.write(contentsOf: chunk)
+                chunk.removeAll(keepingCapacity: true)
+            }
+        }
+        try handle.write(contentsOf: chunk)
+        try handle.close()
+        let good = try queue.append(text: "good")
+        _ = try queue.append(text: "poison")
+        let drain = try queue.measuredDrain(["--exec", Self.command(out), "--max-attempts", "1"])
+        #expect(drain.status == 0, "\(drain.stderr)")
+        #expect(try ids(in: Data(contentsOf: URL(fileURLWithPath: out))) == good)
+        let lines = try Data(contentsOf: URL(fileURLWithPath: path)).reduce(0) { $1 == 0x0A ? $0 + 1 : $0 }
+        #expect(lines == count + 2)
+        return drain
+    }
 }
