@@ -164,30 +164,22 @@ struct StoredFields {
             case .key: key = try Self.member(&members.parser)
             case .text: text = try Self.member(&members.parser)
             case .meta: meta = try members.parser.parseValue()
-            case .json:
-                if buildingAll {
-                    let value = try members.parser.parseValue()
-                    (json, jsonKind) = (value, value.kind)
-                } else {
-                    jsonKind = try members.parser.skipValue()
-                }
-            case .attachments:
-                if buildingAll {
-                    let value = try members.parser.parseValue()
-                    (attachments, attachmentsKind) = (value, value.kind)
-                } else {
-                    attachmentsKind = try members.parser.skipValue()
-                }
+            case .json: (json, jsonKind) = try Self.value(&members.parser, building: buildingAll)
+            case .attachments: (attachments, attachmentsKind) = try Self.value(&members.parser, building: buildingAll)
             case .other:
-                if buildingAll {
-                    unknown[members.parser.string(name)] = try members.parser.parseValue()
-                } else {
-                    _ = try members.parser.skipValue()
-                }
+                let (value, _) = try Self.value(&members.parser, building: buildingAll)
+                if let value { unknown[members.parser.string(name)] = value }
             }
         }
         spansLines = members.spansLines
         parser = members.parser
+    }
+
+    /// The next value and its kind, built only when `building`; else checked and skipped.
+    private static func value(_ parser: inout JSONParser, building: Bool) throws(ShareQueueError) -> (JSONValue?, JSONParser.Kind) {
+        guard building else { return (nil, try parser.skipValue()) }
+        let value = try parser.parseValue()
+        return (value, value.kind)
     }
 
     /// Which name a member has, by the comparison `String` makes: stored
