@@ -22,7 +22,7 @@ public enum HostDrainTool {
             OptionSpec(names: ["--attachments-to"], value: "DIR", help: "Move attachments into DIR (created if missing) and give records their new paths; without it they stay in the queue."),
             OptionSpec(names: ["--max-attempts"], value: "N", help: "After a command refuses a record N times, move it to the dead-letter file (default 5)."),
             OptionSpec(names: ["--requeue-dead"], value: nil, help: "Put the dead letters back at the end of the queue, and exit."),
-            OptionSpec(names: ["--batch"], value: "N", help: "Deliver at most N records at a time (default 1000, with --store 5000); the checkpoint moves after each batch."),
+            OptionSpec(names: ["--batch"], value: "N", help: "Deliver at most N records at a time (default 1000 with --exec, else 5000); the checkpoint moves after each batch."),
             OptionSpec(names: ["--max"], value: "N", help: "Deliver at most N records in this run."),
             OptionSpec(names: ["--wait"], value: "SECONDS", help: "If another drain is running, wait up to SECONDS for it instead of exiting with 75."),
             OptionSpec(names: ["--status"], value: nil, help: "Show what is waiting (pending records and bytes, the oldest, quarantined, dead letters, attachments) without draining."),
@@ -105,6 +105,8 @@ public enum HostDrainTool {
             if !arguments.has("--batch") { options.batchSize = 5000 }
             sink = store
         } else {
+            // Each batch written to a file is synced: bigger batches, fewer flushes.
+            if !arguments.has("--batch") { options.batchSize = 5000 }
             sink = StandardOutputSink(format: format)
         }
         let quiet = arguments.has("--quiet")

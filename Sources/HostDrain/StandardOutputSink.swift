@@ -6,12 +6,16 @@ import ShareQueueSystem
 /// closed pipe or a full disk fails the batch and leaves it queued.
 struct StandardOutputSink: DrainSink {
     let format: RecordFormat
+    /// A batch's output, kept between batches so that its memory is not asked for again each time.
+    private var out: [UInt8] = []
+
+    init(format: RecordFormat) { self.format = format }
 
     /// JSON Lines are the stored bytes; only text needs the records built.
     var needsRecords: Bool { format == .text }
 
     mutating func deliver(_ batch: DrainBatch) throws {
-        var out: [UInt8] = []
+        out.removeAll(keepingCapacity: true)
         for record in batch.records { format.append(record, to: &out) }
         try FileDescriptor.standardOutput.writeAll(out)
         try FileDescriptor.standardOutput.synchronize()

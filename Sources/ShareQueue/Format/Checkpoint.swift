@@ -6,6 +6,12 @@
 /// needs no free space to record progress, so it still works when the queue's
 /// file system is full (which is when draining matters most), and a torn write
 /// can only spoil the slot that did not hold the newest position.
+///
+/// A write is not synced at once: a checkpoint that a power cut takes back only
+/// makes a drain deliver again, since every position is written after the sink
+/// took (and synced) what it covers. It is synced where going back would cost
+/// more than a second delivery: before a drain removes attachment files it
+/// delivered, and when the drain ends.
 import ShareQueueSystem
 final class Checkpoint {
     static let slotSize = 64
@@ -18,6 +24,8 @@ final class Checkpoint {
     private var newestSlot: Int?
     /// The position the file holds now.
     private(set) var position: DrainPosition
+    /// Whether the last write may not be on disk yet.
+    private var unsynchronized = false
 
     /// Opens the checkpoint for a drain, creating it (with both slots allocated) if needed.
     init(directory: QueueDirectory, warn: (String) -> Void) throws(ShareQueueError) {
@@ -46,20 +54,29 @@ final class Checkpoint {
 
     deinit { file.close() }
 
-    /// Records `position` durably in the slot that does not hold the newest
-    /// one, so that a torn write leaves the newest intact.
+    /// Records `position` in the slot that does not hold the newest one, so
+    /// that a torn write leaves the newest intact; ``synchronize()`` makes it durable.
     func write(_ position: DrainPosition) throws(ShareQueueError) {
         let next = serial + 1
         let target = newestSlot == 0 ? 1 : 0
         do throws(SystemError) {
             try file.write(Self.slot(serial: next, position), at: Int64(target * Self.slotSize))
-            try file.synchronize()
         } catch {
             throw ShareQueueError("cannot record the checkpoint", path: path, error)
         }
         serial = next
         newestSlot = target
         self.position = position
+        unsynchronized = true
+    }
+
+    /// Makes the last position written durable, if it may not be yet.
+    func synchronize() throws(ShareQueueError) {
+        guard unsynchronized else { return }
+        do { try file.synchronize() } catch {
+            throw ShareQueueError("cannot make the checkpoint durable", path: path, error)
+        }
+        unsynchronized = false
     }
 
     /// The stored position, read without changing anything. A missing file is

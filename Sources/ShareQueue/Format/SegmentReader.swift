@@ -66,7 +66,10 @@ struct SegmentReader {
                 let offset = position
                 consume(size)
                 if batch.isEmpty && !continued {
-                    ready.append(.record(offset: offset, end: position, payload: payload, continued: false))
+                    let record = SegmentEvent.record(offset: offset, end: position, payload: payload, continued: false)
+                    // Handed out at once, unless damage found before it waits its turn.
+                    if readyIndex == ready.count { return record }
+                    ready.append(record)
                     continue
                 }
                 batch.append((offset, position, payload, continued))

@@ -132,26 +132,28 @@ extension DrainRun {
         guard !done.isEmpty else { return }
         try checkpoint.write(position)
         CrashPoint.reached(.drainCheckpointed)
-        var attemptsToClear: [DrainedRecord] = []
         for item in done {
             switch item {
             case .record(let drained):
-                attemptsToClear.append(drained)
-                if options.attachmentsDestination != nil && !deadLettered.contains(drained.id) {
-                    drained.decoded?.attachments?.forEach(attachments.remove)
-                }
+                guard options.attachmentsDestination != nil, let delivered = drained.decoded?.attachments, !deadLettered.contains(drained.id) else { continue }
+                // A checkpoint that a power cut took back would offer these records again without their files.
+                try checkpoint.synchronize()
+                delivered.forEach(attachments.remove)
             case .superseded(let drained):
                 summary.superseded += 1
-                if drained.hasAttachments { drained.record.attachments?.forEach(attachments.remove) }
+                if drained.hasAttachments, let superseded = drained.record.attachments {
+                    try checkpoint.synchronize()
+                    superseded.forEach(attachments.remove)
+                }
             case .damaged:
                 summary.quarantined += 1
             }
         }
+        try clearAttempts(done)
         firstUncommitted = count
         if firstUncommitted == uncommitted.count {
             uncommitted.removeAll(keepingCapacity: true)
             firstUncommitted = 0
         }
-        if !attemptsToClear.isEmpty { try clearAttempts(attemptsToClear) }
     }
 }

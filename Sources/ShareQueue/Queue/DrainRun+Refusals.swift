@@ -37,14 +37,14 @@ extension DrainRun {
         summary.deadLettered += letters.count
     }
 
-    /// Forgets the refusals counted for records now delivered; their ids are
-    /// spelled out only when some refusal is counted at all.
-    func clearAttempts(_ records: [DrainedRecord]) throws {
+    /// Forgets the refusals counted for the records among `items`, now delivered;
+    /// their ids are spelled out only when some refusal is counted at all.
+    func clearAttempts(_ items: ArraySlice<BatchItem>) throws {
         let letters = DeadLetters(directory: directory, warn: drainer.warn)
         var (attempts, damaged) = letters.attempts()
         guard !attempts.isEmpty || damaged else { return }
         let before = attempts.count
-        for record in records { attempts[Array(record.id.utf8)] = nil }
+        for case .record(let record) in items { attempts[Array(record.id.utf8)] = nil }
         // A damaged file is rewritten clean, so that its damage is reported once.
         if attempts.count != before || damaged { try letters.saveAttempts(attempts) }
     }

@@ -45,8 +45,11 @@ public final class QueueDrainer {
         // The sink's own errors are marked, so that they are not mistaken for the queue's.
         var marked = SinkErrorMarking(sink)
         defer { sink = marked.sink }
+        // Positions are synced at the end, not per batch (see `Checkpoint`); after a failure too, where nothing can be reported.
+        defer { try? run.checkpoint.synchronize() }
         do {
             try run.deliverAll(into: &marked)
+            try run.checkpoint.synchronize()
         } catch let error as ShareQueueError {
             throw error
         } catch let error as SinkErrorMarking<Sink>.Failure {
