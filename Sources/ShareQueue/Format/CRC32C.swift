@@ -67,7 +67,10 @@ enum CRC32C {
 
     /// The checksum of a 32-bit field stored little-endian, such as a frame's length.
     static func checksum(littleEndian value: UInt32, continuing crc: UInt32 = 0) -> UInt32 {
-        withUnsafeBytes(of: value.littleEndian) { checksum($0, continuing: crc) }
+        // One step of four lookups, as `checksum` takes four bytes; the value's low byte comes first.
+        let a = ~crc ^ value
+        let t = tables
+        return ~(t[3 * 256 + Int(a & 0xFF)] ^ t[2 * 256 + Int((a >> 8) & 0xFF)] ^ t[1 * 256 + Int((a >> 16) & 0xFF)] ^ t[Int(a >> 24)])
     }
 
     static func checksum(_ bytes: [UInt8]) -> UInt32 {

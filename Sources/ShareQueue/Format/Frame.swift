@@ -93,8 +93,7 @@ package enum Frame {
         if containsFF(UnsafeRawBufferPointer(rebasing: bytes[headerSize..<trailer])) {
             return .damaged(reason: payloadHoldsFFReason)
         }
-        var crc = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[4..<8]))
-        crc = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[headerSize..<trailer]), continuing: crc)
+        let crc = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[headerSize..<trailer]), continuing: CRC32C.checksum(littleEndian: UInt32(length)))
         if crc != readLittleEndian(bytes, at: 8) { return .damaged(reason: "checksum mismatch") }
         return .complete(size: size, continued: isContinued)
     }
