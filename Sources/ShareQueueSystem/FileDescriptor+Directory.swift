@@ -13,7 +13,8 @@ extension FileDescriptor {
     /// only the last component is looked up. The corresponding C function is `fstatat`.
     package func linkStatus(of name: String) throws(SystemError) -> FileStatus? {
         var s = stat()
-        if fstatat(rawValue, name, &s, AT_SYMLINK_NOFOLLOW) == 0 { return FileStatus(s) }
+        // Through `withCString`, which copies a short name to the stack, not to a new array: producers call this per append.
+        if name.withCString({ fstatat(rawValue, $0, &s, AT_SYMLINK_NOFOLLOW) }) == 0 { return FileStatus(s) }
         let error = SystemError.last("fstatat")
         if error.isNotFound { return nil }
         throw error

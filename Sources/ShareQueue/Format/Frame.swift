@@ -29,7 +29,17 @@ package enum Frame {
     /// Appends the frame of `payload` to `buffer`; `last` is false for all
     /// but the last record of an append.
     static func append(payload: [UInt8], to buffer: inout [UInt8], last: Bool = true) {
-        _ = append(to: &buffer, last: last) { $0.append(contentsOf: payload) }
+        payload.withUnsafeBytes { append(payload: $0, to: &buffer, last: last) }
+    }
+
+    /// Appends the frame of `payload` to `buffer`: header, payload and trailer in
+    /// three copies, as an append runs it for every record.
+    static func append(payload: UnsafeRawBufferPointer, to buffer: inout [UInt8], last: Bool = true) {
+        let length = UInt32(payload.count)
+        let crc = CRC32C.checksum(payload, continuing: CRC32C.checksum(littleEndian: length))
+        appendWords(headerMagicWord, length, crc, to: &buffer)
+        buffer.append(contentsOf: payload)
+        appendWords(length, last ? trailerMagicWord : continuedTrailerMagicWord, to: &buffer)
     }
 
     /// Appends a frame whose payload `writePayload` appends to the buffer in
@@ -37,19 +47,15 @@ package enum Frame {
     /// - Returns: the payload's length.
     static func append(to buffer: inout [UInt8], last: Bool, writePayload: (inout [UInt8]) -> Void) -> Int {
         let start = buffer.count
-        buffer.append(contentsOf: headerMagic)
-        appendLittleEndian(0, to: &buffer)  // length and checksum, filled in below
-        appendLittleEndian(0, to: &buffer)
+        appendWords(headerMagicWord, 0, 0, to: &buffer)  // length and checksum, filled in below
         writePayload(&buffer)
         let length = UInt32(buffer.count - start - headerSize)
-        storeLittleEndian(length, in: &buffer, at: start + 4)
-        let crc = buffer.withUnsafeBytes { frame in
-            let lengthCRC = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: frame[(start + 4)..<(start + 8)]))
-            return CRC32C.checksum(UnsafeRawBufferPointer(rebasing: frame[(start + headerSize)...]), continuing: lengthCRC)
+        buffer.withUnsafeMutableBytes { frame in
+            let crc = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: frame[(start + headerSize)...]), continuing: CRC32C.checksum(littleEndian: length))
+            frame.storeBytes(of: length.littleEndian, toByteOffset: start + 4, as: UInt32.self)
+            frame.storeBytes(of: crc.littleEndian, toByteOffset: start + 8, as: UInt32.self)
         }
-        storeLittleEndian(crc, in: &buffer, at: start + 8)
-        appendLittleEndian(length, to: &buffer)
-        buffer.append(contentsOf: last ? trailerMagic : continuedTrailerMagic)
+        appendWords(length, last ? trailerMagicWord : continuedTrailerMagicWord, to: &buffer)
         return Int(length)
     }
 
@@ -87,8 +93,7 @@ package enum Frame {
         if containsFF(UnsafeRawBufferPointer(rebasing: bytes[headerSize..<trailer])) {
             return .damaged(reason: payloadHoldsFFReason)
         }
-        var crc = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[4..<8]))
-        crc = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[headerSize..<trailer]), continuing: crc)
+        let crc = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[headerSize..<trailer]), continuing: CRC32C.checksum(littleEndian: UInt32(length)))
         if crc != readLittleEndian(bytes, at: 8) { return .damaged(reason: "checksum mismatch") }
         return .complete(size: size, continued: isContinued)
     }
@@ -137,12 +142,18 @@ package enum Frame {
         return false
     }
 
-    private static func appendLittleEndian(_ value: UInt32, to buffer: inout [UInt8]) {
-        for shift in stride(from: 0, to: 32, by: 8) { buffer.append(UInt8(truncatingIfNeeded: value >> shift)) }
+    /// The magics as the 32-bit words whose little-endian bytes they are.
+    private static let headerMagicWord: UInt32 = 0x5251_53FF
+    private static let trailerMagicWord: UInt32 = 0x444E_45FF
+    private static let continuedTrailerMagicWord: UInt32 = 0x524F_4DFF
+
+    /// Appends 32-bit fields little-endian, in one copy rather than byte by byte.
+    private static func appendWords(_ first: UInt32, _ second: UInt32, to buffer: inout [UInt8]) {
+        withUnsafeBytes(of: (first.littleEndian, second.littleEndian)) { buffer.append(contentsOf: $0) }
     }
 
-    private static func storeLittleEndian(_ value: UInt32, in buffer: inout [UInt8], at offset: Int) {
-        for index in 0..<4 { buffer[offset + index] = UInt8(truncatingIfNeeded: value >> (8 * index)) }
+    private static func appendWords(_ first: UInt32, _ second: UInt32, _ third: UInt32, to buffer: inout [UInt8]) {
+        withUnsafeBytes(of: (first.littleEndian, second.littleEndian, third.littleEndian)) { buffer.append(contentsOf: $0) }
     }
 
     private static func readLittleEndian(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> UInt32 {

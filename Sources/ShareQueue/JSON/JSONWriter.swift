@@ -27,8 +27,10 @@ package enum JSONWriter {
     }
 
     package static func appendString(_ text: String, to out: inout [UInt8]) {
+        // Native strings, small ones too, are contiguous UTF-8: read in place, with no copy to mutate.
+        if text.utf8.withContiguousStorageIfAvailable({ appendString($0, to: &out) }) != nil { return }
         var text = text
-        // Native strings are contiguous UTF-8; this makes any other one so, once.
+        // Any other one is made so, once.
         text.withUTF8 { appendString($0, to: &out) }
     }
 

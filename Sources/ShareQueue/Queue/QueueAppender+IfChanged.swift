@@ -24,7 +24,9 @@ extension QueueAppender {
         guard let key = draft.key else {
             throw ShareQueueError(.invalidArgument, "appending only what changed needs a key: the last record of that key is what it compares with")
         }
-        let (ids, frames) = try encode([draft])
+        var buffers = EncodingBuffers()
+        let ids = try encode([draft], into: &buffers)
+        let frames = buffers.frames
         let stored = draft.storedContent
         let content = KeyIndex.contentDigest(kind: stored.kind, text: stored.text, json: stored.json, attachments: draft.attachments)
         return try withProducersLock { () throws(ShareQueueError) in

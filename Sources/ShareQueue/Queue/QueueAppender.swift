@@ -41,8 +41,9 @@ public final class QueueAppender {
     private var ownEnd: Int64?
     private var idGenerator = RecordID.Generator()
     private var clock = Timestamp.Cache()
-    /// Where each record is encoded before it is checked and framed, kept between appends.
-    private var payloadScratch: [UInt8] = []
+    /// Where each record is encoded before it is checked and framed, and where
+    /// an append's frames are gathered, kept between appends so that a small append allocates neither.
+    private var scratch = EncodingBuffers()
 
     /// Opens the queue's lock file and directory for appending; takes no lock yet.
     /// - Parameters:
@@ -78,7 +79,12 @@ public final class QueueAppender {
     /// - Throws: What appending a batch of this one draft throws.
     @discardableResult
     public func append(_ draft: RecordDraft) throws(ShareQueueError) -> String {
-        try append([draft])[0]
+        // The batch of one without arrays of drafts, ids or keys: the most frequent append.
+        var buffers = scratch.take()
+        defer { scratch.keep(buffers) }
+        let id = try encode(draft, date: clock.now(), last: true, into: &buffers)
+        try write(buffers.frames, forgetting: draft.key.map { [$0] } ?? [])
+        return id
     }
 
     /// Appends records as one atomic batch: after a crash either all of them
@@ -91,40 +97,45 @@ public final class QueueAppender {
     ///   refuse (checked on the very bytes written), `.tryAgain` when
     ///   the queue is full, `.ioError` when the disk fails; the queue is then unchanged.
     public func append(_ drafts: [RecordDraft]) throws(ShareQueueError) -> [String] {
-        let (ids, frames) = try encode(drafts)
-        try write(frames, forgetting: Set(drafts.compactMap(\.key)))
+        var buffers = scratch.take()
+        defer { scratch.keep(buffers) }
+        let ids = try encode(drafts, into: &buffers)
+        try write(buffers.frames, forgetting: Set(drafts.compactMap(\.key)))
         return ids
     }
 
-    /// Checks and frames drafts as one atomic append.
-    /// - Returns: the records' ids, and their frames.
-    func encode(_ drafts: [RecordDraft]) throws(ShareQueueError) -> (ids: [String], frames: [UInt8]) {
+    /// Checks and frames drafts as one atomic append, into `buffers.frames`.
+    /// - Returns: the records' ids.
+    func encode(_ drafts: [RecordDraft], into buffers: inout EncodingBuffers) throws(ShareQueueError) -> [String] {
         guard !drafts.isEmpty else { throw ShareQueueError(.noInput, "nothing to append") }
         let date = clock.now()
-        var frames: [UInt8] = []
         var ids: [String] = []
         ids.reserveCapacity(drafts.count)
-        var payload = payloadScratch
-        payloadScratch = []
-        defer { payloadScratch = payload }
-        for (index, draft) in drafts.enumerated() {
-            try draft.validate()
-            let id = draft.id ?? idGenerator.next()
-            payload.removeAll(keepingCapacity: true)
-            draft.appendPayload(id: id, date: date, to: &payload)
-            try Self.checkRecordSize(payload.count, options: options)
-            try Self.checkStored(payload)
+        for index in drafts.indices {
+            ids.append(try encode(drafts[index], date: date, last: index == drafts.count - 1, into: &buffers))
             // Sized once from the first record, since records of one append are often
             // alike, but never past what one append may write.
             if index == 0 {
-                frames.reserveCapacity(min((payload.count + Frame.overhead) * drafts.count, Frame.maximumBatchSize + Frame.overhead))
+                buffers.frames.reserveCapacity(min(buffers.frames.count * drafts.count, Frame.maximumBatchSize + Frame.overhead))
             }
-            Frame.append(payload: payload, to: &frames, last: index == drafts.count - 1)
             // Checked as it grows, so that too large a batch is refused in bounded memory.
-            try Self.checkBatchSize(frames.count, records: drafts.count)
-            ids.append(id)
+            try Self.checkBatchSize(buffers.frames.count, records: drafts.count)
         }
-        return (ids, frames)
+        return ids
+    }
+
+    /// Checks one draft and appends its frame to `buffers.frames`.
+    /// - Parameter last: Whether it is the last record of its append.
+    /// - Returns: the record's id.
+    private func encode(_ draft: RecordDraft, date: String, last: Bool, into buffers: inout EncodingBuffers) throws(ShareQueueError) -> String {
+        try draft.validate()
+        let id = draft.id ?? idGenerator.next()
+        buffers.payload.removeAll(keepingCapacity: true)
+        draft.appendPayload(id: id, date: date, to: &buffers.payload)
+        try Self.checkRecordSize(buffers.payload.count, options: options)
+        try Self.checkStored(buffers.payload)
+        Frame.append(payload: buffers.payload, to: &buffers.frames, last: last)
+        return id
     }
 
     /// Appends records already encoded, such as dead letters put back, as one atomic batch.
@@ -307,5 +318,27 @@ public final class QueueAppender {
         CrashPoint.reached(.appendRepairQuarantined)
         do { try file.truncate(to: cut) } catch { throw writeFailure(error) }
         return cut
+    }
+}
+
+/// An appender's buffers for encoding: each record's JSON, then all the frames of an append.
+struct EncodingBuffers {
+    var payload: [UInt8] = []
+    var frames: [UInt8] = []
+    /// Kept between appends up to this capacity; one large append does not hold its memory for good.
+    private static let keptCapacity = 1 << 16
+
+    /// These buffers, emptied, leaving empty ones in their place while an append uses them.
+    mutating func take() -> EncodingBuffers {
+        var taken = EncodingBuffers()
+        swap(&taken, &self)
+        taken.frames.removeAll(keepingCapacity: true)
+        return taken
+    }
+
+    /// Keeps `buffers` for the next append unless they grew large.
+    mutating func keep(_ buffers: EncodingBuffers) {
+        if buffers.payload.capacity <= Self.keptCapacity { payload = buffers.payload }
+        if buffers.frames.capacity <= Self.keptCapacity { frames = buffers.frames }
     }
 }

@@ -54,6 +54,23 @@ struct FramingTests {
         #expect(bytes.withUnsafeBytes { Frame.inspect($0) } == .complete(size: 22, continued: false))
     }
 
+    @Test("Both ways of framing write the documented bytes, last or continued", arguments: [false, true])
+    func exactBytes(last: Bool) {
+        let payload = Array("{\"v\":1,\"text\":\"a record of a few dozen bytes\"}".utf8)
+        let length = [UInt8(payload.count), 0, 0, 0]
+        let crc = payload.withUnsafeBytes { CRC32C.checksum($0, continuing: CRC32C.checksum(length)) }
+        let expected = [0xFF, 0x53, 0x51, 0x52] + length + [0, 8, 16, 24].map { UInt8(truncatingIfNeeded: crc >> $0) }
+            + payload + length + (last ? [0xFF, 0x45, 0x4E, 0x44] : [0xFF, 0x4D, 0x4F, 0x52])
+        // After other bytes, as the frames of one append follow each other.
+        var copied: [UInt8] = [1, 2, 3]
+        Frame.append(payload: payload, to: &copied, last: last)
+        var inPlace: [UInt8] = [1, 2, 3]
+        let written = Frame.append(to: &inPlace, last: last) { $0.append(contentsOf: payload) }
+        #expect(copied == [1, 2, 3] + expected)
+        #expect(inPlace == [1, 2, 3] + expected)
+        #expect(written == payload.count)
+    }
+
     @Test("Every cut point of the last record keeps all records before it", arguments: [1, 3, 10])
     func everyCutPoint(records: Int) throws {
         let scratch = TemporaryDirectory()

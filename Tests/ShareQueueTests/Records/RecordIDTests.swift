@@ -36,4 +36,17 @@ struct RecordIDTests {
         #expect(ids.allSatisfy { RecordID.isValid($0) && version($0) == "7" && "89AB".contains(variant($0)) })
         #expect(ids[0].hasPrefix("01A3185C-5000-7"))
     }
+
+    @Test("An id's text is that of the same 16 bytes as Foundation writes a UUID")
+    func textMatchesFoundation() {
+        var values: [(UInt64, UInt64)] = [(0, 0), (~0, ~0), (0x0123_4567_89AB_CDEF, 0xFEDC_BA98_7654_3210), (0x9A9A_9A9A_9A9A_9A9A, 0xA9A9_A9A9_A9A9_A9A9)]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<1000 { values.append((generator.next(), generator.next())) }
+        for (high, low) in values {
+            let b = [56, 48, 40, 32, 24, 16, 8, 0].map { UInt8(truncatingIfNeeded: high >> $0) }
+                + [56, 48, 40, 32, 24, 16, 8, 0].map { UInt8(truncatingIfNeeded: low >> $0) }
+            let uuid = UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]))
+            #expect(RecordID.text(of: (high, low)) == uuid.uuidString)
+        }
+    }
 }
