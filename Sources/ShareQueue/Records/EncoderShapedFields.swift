@@ -113,8 +113,19 @@ struct EncoderShapedFields {
         mutating func take(_ literal: StaticString) -> Bool {
             let count = literal.utf8CodeUnitCount
             guard buffer.count - index >= count else { return false }
-            let expected = literal.utf8Start
-            for offset in 0..<count where buffer[index + offset] != expected[offset] { return false }
+            let expected = UnsafeRawPointer(literal.utf8Start)
+            let stored = UnsafeRawPointer(buffer.baseAddress! + index)
+            if count >= 8 {
+                // The labels' names: two words, overlapping when shorter than 16 bytes.
+                precondition(count <= 16)
+                guard stored.loadUnaligned(as: UInt64.self) == expected.loadUnaligned(as: UInt64.self),
+                      stored.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+                        == expected.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self) else { return false }
+            } else {
+                for offset in 0..<count where stored.load(fromByteOffset: offset, as: UInt8.self) != expected.load(fromByteOffset: offset, as: UInt8.self) {
+                    return false
+                }
+            }
             index += count
             return true
         }
