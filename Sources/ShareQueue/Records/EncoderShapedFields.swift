@@ -11,7 +11,7 @@
 /// record only when they accept it, with the same spans, version, kind and
 /// attachments; on anything else (whitespace, another order, a repeated
 /// member, a value of another type, an escaped name, kind or id, a surrogate
-/// escape, a `meta` value that is not a string, any error) it declines, and the
+/// in a `\u` escape, a `meta` value that is not a string, any error) it declines, and the
 /// full reading decides and names what is wrong. A drain checks every record
 /// it passes through, and a producer every record it appends: most are in
 /// this shape, and this costs a fraction of the full reading.
@@ -42,13 +42,14 @@ struct EncoderShapedFields {
         static func < (a: Member, b: Member) -> Bool { a.rawValue < b.rawValue }
     }
 
+    /// One pass over the bytes, without bounds checks per byte in a release build.
+    ///
+    /// The full reading refuses a record that is not UTF-8 as a whole. This one checks
+    /// it piece by piece, as it goes: the bytes it matches outside strings are ASCII,
+    /// those inside strings are checked as they are scanned, and nested values once
+    /// skipped. Pieces that meet at ASCII bytes are UTF-8 exactly when their whole is.
     private struct Reader {
         /// The same bytes as `buffer`, for the full parser's `skipValue` over nested values.
-        ///
-        /// The full reading refuses a record that is not UTF-8 as a whole. This one checks
-        /// it piece by piece, as it goes: the bytes it matches outside strings are ASCII,
-        /// those inside strings are checked as they are scanned, and nested values once
-        /// skipped. Pieces that meet at ASCII bytes are UTF-8 exactly when their whole is.
         let bytes: [UInt8]
         let buffer: UnsafeBufferPointer<UInt8>
         var index = 0
@@ -76,7 +77,8 @@ struct EncoderShapedFields {
                     break
                 }
                 guard take(","), let name = string(), take(":"), let member = member(named: name) else { return nil }
-                // In order, so that no member the rules read is repeated; unknown members may be.
+                // In the order the encoder writes; a repeated member would do no harm (each is checked,
+                // the last one counts, as in the full reading), but the encoder writes none.
                 if let last, member < last || (member == last && member != .unknown) { return nil }
                 last = member
                 switch member {
