@@ -5,7 +5,8 @@
 // sides): what `Record(jsonBytes:)` accepts, `RecordSummary` accepts with the
 // same id, date and key; what the summary accepts and the full read refuses
 // must have attachments, the one part only the full read checks. A record
-// read back from its own encoding is the same record, byte for byte.
+// read back from its own encoding is the same record, byte for byte. The
+// summary's shortcut for records in the encoder's shape agrees with its full reading.
 
 import ShareQueueSystem
 
@@ -14,6 +15,14 @@ public func fuzzRecord(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let input = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
     let summary = try? RecordSummary(jsonBytes: input)
     let record = try? Record(jsonBytes: input)
+    // The one-pass reading of records in the encoder's shape only accelerates the full reading.
+    let fullSummary = try? RecordSummary(checkingInFull: input)
+    Fuzz.check((summary == nil) == (fullSummary == nil), "RecordSummary's shortcut changed its verdict")
+    if let summary, let fullSummary {
+        Fuzz.check(summary.idText == fullSummary.idText && summary.dateText == fullSummary.dateText && summary.keyText == fullSummary.keyText
+                   && summary.hasAttachments == fullSummary.hasAttachments && summary.spansLines == fullSummary.spansLines,
+                   "RecordSummary's shortcut read other fields")
+    }
     if let record {
         guard let summary else { fatalError("invariant broken: Record accepts what RecordSummary refuses") }
         Fuzz.check(summary.id == record.id && summary.date == record.date && summary.key == record.key,

@@ -47,7 +47,7 @@ extension JSONParser {
 
     /// Where a string checked by `scanString` lies: its contents as stored,
     /// between the quotes, and whether they hold escapes.
-    struct StringSpan {
+    struct StringSpan: Equatable {
         let contents: Range<Int>
         let hasEscapes: Bool
     }

@@ -106,6 +106,13 @@ extension Record {
     /// never acknowledges a record that a drain would set aside.
     /// - Throws: `ShareQueueError` of kind `.badData` naming the rule broken.
     static func checkStored(_ bytes: [UInt8]) throws(ShareQueueError) {
+        // Most records are stored as the encoder writes them: checked in one pass, or by the full reading.
+        if let fields = EncoderShapedFields.read(bytes), !fields.hasAttachments { return }
+        try checkStoredInFull(bytes)
+    }
+
+    /// `checkStored` by the full reading alone, for any shape of record.
+    static func checkStoredInFull(_ bytes: [UInt8]) throws(ShareQueueError) {
         // The summary's rules without building its labels: a producer needs only the verdict.
         let fields = try StoredFields(bytes, buildingAll: false)
         _ = try fields.check()
@@ -375,16 +382,32 @@ struct RecordSummary {
     let spansLines: Bool
 
     init(jsonBytes: [UInt8]) throws(ShareQueueError) {
+        // Most records are stored as the encoder writes them: read in one pass, or by the full reading.
+        guard let fields = EncoderShapedFields.read(jsonBytes) else {
+            try self.init(checkingInFull: jsonBytes)
+            return
+        }
+        self.init(jsonBytes, id: fields.id, date: fields.date, key: fields.key,
+                  hasAttachments: fields.hasAttachments, spansLines: fields.spansLines)
+    }
+
+    /// The summary by the full reading alone, for any shape of record.
+    init(checkingInFull jsonBytes: [UInt8]) throws(ShareQueueError) {
         let fields = try StoredFields(jsonBytes, buildingAll: false)
         _ = try fields.check()
         // The checks passed, so `id` and `date` are strings.
         guard let id = fields.id?.text, let date = fields.date?.text else { throw ShareQueueError(.badData, "not a record") }
+        self.init(jsonBytes, id: id, date: date, key: fields.key?.text, hasAttachments: fields.hasAttachments, spansLines: fields.spansLines)
+    }
+
+    private init(_ jsonBytes: [UInt8], id: JSONParser.StringSpan, date: JSONParser.StringSpan, key: JSONParser.StringSpan?,
+                 hasAttachments: Bool, spansLines: Bool) {
         idText = id
         dateText = date
-        keyText = fields.key?.text
+        keyText = key
         parser = JSONParser(jsonBytes)
-        hasAttachments = fields.hasAttachments
-        spansLines = fields.spansLines
+        self.hasAttachments = hasAttachments
+        self.spansLines = spansLines
     }
 
     var id: String { parser.string(idText) }

@@ -1,0 +1,296 @@
+// A shortcut for checking stored records in the shape this package writes them.
+
+/// A stored record read and checked in one forward pass over its bytes, when
+/// it is stored exactly as `Record.encode` writes it: compact, `v`, `id`,
+/// `date`, `source` and `kind` first and in that order, then those of `text`,
+/// `json`, `key`, `meta` and `attachments` it has, in that order, then members
+/// this version does not know.
+///
+/// An accelerator only: the rules are written in full in `StoredFields` and
+/// its `check()`, which read a record in any shape. This reading accepts a
+/// record only when they accept it, with the same spans, version, kind and
+/// attachments; on anything else (whitespace, another order, a repeated
+/// member, a value of another type, an escaped name, kind or id, a surrogate
+/// in a `\u` escape, a `meta` value that is not a string, any error) it declines, and the
+/// full reading decides and names what is wrong. A drain checks every record
+/// it passes through, and a producer every record it appends: most are in
+/// this shape, and this costs a fraction of the full reading.
+struct EncoderShapedFields {
+    typealias StringSpan = JSONParser.StringSpan
+
+    let version: Int
+    let kind: Record.Kind
+    let id, date, source, kindText: StringSpan
+    let text, key: StringSpan?
+    /// Whether `attachments` is present (and then it is an array).
+    let hasAttachments: Bool
+    /// Whether whitespace inside a nested value (`json`, `attachments`, an unknown member) holds a line break.
+    let spansLines: Bool
+
+    /// The record's fields, or nil when `bytes` are not in the encoder's shape
+    /// or break a rule: then only the full reading may judge them.
+    static func read(_ bytes: [UInt8]) -> EncoderShapedFields? {
+        bytes.withUnsafeBufferPointer { buffer in
+            var reader = Reader(bytes: bytes, buffer: buffer)
+            return reader.fields()
+        }
+    }
+
+    /// The optional members, in the order the encoder writes them.
+    private enum Member: Int, Comparable {
+        case text = 1, json, key, meta, attachments, unknown
+        static func < (a: Member, b: Member) -> Bool { a.rawValue < b.rawValue }
+    }
+
+    /// One pass over the bytes, without bounds checks per byte in a release build.
+    ///
+    /// The full reading refuses a record that is not UTF-8 as a whole. This one checks
+    /// it piece by piece, as it goes: the bytes it matches outside strings are ASCII,
+    /// those inside strings are checked as they are scanned, and nested values once
+    /// skipped. Pieces that meet at ASCII bytes are UTF-8 exactly when their whole is.
+    private struct Reader {
+        /// The same bytes as `buffer`, for the full parser's `skipValue` over nested values.
+        let bytes: [UInt8]
+        let buffer: UnsafeBufferPointer<UInt8>
+        var index = 0
+        var sawLineBreak = false
+
+        mutating func fields() -> EncoderShapedFields? {
+            guard take("{\"v\":"), let version = positiveInteger(),
+                  take(",\"id\":"), let id = string(),
+                  // Without escapes, the id's length is its stored length.
+                  !id.hasEscapes, id.contents.count >= 1, id.contents.count <= 128,
+                  take(",\"date\":"), let date = string(),
+                  take(",\"source\":"), let source = string(),
+                  take(",\"kind\":"), let kindText = string(), let kind = recordKind(kindText)
+            else { return nil }
+            var text: StringSpan? = nil
+            var key: StringSpan? = nil
+            var hasJSON = false
+            var hasAttachments = false
+            var last: Member? = nil
+            while true {
+                guard index < buffer.count else { return nil }
+                if buffer[index] == UInt8(ascii: "}") {
+                    index += 1
+                    guard index == buffer.count else { return nil }
+                    break
+                }
+                guard take(","), let name = string(), take(":"), let member = member(named: name) else { return nil }
+                // In the order the encoder writes; a repeated member would do no harm (each is checked,
+                // the last one counts, as in the full reading), but the encoder writes none.
+                if let last, member < last || (member == last && member != .unknown) { return nil }
+                last = member
+                switch member {
+                case .text:
+                    guard let span = string() else { return nil }
+                    text = span
+                case .key:
+                    guard let span = string() else { return nil }
+                    key = span
+                case .json:
+                    guard skipValue() != nil else { return nil }
+                    hasJSON = true
+                case .meta:
+                    guard objectOfStrings() else { return nil }
+                case .attachments:
+                    guard index < buffer.count, buffer[index] == UInt8(ascii: "["), skipValue() != nil else { return nil }
+                    hasAttachments = true
+                case .unknown:
+                    guard skipValue() != nil else { return nil }
+                }
+            }
+            switch kind {
+            case .text, .url: guard text != nil else { return nil }
+            case .json: guard hasJSON else { return nil }
+            case .file: guard hasAttachments else { return nil }
+            default: break
+            }
+            return EncoderShapedFields(version: version, kind: kind, id: id, date: date, source: source, kindText: kindText,
+                                       text: text, key: key, hasAttachments: hasAttachments, spansLines: sawLineBreak)
+        }
+
+        /// Moves past `literal` when the bytes at `index` are exactly it.
+        @inline(__always)
+        mutating func take(_ literal: StaticString) -> Bool {
+            let count = literal.utf8CodeUnitCount
+            guard buffer.count - index >= count else { return false }
+            let expected = UnsafeRawPointer(literal.utf8Start)
+            let stored = UnsafeRawPointer(buffer.baseAddress! + index)
+            if count >= 8 {
+                // The labels' names: two words, overlapping when shorter than 16 bytes.
+                precondition(count <= 16)
+                guard stored.loadUnaligned(as: UInt64.self) == expected.loadUnaligned(as: UInt64.self),
+                      stored.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+                        == expected.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self) else { return false }
+            } else {
+                for offset in 0..<count where stored.load(fromByteOffset: offset, as: UInt8.self) != expected.load(fromByteOffset: offset, as: UInt8.self) {
+                    return false
+                }
+            }
+            index += count
+            return true
+        }
+
+        /// An integer of at least 1, without sign, fraction, exponent or leading zero,
+        /// that `Int` holds; else nil, with the full reading to say what it is.
+        @inline(__always)
+        mutating func positiveInteger() -> Int? {
+            guard index < buffer.count, buffer[index] >= UInt8(ascii: "1"), buffer[index] <= UInt8(ascii: "9") else { return nil }
+            var value = 0
+            var digits = 0
+            while index < buffer.count, buffer[index] >= UInt8(ascii: "0"), buffer[index] <= UInt8(ascii: "9") {
+                // 18 digits always fit; longer ones are left to the full reading.
+                digits += 1
+                guard digits <= 18 else { return nil }
+                value = value * 10 + Int(buffer[index] - UInt8(ascii: "0"))
+                index += 1
+            }
+            return value
+        }
+
+        /// The string at `index`, checked as `JSONParser.scanString` checks it (and
+        /// as UTF-8), with the same span; nil for anything else, and for surrogate
+        /// escapes, which are rare.
+        @inline(__always)
+        mutating func string() -> StringSpan? {
+            guard index < buffer.count, buffer[index] == UInt8(ascii: "\"") else { return nil }
+            let start = index + 1
+            var hasEscapes = false
+            index = start
+            while true {
+                index = endOfPlainASCII(from: index)
+                guard index < buffer.count else { return nil }
+                let byte = buffer[index]
+                if byte == UInt8(ascii: "\"") {
+                    index += 1
+                    return StringSpan(contents: start..<(index - 1), hasEscapes: hasEscapes)
+                }
+                if byte >= 0x80 {
+                    guard let length = UTF8Validation.sequenceLength(buffer, at: index) else { return nil }
+                    index += length
+                    continue
+                }
+                guard byte == UInt8(ascii: "\\"), index + 1 < buffer.count else { return nil }
+                hasEscapes = true
+                switch buffer[index + 1] {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
+                     UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+                    index += 2
+                case UInt8(ascii: "u"):
+                    guard buffer.count - index >= 6, let code = hex4(at: index + 2), code < 0xD800 || code > 0xDFFF else { return nil }
+                    index += 6
+                default: return nil
+                }
+            }
+        }
+
+        /// The index of the first byte from `start` on that is a quote, a backslash, a
+        /// control character or not ASCII, or `buffer.count`: `JSONParser.endOfPlainRun`,
+        /// which also stops at bytes that are not ASCII, for their check as UTF-8.
+        @inline(__always)
+        func endOfPlainASCII(from start: Int) -> Int {
+            let count = buffer.count
+            var i = start
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            let highs: UInt64 = 0x8080_8080_8080_8080
+            while i + 8 <= count {
+                let word = UInt64(littleEndian: UnsafeRawPointer(buffer.baseAddress! + i).loadUnaligned(as: UInt64.self))
+                let quotes = word ^ (ones &* 0x22)
+                let backslashes = word ^ (ones &* 0x5C)
+                // As in `endOfPlainRun`, plus every byte with its high bit set; the lowest flag is exact.
+                let flags = ((quotes &- ones) & ~quotes | (backslashes &- ones) & ~backslashes | (word &- ones &* 0x20) & ~word | word) & highs
+                if flags != 0 { return i + flags.trailingZeroBitCount / 8 }
+                i += 8
+            }
+            while i < count {
+                let byte = buffer[i]
+                if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 || byte >= 0x80 { return i }
+                i += 1
+            }
+            return count
+        }
+
+        /// The four hex digits at `offset`, as `JSONParser.parseHex4` reads them.
+        @inline(__always)
+        func hex4(at offset: Int) -> UInt32? {
+            var value: UInt32 = 0
+            for byte in UnsafeBufferPointer(rebasing: buffer[offset..<(offset + 4)]) {
+                let digit: UInt8
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+                case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+                default: return nil
+                }
+                value = value << 4 | UInt32(digit)
+            }
+            return value
+        }
+
+        /// Whether the stored bytes of `span` are those of `text`.
+        @inline(__always)
+        func stored(_ span: StringSpan, equal text: StaticString) -> Bool {
+            guard span.contents.count == text.utf8CodeUnitCount else { return false }
+            let expected = text.utf8Start
+            for offset in 0..<span.contents.count where buffer[span.contents.lowerBound + offset] != expected[offset] { return false }
+            return true
+        }
+
+        /// Whether `span` is plain ASCII without escapes: then it names what its bytes spell, and nothing else.
+        @inline(__always)
+        func isPlainASCII(_ span: StringSpan) -> Bool {
+            guard !span.hasEscapes else { return false }
+            for offset in span.contents where buffer[offset] >= 0x80 { return false }
+            return true
+        }
+
+        /// The kind a plainly stored `kind` names; nil for others, which the full reading compares as text.
+        func recordKind(_ span: StringSpan) -> Record.Kind? {
+            guard isPlainASCII(span) else { return nil }
+            if stored(span, equal: "text") { return .text }
+            if stored(span, equal: "url") { return .url }
+            if stored(span, equal: "json") { return .json }
+            if stored(span, equal: "file") { return .file }
+            return Record.Kind(rawValue: String(decoding: UnsafeBufferPointer(rebasing: buffer[span.contents]), as: UTF8.self))
+        }
+
+        /// Which optional member a name is; nil for the leading members (which are
+        /// not repeated here) and for names not stored as plain ASCII.
+        func member(named name: StringSpan) -> Member? {
+            guard isPlainASCII(name) else { return nil }
+            if stored(name, equal: "text") { return .text }
+            if stored(name, equal: "json") { return .json }
+            if stored(name, equal: "key") { return .key }
+            if stored(name, equal: "meta") { return .meta }
+            if stored(name, equal: "attachments") { return .attachments }
+            for leading: StaticString in ["v", "id", "date", "source", "kind"] where stored(name, equal: leading) { return nil }
+            return .unknown
+        }
+
+        /// An object whose values are all strings, compact; `meta` as its rule wants it.
+        mutating func objectOfStrings() -> Bool {
+            guard take("{") else { return false }
+            if take("}") { return true }
+            while true {
+                guard string() != nil, take(":"), string() != nil else { return false }
+                if take(",") { continue }
+                return take("}")
+            }
+        }
+
+        /// Checks any value with the full parser, which reads nested JSON (and then its bytes
+        /// as UTF-8, which the full parser leaves to its caller); nil when it refuses it.
+        mutating func skipValue() -> JSONParser.Kind? {
+            var parser = JSONParser(bytes)
+            parser.index = index
+            // Inside the record's object, as in the full reading, for the depth limit.
+            parser.depth = 1
+            guard let kind = try? parser.skipValue(),
+                  UTF8Validation.isValid(UnsafeBufferPointer(rebasing: buffer[index..<parser.index])) else { return nil }
+            index = parser.index
+            if parser.sawLineBreak { sawLineBreak = true }
+            return kind
+        }
+    }
+}
