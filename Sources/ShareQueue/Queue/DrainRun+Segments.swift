@@ -37,7 +37,8 @@ extension DrainRun {
             do { event = try reader.next() } catch { throw ShareQueueError(.ioError, "cannot read a sealed segment", path: path, underlying: error) }
             let finished = event == nil
             var end = DrainPosition(segment: sequence, offset: reader.position)
-            switch event {
+            // Consumed, so that no copy of the optional is left to destroy (a costly generic call per record).
+            switch consume event {
             case .record(let recordOffset, let recordEnd, let payload, let continued)?:
                 end = DrainPosition(segment: sequence, offset: recordEnd)
                 let item = try prepare(payload, continued: continued, at: recordOffset, end: end, segment: name)
