@@ -11,7 +11,8 @@
 /// makes a drain deliver again, since every position is written after the sink
 /// took (and synced) what it covers. It is synced where going back would cost
 /// more than a second delivery: before a drain removes attachment files it
-/// delivered, and when the drain ends.
+/// delivered, before it removes a delivered segment (whose number a checkpoint
+/// taken back would let a new segment have), and when the drain ends.
 import ShareQueueSystem
 final class Checkpoint {
     static let slotSize = 64
@@ -26,6 +27,8 @@ final class Checkpoint {
     private(set) var position: DrainPosition
     /// Whether the last write may not be on disk yet.
     private var unsynchronized = false
+    /// Whether a power cut could take back the last position written.
+    var mayBeUndone: Bool { unsynchronized }
 
     /// Opens the checkpoint for a drain, creating it (with both slots allocated) if needed.
     init(directory: QueueDirectory, warn: (String) -> Void) throws(ShareQueueError) {

@@ -45,15 +45,18 @@ struct DrainRun {
             position = .start
             try checkpoint.write(position)
         }
+        var lastSequence = max(position.segment, sealed.last ?? 0)
         if let stored = try sink.deliveredPosition(), stored > position {
             // A position past every segment this queue has made belongs to another queue.
-            if stored.segment <= max(position.segment, sealed.last ?? 0) && stored.isPlausible(withSealed: sealed) {
+            if stored.segment <= lastSequence && stored.isPlausible(withSealed: sealed) {
                 position = stored
             } else {
                 drainer.warn("the sink's stored position (\(stored)) does not fit this queue's segments; ignoring it")
             }
+            // Its segment may be one this queue made and removed, with the checkpoint since lost: a new
+            // segment of that number would fit the position and be read from its middle.
+            if stored.segment < QueueLayout.maximumSequence { lastSequence = max(lastSequence, stored.segment) }
         }
-        var lastSequence = max(position.segment, sealed.last ?? 0)
         var segments = sealed
         if options.coalesceKeys {
             // Seal first and look only at sealed segments: a record appended

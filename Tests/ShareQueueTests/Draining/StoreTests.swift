@@ -54,6 +54,23 @@ struct StoreTests {
         #expect(Set(try sqlite(db, "SELECT id FROM records")) == Set(appended))
     }
 
+    @Test("A checkpoint lost or taken back never lets a new segment take the number the store's position is in")
+    func storePositionNeverFitsANewSegment() throws {
+        let scratch = TemporaryDirectory()
+        let queue = TestQueue(in: scratch)
+        let db = scratch.file("inbox.sqlite")
+        var appended = try queue.appendLines((1...3).map { "old \($0)" })
+        #expect(try queue.drain(["--store", db]).status == 0)
+        // Segment 1 is delivered and removed; the store's position is inside it. Then the checkpoint
+        // goes (damage, or a power cut taking back writes not yet synced) and the next drain dies once sealed.
+        try FileManager.default.removeItem(atPath: queue.file("checkpoint"))
+        appended += try queue.appendLines((1...6).map { "new \($0)" })
+        #expect(try queue.drain(["--store", db], environment: ["SHARE_QUEUE_CRASH_AT": "drain-sealed"]).status == 128 + SIGKILL)
+        let recovery = try queue.drain(["--store", db])
+        #expect(recovery.status == 0, "\(recovery.stderr)")
+        #expect(Set(try sqlite(db, "SELECT id FROM records")) == Set(appended), "\(recovery.stderr)")
+    }
+
     @Test("Exactly once under random SIGKILLs of the drainer while producers append")
     func exactlyOnceUnderRandomKills() throws {
         let scratch = TemporaryDirectory()
