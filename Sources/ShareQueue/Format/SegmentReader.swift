@@ -29,8 +29,16 @@ struct SegmentReader {
     private var atEndOfFile = false
     /// The file offset of the next byte not yet examined.
     private(set) var position: Int64
+    /// A frame of an append whose last frame has not been read yet.
+    /// A struct, not a tuple, so that letting go of them needs no generic call each.
+    private struct HeldFrame {
+        let offset: Int64
+        let end: Int64
+        var payload: [UInt8]
+        let continued: Bool
+    }
     /// Frames of an append whose last frame has not been read yet.
-    private var batch: [(offset: Int64, end: Int64, payload: [UInt8], continued: Bool)] = []
+    private var batch: [HeldFrame] = []
     private var batchBytes = 0
     /// Events found but not handed out yet, from `readyIndex` on (an index,
     /// not `removeFirst`, so that handing out a big batch stays linear).
@@ -72,7 +80,7 @@ struct SegmentReader {
                     ready.append(record)
                     continue
                 }
-                batch.append((offset, position, payload, continued))
+                batch.append(HeldFrame(offset: offset, end: position, payload: payload, continued: continued))
                 batchBytes += size
                 if batchBytes > Frame.maximumBatchSize {
                     abandonBatch(reason: "an append of several records is over \(Frame.maximumBatchSize) bytes", tornTail: false)
@@ -130,7 +138,7 @@ struct SegmentReader {
         for frame in batch {
             ready.append(.record(offset: frame.offset, end: frame.end, payload: frame.payload, continued: frame.continued))
         }
-        batch = []
+        batch.removeAll(keepingCapacity: true)
         batchBytes = 0
     }
 

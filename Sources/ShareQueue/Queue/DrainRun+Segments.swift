@@ -33,24 +33,26 @@ extension DrainRun {
         var damaged = 0
         var bytes = 0
         while true {
-            let event: SegmentEvent?
-            do { event = try reader.next() } catch { throw ShareQueueError(.ioError, "cannot read a sealed segment", path: path, underlying: error) }
-            let finished = event == nil
+            let next: SegmentEvent?
+            do { next = try reader.next() } catch { throw ShareQueueError(.ioError, "cannot read a sealed segment", path: path, underlying: error) }
+            var finished = false
             var end = DrainPosition(segment: sequence, offset: reader.position)
-            // Consumed, so that no copy of the optional is left to destroy (a costly generic call per record).
-            switch consume event {
-            case .record(let recordOffset, let recordEnd, let payload, let continued)?:
-                end = DrainPosition(segment: sequence, offset: recordEnd)
-                let item = try prepare(payload, continued: continued, at: recordOffset, end: end, segment: name)
-                if case .record = item { records += 1; bytes += payload.count }
-                uncommitted.append(item)
-            case .damaged(let region)?:
-                end = DrainPosition(segment: sequence, offset: region.end)
-                uncommitted.append(.damaged(region, segment: name, end: end))
-                damaged += 1
-                bytes += region.bytes.count
-            case nil:
-                break
+            // Unwrapped at once: an optional event left to destroy costs a generic call per record.
+            if let event = consume next {
+                switch event {
+                case .record(let recordOffset, let recordEnd, let payload, let continued):
+                    end = DrainPosition(segment: sequence, offset: recordEnd)
+                    let item = try prepare(payload, continued: continued, at: recordOffset, end: end, segment: name)
+                    if case .record = item { records += 1; bytes += payload.count }
+                    uncommitted.append(item)
+                case .damaged(let region):
+                    end = DrainPosition(segment: sequence, offset: region.end)
+                    uncommitted.append(.damaged(region, segment: name, end: end))
+                    damaged += 1
+                    bytes += region.bytes.count
+                }
+            } else {
+                finished = true
             }
             // Damage counts towards a batch too, so that what is held in memory stays bounded.
             let full = records >= min(options.batchSize, budgetLeft) || damaged >= options.batchSize || bytes >= options.batchBytes

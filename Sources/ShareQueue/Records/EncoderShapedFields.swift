@@ -19,7 +19,9 @@ struct EncoderShapedFields {
     typealias StringSpan = JSONParser.StringSpan
 
     let version: Int
-    let kind: Record.Kind
+    /// One of the kinds with rules of their own, or `.other`. Only plain values are
+    /// stored, so that a drain discards the reading without a call to destroy it.
+    let knownKind: KnownKind
     let id, date, source, kindText: StringSpan
     let text, key: StringSpan?
     /// Whether `attachments` is present (and then it is an array).
@@ -33,6 +35,20 @@ struct EncoderShapedFields {
         bytes.withUnsafeBufferPointer { buffer in
             var reader = Reader(bytes: bytes, buffer: buffer)
             return reader.fields()
+        }
+    }
+
+    /// The kinds whose records must hold a member of their own.
+    enum KnownKind { case text, url, json, file, other }
+
+    /// The record's kind, built from its stored text.
+    func kind(in bytes: [UInt8]) -> Record.Kind {
+        switch knownKind {
+        case .text: .text
+        case .url: .url
+        case .json: .json
+        case .file: .file
+        case .other: Record.Kind(rawValue: String(decoding: bytes[kindText.contents], as: UTF8.self))
         }
     }
 
@@ -62,7 +78,7 @@ struct EncoderShapedFields {
                   !id.hasEscapes, id.contents.count >= 1, id.contents.count <= 128,
                   take(",\"date\":"), let date = string(),
                   take(",\"source\":"), let source = string(),
-                  take(",\"kind\":"), let kindText = string(), let kind = recordKind(kindText)
+                  take(",\"kind\":"), let kindText = string(), let kind = knownKind(kindText)
             else { return nil }
             var text: StringSpan? = nil
             var key: StringSpan? = nil
@@ -106,7 +122,7 @@ struct EncoderShapedFields {
             case .file: guard hasAttachments else { return nil }
             default: break
             }
-            return EncoderShapedFields(version: version, kind: kind, id: id, date: date, source: source, kindText: kindText,
+            return EncoderShapedFields(version: version, knownKind: kind, id: id, date: date, source: source, kindText: kindText,
                                        text: text, key: key, hasAttachments: hasAttachments, spansLines: sawLineBreak)
         }
 
@@ -246,13 +262,13 @@ struct EncoderShapedFields {
         }
 
         /// The kind a plainly stored `kind` names; nil for others, which the full reading compares as text.
-        func recordKind(_ span: StringSpan) -> Record.Kind? {
+        func knownKind(_ span: StringSpan) -> KnownKind? {
             guard isPlainASCII(span) else { return nil }
             if stored(span, equal: "text") { return .text }
             if stored(span, equal: "url") { return .url }
             if stored(span, equal: "json") { return .json }
             if stored(span, equal: "file") { return .file }
-            return Record.Kind(rawValue: String(decoding: UnsafeBufferPointer(rebasing: buffer[span.contents]), as: UTF8.self))
+            return .other
         }
 
         /// Which optional member a name is; nil for the leading members (which are

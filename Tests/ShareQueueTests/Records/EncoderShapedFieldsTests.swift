@@ -27,7 +27,7 @@ struct EncoderShapedFieldsTests {
                     guard let span else { return member == nil }
                     return member?.kind == .string && member?.text == span
                 }
-                #expect(checked.version == shortcut.version && checked.kind == shortcut.kind, "\(described)", sourceLocation: sourceLocation)
+                #expect(checked.version == shortcut.version && checked.kind == shortcut.kind(in: bytes), "\(described)", sourceLocation: sourceLocation)
                 #expect(fields.versionKind == .number, "\(described)", sourceLocation: sourceLocation)
                 #expect(same(fields.id, shortcut.id) && same(fields.date, shortcut.date) && same(fields.source, shortcut.source)
                         && same(fields.kind, shortcut.kindText) && same(fields.text, shortcut.text) && same(fields.key, shortcut.key),
