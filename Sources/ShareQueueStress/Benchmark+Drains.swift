@@ -22,6 +22,7 @@ extension Benchmark {
             let floorQueue = scratch("floor-drain")
             try? FileManager.default.removeItem(atPath: floorQueue)
             try FileManager.default.copyItem(atPath: big + "/" + QueueLayout.pending, toPath: floorQueue)
+            FileSystem.synchronizeAll()
             let floorOutput = try ToolRunner.run(program: floor.program, ["drain", floorQueue, scratch("floor-drain.out")])
             let floorSeconds = Double(String(decoding: floorOutput.output, as: UTF8.self).split(separator: " ")[1].trimmingCharacters(in: .whitespacesAndNewlines)) ?? 1
             floorRates.append(bytes / floorSeconds)

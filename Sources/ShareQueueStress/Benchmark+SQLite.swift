@@ -31,6 +31,7 @@ extension Benchmark {
         let copy = database + "-drain"
         removeDatabase(copy)
         try FileManager.default.copyItem(atPath: database, toPath: copy)
+        FileSystem.synchronizeAll()
         let peer = try SQLitePeer(path: copy, synchronous: synchronous)
         var output = try JSONLinesFile(scratch("sqlite-drain.jsonl"))
         defer { output.close() }

@@ -1,5 +1,6 @@
 import Foundation
 import ShareQueue
+import ShareQueueSystem
 
 /// `share-stress bench`: ShareQueue's speed, each figure measured side by side
 /// with the physical floor (`Floor/floor.c`, built with the C compiler) in the same run and quoted as
@@ -106,9 +107,11 @@ struct Benchmark {
         return queue.path
     }
 
+    /// A copy of a queue to drain, on disk before the drain starts: a measured drain must not pay for the copy's writes.
     func copyQueue(_ source: String, as name: String) throws -> String {
         try? FileManager.default.removeItem(atPath: scratch(name))
         try FileManager.default.copyItem(atPath: source, toPath: scratch(name))
+        FileSystem.synchronizeAll()
         return scratch(name)
     }
 

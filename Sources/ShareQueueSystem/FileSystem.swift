@@ -84,6 +84,11 @@ package enum FileSystem {
         }
     }
 
+    /// Writes every file system's changed data to disk and waits for it: what a
+    /// benchmark runs after its setup, so that a measured run does not pay for
+    /// the setup's writes. The corresponding C function is `sync`.
+    package static func synchronizeAll() { sync() }
+
     /// The names in a directory, without "." and "..". The corresponding C functions are `opendir` and `readdir`.
     package static func entries(of path: String) throws(SystemError) -> [String] {
         let directory = try FileDescriptor.open(path, .directory)
