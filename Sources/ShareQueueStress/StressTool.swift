@@ -143,7 +143,7 @@ public enum StressTool {
                 appendOne = { () throws(ShareQueueError) in try appender.append(draft) }
             }
             let startAt = arguments.value("--start-at").flatMap(Double.init)
-            if let startAt { while Host.monotonicSeconds() < startAt { Host.sleep(milliseconds: 1) } }
+            if let startAt { Host.sleep(untilMonotonic: startAt) }
             let began = Host.monotonicSeconds()
             for _ in 0..<count { try appendOne() }
             if startAt != nil { print("\(count) \(began) \(Host.monotonicSeconds())") }

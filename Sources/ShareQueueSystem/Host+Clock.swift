@@ -21,6 +21,19 @@ extension Host {
         return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
     }
 
+    /// Sleeps until the monotonic clock reads `seconds`, to within the system's
+    /// timer: processes that wait for the same moment start together. The
+    /// corresponding C function is `nanosleep`, for the time that remains.
+    package static func sleep(untilMonotonic seconds: Double) {
+        while true {
+            let left = seconds - monotonicSeconds()
+            guard left > 0 else { return }
+            var request = timespec(tv_sec: Int(left), tv_nsec: Int((left - Double(Int(left))) * 1e9))
+            var remaining = timespec()
+            _ = nanosleep(&request, &remaining)
+        }
+    }
+
     /// Sleeps for `milliseconds`, however many signals arrive meanwhile. The corresponding C function is `nanosleep`.
     package static func sleep(milliseconds: Int) {
         var request = timespec(tv_sec: milliseconds / 1000, tv_nsec: (milliseconds % 1000) * 1_000_000)
