@@ -5,6 +5,9 @@ import ToolSupport
 
 /// Draining a large queue: speed against the floor, memory, and what producers feel meanwhile.
 extension Benchmark {
+    /// host-drain's batch size for JSON Lines on standard output (its `--batch` default).
+    static let jsonLinesBatch = 5000
+
     func drains(idleP99: Double) throws -> [Figure] {
         let big = try filledQueue("drain-big", records: sizes.drainRecords)
         let small = try filledQueue("drain-small", records: sizes.smallDrainRecords)
@@ -15,7 +18,8 @@ extension Benchmark {
         // too), and a library sink reading every record. Each figure is the median of its runs.
         var floorRates: [Double] = [], jsonRates: [Double] = [], builtRates: [Double] = []
         var jsonMemory: Int64 = 0
-        // SQLite's peers drain the same number of rows of the same bytes, in batches of the drain's size.
+        // SQLite's peers drain the same number of rows of the same bytes, in batches of the drain's size:
+        // host-drain's default to standard output, and the library's default for a library sink.
         let database = try filledDatabase("drain-big.db", records: sizes.drainRecords)
         var sqliteFullRates: [Double] = [], sqliteNormalRates: [Double] = [], sqliteBuiltRates: [Double] = []
         for _ in 0..<3 {
@@ -31,9 +35,9 @@ extension Benchmark {
             jsonRates.append(bytes / jsonSeconds)
             jsonMemory = max(jsonMemory, memory)
             builtRates.append(try recordsBuilt(from: big, as: "drain-records"))
-            sqliteFullRates.append(try sqliteDrainRate(from: database, synchronous: .full))
-            sqliteNormalRates.append(try sqliteDrainRate(from: database, synchronous: .normal))
-            sqliteBuiltRates.append(try sqliteDrainRate(from: database, synchronous: .full, building: true))
+            sqliteFullRates.append(try sqliteDrainRate(from: database, synchronous: .full, batchSize: Self.jsonLinesBatch))
+            sqliteNormalRates.append(try sqliteDrainRate(from: database, synchronous: .normal, batchSize: Self.jsonLinesBatch))
+            sqliteBuiltRates.append(try sqliteDrainRate(from: database, synchronous: .full, batchSize: DrainOptions().batchSize, building: true))
         }
         let floorRate = median(floorRates), jsonRate = median(jsonRates)
         let (_, smallMemory) = try drainTimed(["--dir", small], output: "/dev/null")

@@ -24,10 +24,11 @@ extension Benchmark {
         return scratch(name)
     }
 
-    /// Records per second a drain of a copy of `database` takes, in batches of `batchSize`:
-    /// into a JSON Lines file written and synced once per batch, as host-drain does,
-    /// or, when `building`, building each row's `Record` as a library sink reading every record would.
-    func sqliteDrainRate(from database: String, synchronous: SQLitePeer.Synchronous, building: Bool = false) throws -> Double {
+    /// Records per second a drain of a copy of `database` takes, in batches of `batchSize` (the
+    /// size of the ShareQueue drain it stands beside): into a JSON Lines file written and synced
+    /// once per batch, as host-drain does, or, when `building`, building each row's `Record` as a
+    /// library sink reading every record would.
+    func sqliteDrainRate(from database: String, synchronous: SQLitePeer.Synchronous, batchSize: Int, building: Bool = false) throws -> Double {
         let copy = database + "-drain"
         removeDatabase(copy)
         try FileManager.default.copyItem(atPath: database, toPath: copy)
@@ -38,7 +39,7 @@ extension Benchmark {
         var records = 0, textBytes = 0
         let start = Host.monotonicSeconds()
         while true {
-            let taken = try peer.drainBatch(DrainOptions().batchSize, row: { body in
+            let taken = try peer.drainBatch(batchSize, row: { body in
                 if building {
                     textBytes += (try? Record(jsonBytes: Array(body)))?.text?.utf8.count ?? 0
                 } else {

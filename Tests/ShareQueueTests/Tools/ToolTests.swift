@@ -107,6 +107,19 @@ struct ToolTests {
         #expect(try String(contentsOfFile: out + ".batches", encoding: .utf8) == "batch\nbatch\nbatch\n")
     }
 
+    @Test("By default a batch is 5000 records to standard output and into a store, 1000 for each --exec command")
+    func defaultBatchSizes() throws {
+        let scratch = TemporaryDirectory()
+        let queue = TestQueue(in: scratch)
+        let lines = (1...12_000).map { "r\($0)" }
+        for (arguments, batches) in [([String](), 3), (["--store", scratch.file("store.sqlite")], 3), (["--exec", "cat >/dev/null"], 12)] {
+            _ = try queue.appendLines(lines, ["--no-sync"])
+            let drain = try queue.drain(arguments)
+            #expect(drain.status == 0)
+            #expect(drain.stderr.contains("delivered 12000 records in \(batches) batches"), "\(arguments): \(drain.stderr)")
+        }
+    }
+
     @Test("A failing --exec command leaves everything it did not take, and exits 75")
     func failingSink() throws {
         let scratch = TemporaryDirectory()
