@@ -295,6 +295,9 @@ public final class QueueAppender {
         return (file, status.size)
     }
 
+    /// The bytes read from the end of the pending file to check its last frame: most frames fit.
+    private static let tailWindow = 1024
+
     /// Checks that the file ends on a whole record; if a writer died mid-write,
     /// sets its partial record aside and cuts it off.
     /// - Returns: the size of the file afterwards.
@@ -302,11 +305,15 @@ public final class QueueAppender {
         // A long torn tail comes in several pieces, all at the end of the file.
         var torn: [DamagedRegion] = []
         do throws(SystemError) {
-            if size >= Int64(Frame.overhead),
-               let length = Frame.trailerLength(try file.readFully(count: Frame.trailerSize, at: size - Int64(Frame.trailerSize))),
-               size >= Int64(Frame.overhead + length),
-               Frame.headerMatches(try file.readFully(count: 8, at: size - Int64(Frame.overhead + length)), length: length) {
-                return size
+            // One read usually holds the last frame's header and trailer both: this runs under the
+            // producers' lock for every append after another producer's, so a second read is kept for long frames.
+            let tail = try file.readFully(count: Int(min(size, Int64(Self.tailWindow))), at: size - min(size, Int64(Self.tailWindow)))
+            if tail.count >= Frame.overhead, let length = Frame.trailerLength(Array(tail.suffix(Frame.trailerSize))),
+               size >= Int64(Frame.overhead + length) {
+                let header = Frame.overhead + length <= tail.count
+                    ? Array(tail[(tail.count - Frame.overhead - length)...].prefix(8))
+                    : try file.readFully(count: 8, at: size - Int64(Frame.overhead + length))
+                if Frame.headerMatches(header, length: length) { return size }
             }
             var reader = SegmentReader(file: file, from: 0)
             while let event = try reader.next() {

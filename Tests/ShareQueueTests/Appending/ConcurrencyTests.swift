@@ -99,26 +99,36 @@ struct ConcurrencyTests {
         #expect(try jsonObjects(rest.stdout).map { $0["text"] as! String } == ["while draining"])
     }
 
-    @Test("A torn tail left by a killed writer is set aside by the next append; every whole record is delivered")
-    func tornTailRepairedByAppend() throws {
+    /// Records short and long: an appender checks a short last frame in one read, a long one in two.
+    @Test("A torn tail left by a killed writer is set aside by the next append; every whole record is delivered",
+          arguments: [3, 3000])
+    func tornTailRepairedByAppend(length: Int) throws {
         let queue = TestQueue()
-        let first = try queue.appendLines(["one", "two"])
+        let long = String(repeating: "x", count: length)
+        let first = try queue.appendLines(["one" + long, "two" + long])
+        // A whole last frame, long or short, is not mistaken for a torn one.
+        let second = try queue.append([long])
+        #expect(second.status == 0)
+        #expect(try queue.status()["quarantined"] as? Int == 0)
         let pending = queue.pendingPath
         let whole = try Data(contentsOf: URL(fileURLWithPath: pending))
-        // A writer that died half-way through a copy of the last record.
+        // A writer that died half-way through a copy of the last record: its frame is the
+        // payload's length (the trailer's first four bytes, little-endian) and 20 bytes.
+        let trailer = [UInt8](whole.suffix(8))
+        let frameSize = 20 + (Int(trailer[0]) | Int(trailer[1]) << 8 | Int(trailer[2]) << 16 | Int(trailer[3]) << 24)
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: pending))
         try handle.seekToEnd()
-        try handle.write(contentsOf: whole.suffix(whole.count / 2).prefix(whole.count / 4))
+        try handle.write(contentsOf: whole.suffix(frameSize).prefix(frameSize / 2))
         try handle.close()
         let third = try queue.append(["three"])
         #expect(third.status == 0)
         #expect(try Data(contentsOf: URL(fileURLWithPath: pending)).count > whole.count)
         let object = try queue.status()
         #expect(object["quarantined"] as? Int == 1)
-        #expect(object["pending"] as? Int == 3)
+        #expect(object["pending"] as? Int == 4)
         let drain = try queue.drain()
         #expect(drain.status == 0)
-        #expect(try ids(in: drain.stdout) == first + third.lines)
+        #expect(try ids(in: drain.stdout) == first + second.lines + third.lines)
         let quarantine = try queue.quarantine()
         #expect(quarantine.count == 1)
         #expect(quarantine[0]["tornTail"] as? Bool == true)
