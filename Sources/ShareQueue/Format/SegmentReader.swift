@@ -124,7 +124,9 @@ struct SegmentReader {
     }
 
     private mutating func takeReady() -> SegmentEvent {
-        let event = ready[readyIndex]
+        // Moved out, an empty record left in its place: a record's bytes change hands without a reference count each.
+        var event = SegmentEvent.record(offset: 0, end: 0, payload: [], continued: false)
+        swap(&event, &ready[readyIndex])
         readyIndex += 1
         if readyIndex == ready.count {
             ready.removeAll(keepingCapacity: true)
@@ -135,8 +137,10 @@ struct SegmentReader {
 
     /// Hands out the records of the append being read.
     private mutating func releaseBatch() {
-        for frame in batch {
-            ready.append(.record(offset: frame.offset, end: frame.end, payload: frame.payload, continued: frame.continued))
+        for index in batch.indices {
+            var payload: [UInt8] = []
+            swap(&payload, &batch[index].payload)
+            ready.append(.record(offset: batch[index].offset, end: batch[index].end, payload: payload, continued: batch[index].continued))
         }
         batch.removeAll(keepingCapacity: true)
         batchBytes = 0
