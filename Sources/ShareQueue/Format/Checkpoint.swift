@@ -25,10 +25,8 @@ final class Checkpoint {
     private var newestSlot: Int?
     /// The position the file holds now.
     private(set) var position: DrainPosition
-    /// Whether the last write may not be on disk yet.
-    private var unsynchronized = false
-    /// Whether a power cut could take back the last position written.
-    var mayBeUndone: Bool { unsynchronized }
+    /// Whether a power cut could take back the last position written: it is not synced yet.
+    private(set) var mayBeUndone = false
 
     /// Opens the checkpoint for a drain, creating it (with both slots allocated) if needed.
     init(directory: QueueDirectory, warn: (String) -> Void) throws(ShareQueueError) {
@@ -70,16 +68,16 @@ final class Checkpoint {
         serial = next
         newestSlot = target
         self.position = position
-        unsynchronized = true
+        mayBeUndone = true
     }
 
     /// Makes the last position written durable, if it may not be yet.
     func synchronize() throws(ShareQueueError) {
-        guard unsynchronized else { return }
+        guard mayBeUndone else { return }
         do { try file.synchronize() } catch {
             throw ShareQueueError("cannot make the checkpoint durable", path: path, error)
         }
-        unsynchronized = false
+        mayBeUndone = false
     }
 
     /// The stored position, read without changing anything. A missing file is

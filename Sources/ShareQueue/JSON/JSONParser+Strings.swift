@@ -96,23 +96,33 @@ extension JSONParser {
     /// without escapes. Such a string equals another ASCII one (as `String`
     /// compares, by canonical equivalence) exactly when their bytes are equal.
     func isPlainASCII(_ span: StringSpan) -> Bool {
-        !span.hasEscapes && bytes.withUnsafeBufferPointer { buffer in
-            !UnsafeBufferPointer(rebasing: buffer[span.contents]).contains { $0 >= 0x80 }
-        }
+        bytes.withUnsafeBufferPointer { Self.isPlainASCII(span, in: $0) }
+    }
+
+    /// `isPlainASCII` over the bytes the span indexes.
+    @inline(__always)
+    static func isPlainASCII(_ span: StringSpan, in buffer: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard !span.hasEscapes else { return false }
+        for offset in span.contents where buffer[offset] >= 0x80 { return false }
+        return true
     }
 
     /// Whether the stored bytes of a string that `scanString` accepted are those of `text`.
     func storedBytes(_ span: StringSpan, equal text: StaticString) -> Bool {
+        bytes.withUnsafeBufferPointer { Self.storedBytes(span, in: $0, equal: text) }
+    }
+
+    /// `storedBytes` over the bytes the span indexes.
+    @inline(__always)
+    static func storedBytes(_ span: StringSpan, in buffer: UnsafeBufferPointer<UInt8>, equal text: StaticString) -> Bool {
         guard span.contents.count == text.utf8CodeUnitCount else { return false }
         guard !span.contents.isEmpty else { return true }
-        return bytes.withUnsafeBufferPointer { buffer in
-            // One bounds check for the span, none per byte: this runs for every member of every record.
-            precondition(span.contents.upperBound <= buffer.count)
-            let stored = buffer.baseAddress! + span.contents.lowerBound
-            let expected = text.utf8Start
-            for offset in 0..<span.contents.count where stored[offset] != expected[offset] { return false }
-            return true
-        }
+        // One bounds check for the span, none per byte: this runs for every member of every record.
+        precondition(span.contents.upperBound <= buffer.count)
+        let stored = buffer.baseAddress! + span.contents.lowerBound
+        let expected = text.utf8Start
+        for offset in 0..<span.contents.count where stored[offset] != expected[offset] { return false }
+        return true
     }
 
     /// The index of the first byte from `start` on that a string cannot hold
@@ -123,24 +133,29 @@ extension JSONParser {
 
     /// `endOfPlainRun` over raw bytes, eight at a time: strings are most of a
     /// record's bytes, both read (`scanString`) and written (`JSONWriter`).
-    static func endOfPlainRun(_ buffer: UnsafeRawBufferPointer, from start: Int) -> Int {
+    /// `stoppingAtNonASCII` also stops at bytes of 0x80 and above, for a reader
+    /// that checks them as UTF-8 as it goes.
+    @inline(__always)
+    static func endOfPlainRun(_ buffer: UnsafeRawBufferPointer, from start: Int, stoppingAtNonASCII: Bool = false) -> Int {
         let count = buffer.count
         var i = start
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
         while i + 8 <= count {
             let word = UInt64(littleEndian: buffer.loadUnaligned(fromByteOffset: i, as: UInt64.self))
-            // A byte is flagged when it is zero after the XOR (quote, backslash), or below 0x20;
-            // the lowest flag is exact, since borrows only move upwards from a flagged byte.
+            // A byte is flagged when it is zero after the XOR (quote, backslash), or below 0x20
+            // (or, when asked, has its high bit set); the lowest flag is exact, since borrows
+            // only move upwards from a flagged byte.
             let quotes = word ^ (ones &* 0x22)
             let backslashes = word ^ (ones &* 0x5C)
-            let flags = ((quotes &- ones) & ~quotes | (backslashes &- ones) & ~backslashes | (word &- ones &* 0x20) & ~word) & highs
+            let nonASCII = stoppingAtNonASCII ? word : 0
+            let flags = ((quotes &- ones) & ~quotes | (backslashes &- ones) & ~backslashes | (word &- ones &* 0x20) & ~word | nonASCII) & highs
             if flags != 0 { return i + flags.trailingZeroBitCount / 8 }
             i += 8
         }
         while i < count {
             let byte = buffer[i]
-            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { return i }
+            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 || (stoppingAtNonASCII && byte >= 0x80) { return i }
             i += 1
         }
         return count
@@ -167,18 +182,25 @@ extension JSONParser {
 
     mutating func parseHex4() throws(ShareQueueError) -> UInt32 {
         guard index + 4 <= bytes.count else { throw failure("short \\u escape") }
+        guard let value = Self.hex4(bytes[index..<(index + 4)]) else { throw failure("bad hex digit in \\u escape") }
+        index += 4
+        return value
+    }
+
+    /// The value of four hex digits, either case; nil if one is not a hex digit.
+    @inline(__always)
+    static func hex4<Digits: Sequence<UInt8>>(_ digits: Digits) -> UInt32? {
         var value: UInt32 = 0
-        for byte in bytes[index..<(index + 4)] {
+        for byte in digits {
             let digit: UInt8
             switch byte {
             case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
             case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
             case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-            default: throw failure("bad hex digit in \\u escape")
+            default: return nil
             }
             value = value << 4 | UInt32(digit)
         }
-        index += 4
         return value
     }
 }

@@ -175,7 +175,7 @@ struct EncoderShapedFields {
             var hasEscapes = false
             index = start
             while true {
-                index = endOfPlainASCII(from: index)
+                index = JSONParser.endOfPlainRun(UnsafeRawBufferPointer(buffer), from: index, stoppingAtNonASCII: true)
                 guard index < buffer.count else { return nil }
                 let byte = buffer[index]
                 if byte == UInt8(ascii: "\"") {
@@ -194,76 +194,22 @@ struct EncoderShapedFields {
                      UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
                     index += 2
                 case UInt8(ascii: "u"):
-                    guard buffer.count - index >= 6, let code = hex4(at: index + 2), code < 0xD800 || code > 0xDFFF else { return nil }
+                    guard buffer.count - index >= 6, let code = JSONParser.hex4(buffer[(index + 2)..<(index + 6)]), code < 0xD800 || code > 0xDFFF else { return nil }
                     index += 6
                 default: return nil
                 }
             }
         }
 
-        /// The index of the first byte from `start` on that is a quote, a backslash, a
-        /// control character or not ASCII, or `buffer.count`: `JSONParser.endOfPlainRun`,
-        /// which also stops at bytes that are not ASCII, for their check as UTF-8.
-        @inline(__always)
-        func endOfPlainASCII(from start: Int) -> Int {
-            let count = buffer.count
-            var i = start
-            let ones: UInt64 = 0x0101_0101_0101_0101
-            let highs: UInt64 = 0x8080_8080_8080_8080
-            while i + 8 <= count {
-                let word = UInt64(littleEndian: UnsafeRawPointer(buffer.baseAddress! + i).loadUnaligned(as: UInt64.self))
-                let quotes = word ^ (ones &* 0x22)
-                let backslashes = word ^ (ones &* 0x5C)
-                // As in `endOfPlainRun`, plus every byte with its high bit set; the lowest flag is exact.
-                let flags = ((quotes &- ones) & ~quotes | (backslashes &- ones) & ~backslashes | (word &- ones &* 0x20) & ~word | word) & highs
-                if flags != 0 { return i + flags.trailingZeroBitCount / 8 }
-                i += 8
-            }
-            while i < count {
-                let byte = buffer[i]
-                if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 || byte >= 0x80 { return i }
-                i += 1
-            }
-            return count
-        }
-
-        /// The four hex digits at `offset`, as `JSONParser.parseHex4` reads them.
-        @inline(__always)
-        func hex4(at offset: Int) -> UInt32? {
-            var value: UInt32 = 0
-            for byte in UnsafeBufferPointer(rebasing: buffer[offset..<(offset + 4)]) {
-                let digit: UInt8
-                switch byte {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-                case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-                case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-                default: return nil
-                }
-                value = value << 4 | UInt32(digit)
-            }
-            return value
-        }
-
         /// Whether the stored bytes of `span` are those of `text`.
         @inline(__always)
         func stored(_ span: StringSpan, equal text: StaticString) -> Bool {
-            guard span.contents.count == text.utf8CodeUnitCount else { return false }
-            let expected = text.utf8Start
-            for offset in 0..<span.contents.count where buffer[span.contents.lowerBound + offset] != expected[offset] { return false }
-            return true
-        }
-
-        /// Whether `span` is plain ASCII without escapes: then it names what its bytes spell, and nothing else.
-        @inline(__always)
-        func isPlainASCII(_ span: StringSpan) -> Bool {
-            guard !span.hasEscapes else { return false }
-            for offset in span.contents where buffer[offset] >= 0x80 { return false }
-            return true
+            JSONParser.storedBytes(span, in: buffer, equal: text)
         }
 
         /// The kind a plainly stored `kind` names; nil for others, which the full reading compares as text.
         func knownKind(_ span: StringSpan) -> KnownKind? {
-            guard isPlainASCII(span) else { return nil }
+            guard JSONParser.isPlainASCII(span, in: buffer) else { return nil }
             if stored(span, equal: "text") { return .text }
             if stored(span, equal: "url") { return .url }
             if stored(span, equal: "json") { return .json }
@@ -274,7 +220,7 @@ struct EncoderShapedFields {
         /// Which optional member a name is; nil for the leading members (which are
         /// not repeated here) and for names not stored as plain ASCII.
         func member(named name: StringSpan) -> Member? {
-            guard isPlainASCII(name) else { return nil }
+            guard JSONParser.isPlainASCII(name, in: buffer) else { return nil }
             if stored(name, equal: "text") { return .text }
             if stored(name, equal: "json") { return .json }
             if stored(name, equal: "key") { return .key }
