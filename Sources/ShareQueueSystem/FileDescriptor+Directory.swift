@@ -44,10 +44,10 @@ extension FileDescriptor {
         throw error
     }
 
-    /// Creates the directory `name` in this directory with mode 0700; returns
+    /// Creates the directory `name` in this directory with `permissions` (less the umask); returns
     /// false if something (of any type) already has the name. The corresponding C function is `mkdirat`.
-    package func makeDirectory(_ name: String) throws(SystemError) -> Bool {
-        if mkdirat(rawValue, name, 0o700) == 0 { return true }
+    package func makeDirectory(_ name: String, permissions: UInt16 = 0o700) throws(SystemError) -> Bool {
+        if mkdirat(rawValue, name, mode_t(permissions)) == 0 { return true }
         let error = SystemError.last("mkdirat")
         if error.isAlreadyExists { return false }
         throw error
@@ -58,9 +58,29 @@ extension FileDescriptor {
         if renameat(rawValue, name, rawValue, newName) != 0 { throw SystemError.last("renameat") }
     }
 
-    /// Gives the file `name` of this directory a second name, `path`. The corresponding C function is `linkat`.
-    package func link(_ name: String, to path: String) throws(SystemError) {
-        if linkat(rawValue, name, AT_FDCWD, path, 0) != 0 { throw SystemError.last("linkat") }
+    /// Gives the file `name` of this directory a second name, `newName`, in the same directory;
+    /// fails with EEXIST if `newName` exists. The corresponding C function is `linkat`.
+    package func link(_ name: String, to newName: String) throws(SystemError) {
+        if linkat(rawValue, name, rawValue, newName, 0) != 0 { throw SystemError.last("linkat") }
+    }
+
+    /// Renames `name` to `newName`, both in this directory, or fails with EEXIST
+    /// and changes nothing if `newName` exists. Where the file system cannot
+    /// rename that way, it links and unlinks instead, which never replaces either;
+    /// a crash between the two leaves both names, never neither.
+    /// The corresponding C functions are `renameat2` with `RENAME_NOREPLACE`
+    /// (Linux) and `renameatx_np` with `RENAME_EXCL` (Darwin), else `linkat` and `unlinkat`.
+    /// - Parameter byLinking: Whether to link and unlink even where the system can rename without replacing.
+    package func renameWithoutReplacing(_ name: String, to newName: String, byLinking: Bool = false) throws(SystemError) {
+        if let error = byLinking ? SystemError(call: "renameat2", errno: ENOSYS) : renameExclusively(rawValue, name, newName) {
+            // EINVAL: this file system does not take the flag; ENOSYS: a kernel without the call.
+            guard error.errno == EINVAL || error.errno == ENOSYS || error.errno == ENOTSUP else { throw error }
+            try link(name, to: newName)
+            do { try remove(name) } catch {
+                try? remove(newName)
+                throw error
+            }
+        }
     }
 
     /// The names in this directory, without "." and "..". The corresponding C functions are `fdopendir` and `readdir`.

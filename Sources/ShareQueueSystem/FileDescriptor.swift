@@ -7,7 +7,7 @@ import Darwin
 #endif
 
 /// An open file descriptor. Blocking calls retry on EINTR; `close` does not.
-package struct FileDescriptor {
+package struct FileDescriptor: Sendable {
     package let rawValue: Int32
 
     /// Takes ownership of an open descriptor.

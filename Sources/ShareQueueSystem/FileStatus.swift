@@ -20,8 +20,16 @@ package struct FileStatus {
     package let isRegularFile: Bool
     /// Whether it is a directory.
     package let isDirectory: Bool
+    /// Whether it is a symbolic link (only `lstat` and `fstatat` without following can say so).
+    package let isSymbolicLink: Bool
     /// When its contents last changed, in seconds since 1970 (`st_mtime`).
     package let modificationSeconds: Int64
+    /// The permission bits, with set-group-ID and sticky (`st_mode` without the type).
+    package let permissions: UInt16
+    /// The user that owns it (`st_uid`).
+    package let owner: UInt32
+    /// The group it belongs to (`st_gid`).
+    package let group: UInt32
 
     /// The status in C's `struct stat`.
     init(_ s: stat) {
@@ -32,6 +40,10 @@ package struct FileStatus {
         let type = s.st_mode & S_IFMT
         isRegularFile = type == S_IFREG
         isDirectory = type == S_IFDIR
+        isSymbolicLink = type == S_IFLNK
+        permissions = UInt16(s.st_mode & 0o7777)
+        owner = UInt32(s.st_uid)
+        group = UInt32(s.st_gid)
         #if canImport(Darwin)
         modificationSeconds = Int64(s.st_mtimespec.tv_sec)
         #else

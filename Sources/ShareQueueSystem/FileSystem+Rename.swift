@@ -6,38 +6,22 @@ import Musl
 import Darwin
 #endif
 
-extension FileSystem {
-    /// Renames `from` to `to`, or fails with EEXIST and changes nothing if `to`
-    /// exists. Where the file system cannot rename that way, it links and unlinks
-    /// instead (`renameByLinking`), which never replaces either.
-    /// The corresponding C functions are `renameat2` with `RENAME_NOREPLACE`
-    /// (Linux) and `renamex_np` with `RENAME_EXCL` (Darwin).
-    package static func renameWithoutReplacing(_ from: String, to: String) throws(SystemError) {
-        #if canImport(Darwin)
-        if renamex_np(from, to, UInt32(RENAME_EXCL)) == 0 { return }
-        let error = SystemError.last("renamex_np")
-        guard error.errno == ENOTSUP || error.errno == EINVAL else { throw error }
-        #elseif os(Linux)
-        if let renameat2 = linuxRenameat2 {
-            if renameat2(AT_FDCWD, from, AT_FDCWD, to, linuxRenameNoReplace) == 0 { return }
-            let error = SystemError.last("renameat2")
-            // EINVAL: this file system does not take the flag; ENOSYS: a kernel older than 3.15.
-            guard error.errno == EINVAL || error.errno == ENOSYS else { throw error }
-        }
-        #endif
-        try renameByLinking(from, to: to)
-    }
-
-    /// Gives `from` the name `to`, failing with EEXIST if `to` exists, then
-    /// removes the name `from`. A crash between the two leaves both names, never neither.
-    /// The corresponding C functions are `link` and `unlink`.
-    package static func renameByLinking(_ from: String, to: String) throws(SystemError) {
-        try link(from, to: to)
-        do { try removeFile(from) } catch {
-            try? removeFile(to)
-            throw error
-        }
-    }
+/// Renames `name` to `newName` in the directory `directory` unless `newName`
+/// exists: nil when it did, the error otherwise (EEXIST for an existing name;
+/// EINVAL, ENOSYS or ENOTSUP where the system cannot rename that way).
+/// The corresponding C functions are `renameat2` with `RENAME_NOREPLACE`
+/// (Linux) and `renameatx_np` with `RENAME_EXCL` (Darwin).
+func renameExclusively(_ directory: Int32, _ name: String, _ newName: String) -> SystemError? {
+    #if canImport(Darwin)
+    if renameatx_np(directory, name, directory, newName, UInt32(RENAME_EXCL)) == 0 { return nil }
+    return SystemError.last("renameatx_np")
+    #elseif os(Linux)
+    guard let renameat2 = linuxRenameat2 else { return SystemError(call: "renameat2", errno: ENOSYS) }
+    if renameat2(directory, name, directory, newName, linuxRenameNoReplace) == 0 { return nil }
+    return SystemError.last("renameat2")
+    #else
+    return SystemError(call: "renameat2", errno: ENOSYS)
+    #endif
 }
 
 #if os(Linux)

@@ -32,6 +32,9 @@ package enum Host {
     /// This process's id. The corresponding C function is `getpid`.
     package static var processID: Int32 { getpid() }
 
+    /// The user this process acts as, whose files it may change. The corresponding C function is `geteuid`.
+    package static var effectiveUserID: UInt32 { UInt32(geteuid()) }
+
     /// Kills the calling process with SIGKILL, as a crash would. The corresponding C function is `kill`.
     package static func killSelf() -> Never {
         _ = systemKill(getpid(), SIGKILL)

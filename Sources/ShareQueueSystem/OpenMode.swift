@@ -19,6 +19,14 @@ package enum OpenMode {
     /// A directory inside the queue: a symlink there is refused.
     case ownDirectory
 
+    /// Whether opening this way may create the file.
+    package var creates: Bool {
+        switch self {
+        case .appendCreate, .lockFile, .writeCreateExclusive: true
+        case .readOnly, .readWrite, .directory, .ownDirectory: false
+        }
+    }
+
     var flags: Int32 {
         let common = O_NOFOLLOW | O_CLOEXEC
         switch self {

@@ -21,12 +21,24 @@ package struct SystemError: Error, CustomStringConvertible, Sendable {
 
     /// The error number in words. The corresponding C function is `strerror`.
     package var description: String {
-        errno == Self.notRegularFileCode ? "not a regular file with a single name" : String(cString: strerror(errno))
+        switch errno {
+        case Self.notRegularFileCode: "not a regular file with a single name"
+        case Self.symlinkRefusedCode: "it is a symlink, which is never followed there: give the directory's own path"
+        case Self.untrustedSymlinkCode: "a directory on the way is a symlink that another user owns, which is never followed"
+        default: String(cString: strerror(errno))
+        }
     }
 
-    /// Not an errno: what `openOwnFile` reports for a FIFO, device, symlink or hard link at a queue file's path.
+    // Not errnos: refusals of this layer's own, as negative numbers no system call sets.
     private static let notRegularFileCode: Int32 = -1
+    private static let symlinkRefusedCode: Int32 = -2
+    private static let untrustedSymlinkCode: Int32 = -3
+    /// What `openOwnFile` reports for a FIFO, device, symlink or hard link at a queue file's path.
     package static let notRegularFile = SystemError(call: "open", errno: notRegularFileCode)
+    /// What `openDirectory(atPath:)` reports for a symlink as the directory's own name.
+    package static let symlinkRefused = SystemError(call: "openat", errno: symlinkRefusedCode)
+    /// What `openDirectory(atPath:)` reports for a symlink above the directory that neither root nor this user owns.
+    package static let untrustedSymlink = SystemError(call: "openat", errno: untrustedSymlinkCode)
     /// What a file that is not there gives: ENOENT.
     package static let missing = SystemError(call: "open", errno: ENOENT)
 
@@ -36,12 +48,21 @@ package struct SystemError: Error, CustomStringConvertible, Sendable {
     package var isAccessDenied: Bool { errno == EACCES || errno == EPERM }
     /// The disk, or the user's quota, is full (ENOSPC, EDQUOT).
     package var isNoSpace: Bool { errno == ENOSPC || errno == EDQUOT }
+    /// A resource ran short that may come back by itself: descriptors (EMFILE,
+    /// ENFILE), memory (ENOMEM, ENOBUFS), space (ENOSPC, EDQUOT), or a call that
+    /// would block or was interrupted (EAGAIN, EINTR).
+    package var isResourceShortage: Bool {
+        [EMFILE, ENFILE, ENOMEM, ENOBUFS, ENOSPC, EDQUOT, EAGAIN, EWOULDBLOCK, EINTR].contains(errno)
+    }
     /// The reader of a pipe is gone (EPIPE).
     package var isBrokenPipe: Bool { errno == EPIPE }
     /// A symlink, or anything else that is not what was asked for, stood at the path.
     package var isUnexpectedFileType: Bool {
         errno == ELOOP || errno == ENOTDIR || errno == EISDIR || errno == ENXIO || errno == Self.notRegularFileCode
+            || errno == Self.symlinkRefusedCode || errno == Self.untrustedSymlinkCode
     }
+    /// Something other than a directory stands where one was needed (ENOTDIR).
+    package var isNotDirectory: Bool { errno == ENOTDIR }
     /// Something already has the name (EEXIST).
     package var isAlreadyExists: Bool { errno == EEXIST }
     /// A link or rename would cross file systems (EXDEV).

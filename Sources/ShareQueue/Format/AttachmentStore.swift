@@ -16,16 +16,14 @@ public struct AttachmentStore: Sendable {
 
     var folder: String { directory.path(of: QueueLayout.attachments) }
 
-    /// The absolute path of an attachment's copy in the queue.
+    /// The absolute path of an attachment's copy in the queue, which a host that
+    /// leaves attachments in the queue reads.
     func path(of attachment: Attachment) -> String { FileSystem.absolute(folder) + "/" + attachment.file }
 
-    /// The folder, opened; nil if it does not exist.
+    /// The folder, opened without following a symlink; nil if it does not exist.
     /// - Throws: `.configuration` if something other than a directory stands there.
-    func openFolder() throws(ShareQueueError) -> FileDescriptor? {
-        do { return try FileDescriptor.open(folder, .ownDirectory) } catch {
-            if error.isNotFound { return nil }
-            throw ShareQueueError("cannot use the attachments folder", path: folder, error)
-        }
+    func openFolder(creating: Bool = false) throws(ShareQueueError) -> QueueFolder? {
+        try directory.subfolder(QueueLayout.attachments, creating: creating)
     }
 
     /// Copies a file into the queue (temporary name, fsync, rename, fsync of
@@ -50,11 +48,7 @@ public struct AttachmentStore: Sendable {
         let status: FileStatus
         do { status = try input.status() } catch { throw ShareQueueError("cannot read the attachment", path: source, error) }
         guard status.isRegularFile else { throw ShareQueueError(.badData, "an attachment must be a regular file", path: source) }
-        do { _ = try FileSystem.makeDirectory(folder) } catch {
-            throw ShareQueueError("cannot create the attachments folder", path: folder, error, creating: true)
-        }
-        guard let folderFD = try openFolder() else { throw ShareQueueError(.ioError, "the attachments folder vanished", path: folder) }
-        defer { folderFD.close() }
+        guard let folderFD = try openFolder(creating: true) else { throw ShareQueueError(.ioError, "the attachments folder vanished", path: folder) }
         let name = String(source.split(separator: "/").last ?? Substring(source))
         let file = RecordID.random() + (MediaType.safeExtension(of: name).map { "." + $0 } ?? "")
         let temporary = QueueLayout.attachmentTemporary(file)
@@ -65,7 +59,7 @@ public struct AttachmentStore: Sendable {
             copied = try output.closeAfter { () throws(SystemError) in try Self.copy(input, to: output, upTo: maxBytes) }
             if copied != nil {
                 try folderFD.rename(temporary, to: file)
-                try folderFD.synchronizeDirectory()
+                try folderFD.synchronize()
             }
         } catch {
             try? folderFD.remove(temporary)
@@ -101,28 +95,92 @@ public struct AttachmentStore: Sendable {
     /// - Parameter attachment: An attachment ``add(copyOf:maxBytes:)`` returned.
     public func remove(_ attachment: Attachment) {
         guard attachment.hasSafeFileName, let folderFD = try? openFolder() else { return }
-        defer { folderFD.close() }
         try? folderFD.remove(attachment.file)
     }
 
     /// Checks that an attachment is a file of this folder with the size and
-    /// digest its record promises. Returns the reason it is not, or nil.
-    func problem(with attachment: Attachment, deliveredTo destination: String?) -> String? {
-        guard attachment.hasSafeFileName else { return "attachment file name '\(attachment.file.prefix(100))' is not one the queue makes" }
+    /// digest its record promises, reading it whole.
+    /// - Returns: the damage found, or nil if the file is as promised.
+    /// - Throws: a failure that proves nothing about the file (see ``ReadFailure``): the record is then kept.
+    func problem(with attachment: Attachment) throws(ShareQueueError) -> String? {
+        try readChecked(attachment) { _ throws(SystemError) in }
+    }
+
+    /// What delivering an attachment came to.
+    enum Delivery {
+        /// The host's copy is at `path`.
+        case delivered(path: String)
+        /// The queue's copy is not what its record promises.
+        case damaged(String)
+    }
+
+    /// Gives a checked attachment a name in `destination`, a copy that belongs
+    /// to the host: written under a temporary name, checked against the record's
+    /// size and digest as it is written, synced, then renamed into place. Never a
+    /// hard link, which would share the file with whoever can still write the
+    /// queue's copy. The queue's copy stays until the record's delivery is recorded.
+    /// - Returns: the new absolute path, or the damage found in the queue's copy.
+    /// - Throws: a failure that proves nothing about the attachment, such as a full disk.
+    func deliver(_ attachment: Attachment, to destination: String) throws(ShareQueueError) -> Delivery {
+        let target = FileSystem.absolute(destination) + "/" + attachment.file
+        func failure(_ error: SystemError) -> ShareQueueError {
+            ShareQueueError(error.isNoSpace ? "no space left to deliver an attachment" : "cannot deliver an attachment", path: target, error)
+        }
+        let temporary = attachment.file + ".partial"
+        let folder: FileDescriptor
+        do { folder = try FileDescriptor.openDirectory(atPath: destination, creating: true) } catch { throw failure(error) }
+        defer { folder.close() }
+        let output: FileDescriptor
+        do throws(SystemError) {
+            try folder.remove(temporary)
+            output = try folder.open(temporary, .writeCreateExclusive)
+        } catch { throw failure(error) }
+        var written: SystemError?
+        let problem: String?
         do {
-            guard let folderFD = try openFolder() else { return "attachment \(attachment.file) is missing" }
-            defer { folderFD.close() }
+            defer { output.close() }
+            problem = try readChecked(attachment) { chunk throws(SystemError) in
+                do throws(SystemError) { try output.writeAll(Array(chunk)) } catch {
+                    written = error
+                    throw error
+                }
+            }
+            if problem == nil { try output.synchronize() }
+        } catch let error as ShareQueueError {
+            try? folder.remove(temporary)
+            throw written.map(failure) ?? error
+        } catch {
+            try? folder.remove(temporary)
+            throw failure(error as? SystemError ?? SystemError(call: "fsync", errno: 5))
+        }
+        if let problem {
+            try? folder.remove(temporary)
+            return .damaged(problem)
+        }
+        do throws(SystemError) {
+            try folder.rename(temporary, to: attachment.file)
+            try folder.synchronizeDirectory()
+        } catch {
+            try? folder.remove(temporary)
+            throw failure(error)
+        }
+        return .delivered(path: target)
+    }
+
+    /// Reads an attachment's copy in order, handing each piece to `use`, and
+    /// checks it against its record: a regular file of the folder, with the size and digest promised.
+    /// - Returns: the damage found, or nil.
+    /// - Throws: a failure of reading, or of `use`, that proves nothing about the file.
+    private func readChecked(_ attachment: Attachment, _ use: (ArraySlice<UInt8>) throws(SystemError) -> Void) throws(ShareQueueError) -> String? {
+        guard attachment.hasSafeFileName else { return "attachment file name '\(attachment.file.prefix(100))' is not one the queue makes" }
+        do throws(SystemError) {
+            guard let folderFD = try directory.folder.subfolder(QueueLayout.attachments, creating: false) else {
+                return "attachment \(attachment.file) is missing"
+            }
             let file = try folderFD.open(attachment.file, .readOnly)
             defer { file.close() }
             let status = try file.status()
             guard status.isRegularFile else { return "attachment \(attachment.file) is not a regular file" }
-            if status.linkCount != 1 {
-                // A drain that died after linking the file to its destination left a second name; anything else is foreign.
-                guard let destination, let other = try FileSystem.linkStatus(destination + "/" + attachment.file),
-                      other.isSameFile(as: status), status.linkCount == 2 else {
-                    return "attachment \(attachment.file) has other names"
-                }
-            }
             guard status.size == attachment.size else { return "attachment \(attachment.file) does not have the size its record gives" }
             var hasher = SHA256()
             var chunk = [UInt8](repeating: 0, count: Self.chunkSize)
@@ -130,69 +188,25 @@ public struct AttachmentStore: Sendable {
             while true {
                 let n = try file.read(into: &chunk, from: 0, at: offset)
                 if n == 0 { break }
+                offset += Int64(n)
+                // A file that grows while it is read stops here, a chunk past what was promised.
+                guard offset <= attachment.size else { return "attachment \(attachment.file) does not have the size its record gives" }
                 hasher.update(chunk[0..<n])
-                offset += Int64(n)
+                try use(chunk[0..<n])
             }
+            guard offset == attachment.size else { return "attachment \(attachment.file) does not have the size its record gives" }
             return hasher.finish() == attachment.sha256 ? nil : "attachment \(attachment.file) does not match its sha256"
-        } catch let error as SystemError {
-            return error.isNotFound ? "attachment \(attachment.file) is missing" : "attachment \(attachment.file) cannot be read: \(error)"
         } catch {
-            return "attachment \(attachment.file) cannot be read: \(error)"
+            if let damage = ReadFailure.damage(error) { return "attachment \(attachment.file) \(damage)" }
+            throw ReadFailure.error("cannot read an attachment", path: folder + "/" + attachment.file, error)
         }
-    }
-
-    /// Gives a checked attachment a name in `destination`: a hard link, or a
-    /// synced copy across file systems. The queue's copy stays until the
-    /// record's delivery is recorded. Returns the new absolute path.
-    func deliver(_ attachment: Attachment, to destination: String) throws(ShareQueueError) -> String {
-        let target = FileSystem.absolute(destination) + "/" + attachment.file
-        do throws(SystemError) {
-            try FileSystem.makeDirectories(destination)
-            guard let folderFD = try? openFolder() else { throw SystemError.missing }
-            defer { folderFD.close() }
-            do throws(SystemError) {
-                try folderFD.link(attachment.file, to: target)
-            } catch let error where error.isAlreadyExists {
-                // Delivered before by a drain that died; the same bytes are there.
-                if let existing = try FileSystem.linkStatus(target), existing.isRegularFile, existing.size == attachment.size { return target }
-                throw error
-            } catch let error where error.isCrossDevice {
-                try copy(attachment.file, from: folderFD, to: target)
-            }
-            try FileSystem.synchronizeDirectory(destination)
-            return target
-        } catch {
-            throw ShareQueueError(error.isNoSpace ? "no space left to deliver an attachment" : "cannot deliver an attachment", path: target, error)
-        }
-    }
-
-    private func copy(_ name: String, from folderFD: FileDescriptor, to target: String) throws(SystemError) {
-        let temporary = target + ".partial"
-        let input = try folderFD.open(name, .readOnly)
-        defer { input.close() }
-        try? FileSystem.removeFile(temporary)
-        let output = try FileDescriptor.open(temporary, .writeCreateExclusive)
-        do {
-            defer { output.close() }
-            var chunk = [UInt8](repeating: 0, count: Self.chunkSize)
-            var offset: Int64 = 0
-            while true {
-                let n = try input.read(into: &chunk, from: 0, at: offset)
-                if n == 0 { break }
-                try output.writeAll(Array(chunk[0..<n]))
-                offset += Int64(n)
-            }
-            try output.synchronize()
-        }
-        try FileSystem.rename(temporary, to: target)
     }
 
     /// The regular files in the folder, with their status.
     private func files() -> [(name: String, status: FileStatus)] {
         guard let folderFD = try? openFolder() else { return [] }
-        defer { folderFD.close() }
         return ((try? folderFD.entries()) ?? []).compactMap { name in
-            guard let status = try? folderFD.linkStatus(of: name), status.isRegularFile else { return nil }
+            guard let status = try? folderFD.status(of: name), status.isRegularFile else { return nil }
             return (name, status)
         }
     }
@@ -215,7 +229,6 @@ public struct AttachmentStore: Sendable {
     /// Removes the named files of the folder.
     func removeFiles(_ names: [String]) {
         guard let folderFD = try? openFolder() else { return }
-        defer { folderFD.close() }
         for name in names { try? folderFD.remove(name) }
     }
 

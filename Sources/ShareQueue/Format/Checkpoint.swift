@@ -32,7 +32,7 @@ final class Checkpoint {
     init(directory: QueueDirectory, warn: (String) -> Void) throws(ShareQueueError) {
         path = directory.checkpointPath
         do {
-            file = try FileDescriptor.openOwnFile(path, .lockFile)
+            file = try directory.folder.openOwnFile(QueueLayout.checkpoint, .lockFile)
         } catch {
             throw ShareQueueError("cannot open the checkpoint", path: path, error, creating: true)
         }
@@ -45,7 +45,7 @@ final class Checkpoint {
                 try file.write(blank, at: 0)
                 if let newestSlot { try file.write(Self.slot(serial: serial, position), at: Int64(newestSlot * Self.slotSize)) }
                 try file.synchronize()
-                try FileSystem.synchronizeDirectory(directory.path)
+                try directory.folder.synchronize()
             }
         } catch {
             file.close()
@@ -86,7 +86,7 @@ final class Checkpoint {
     static func read(directory: QueueDirectory, warn: (String) -> Void) throws(ShareQueueError) -> DrainPosition {
         let path = directory.checkpointPath
         do {
-            let file = try FileDescriptor.open(path, .readOnly)
+            let file = try directory.folder.open(QueueLayout.checkpoint, .readOnly)
             defer { file.close() }
             return parse(try file.readFully(count: 2 * slotSize, at: 0), path: path, warn: warn).position
         } catch {

@@ -41,7 +41,7 @@ struct DeadLetters {
             lines += Array(",\"record\":".utf8) + Self.onOneLine(letter.record.storedJSON) + Array("}\n".utf8)
         }
         do {
-            let file = try FileDescriptor.openOwnFile(path, .appendCreate)
+            let file = try directory.folder.openOwnFile(QueueLayout.deadLetters, .appendCreate)
             try file.closeAfter { () throws(SystemError) in
                 // A write cut short (a full disk, a power cut) may have left a last line
                 // without its line break: these letters must not run on from it.
@@ -65,18 +65,20 @@ struct DeadLetters {
     /// How many dead letters wait, in both files; damaged lines are not counted.
     func count() throws(ShareQueueError) -> Int {
         var letters = 0
-        for file in [path, requeuePath] { try forEachRecord(in: file) { _ in letters += 1 } }
+        for file in [QueueLayout.deadLetters, QueueLayout.deadLettersRequeue] { try forEachRecord(in: file) { _ in letters += 1 } }
         return letters
     }
 
-    /// Visits the stored JSON of every dead letter in `file`, in order, byte for
+    /// Visits the stored JSON of every dead letter in the file `name` (the
+    /// dead letters, or those being put back), in order, byte for
     /// byte, reading one line at a time. A line that is too long or not a dead
     /// letter is skipped with a warning.
     /// - Returns: how many lines were skipped.
     @discardableResult
-    func forEachRecord(in file: String, from firstOffset: Int64 = 0, _ visit: ([UInt8]) throws(ShareQueueError) -> Void) throws(ShareQueueError) -> Int {
+    func forEachRecord(in name: String, from firstOffset: Int64 = 0, _ visit: ([UInt8]) throws(ShareQueueError) -> Void) throws(ShareQueueError) -> Int {
         var skipped = 0
-        try LineReader(maximumLength: Self.maximumLetterLength).forEachLine(in: file, from: firstOffset) { piece throws(ShareQueueError) in
+        let file = directory.path(of: name)
+        try LineReader(maximumLength: Self.maximumLetterLength).forEachLine(in: directory.folder, name: name, from: firstOffset) { piece throws(ShareQueueError) in
             switch piece {
             case .line(let line):
                 if let record = Self.record(inLetter: line) { return try visit(record) }
@@ -111,9 +113,9 @@ struct DeadLetters {
     /// twice, and so delivered twice at worst, never lost.
     func storedRecordDigests() -> Set<StoredDigest> {
         var digests: Set<StoredDigest> = []
-        let status = try? FileSystem.linkStatus(path)
+        let status = try? directory.folder.status(of: QueueLayout.deadLetters)
         let size = status?.size ?? 0
-        _ = try? forEachRecord(in: path, from: max(0, size - Self.recentLettersSize)) { record in digests.insert(StoredDigest(record)) }
+        _ = try? forEachRecord(in: QueueLayout.deadLetters, from: max(0, size - Self.recentLettersSize)) { record in digests.insert(StoredDigest(record)) }
         return digests
     }
 
@@ -149,7 +151,7 @@ struct DeadLetters {
     /// make a record's count start over (it is then refused more times, never fewer).
     /// - Returns: the counts, and whether the file held damage and should be rewritten.
     func attempts() -> (counts: Counts, damaged: Bool) {
-        guard let file = try? FileDescriptor.open(attemptsPath, .readOnly) else { return ([:], false) }
+        guard let file = try? directory.folder.open(QueueLayout.attempts, .readOnly) else { return ([:], false) }
         defer { file.close() }
         guard let status = try? file.status(), status.isRegularFile,
               let bytes = try? file.readFully(count: Int(min(status.size, Int64(Self.maximumAttemptsSize))) + 1, at: 0) else { return ([:], false) }
@@ -185,7 +187,7 @@ struct DeadLetters {
     /// Replaces the attempts file (temporary file, fsync, rename), or removes it when no count is left.
     func saveAttempts(_ counts: Counts) throws(ShareQueueError) {
         if counts.isEmpty {
-            try? FileSystem.removeFile(attemptsPath)
+            try? directory.folder.remove(QueueLayout.attempts)
             return
         }
         var text: [UInt8] = []
@@ -194,17 +196,18 @@ struct DeadLetters {
             JSONWriter.appendString(String(decoding: id, as: UTF8.self), to: &text)
             text += Array(",\"attempts\":\(count)}\n".utf8)
         }
-        let temporary = directory.path(of: QueueLayout.attemptsTemporary(processID: Host.processID))
+        let folder = directory.folder
+        let temporary = QueueLayout.attemptsTemporary(processID: Host.processID)
         do throws(SystemError) {
-            try? FileSystem.removeFile(temporary)
-            let file = try FileDescriptor.open(temporary, .writeCreateExclusive)
+            try? folder.remove(temporary)
+            let file = try folder.open(temporary, .writeCreateExclusive)
             try file.closeAfter { () throws(SystemError) in
                 try file.writeAll(text)
                 try file.synchronize()
             }
-            try FileSystem.rename(temporary, to: attemptsPath)
+            try folder.rename(temporary, to: QueueLayout.attempts)
         } catch {
-            try? FileSystem.removeFile(temporary)
+            try? folder.remove(temporary)
             throw ShareQueueError("cannot record a refusal", path: attemptsPath, error)
         }
     }

@@ -20,18 +20,15 @@ struct KeyIndex {
     static let maximumEntryBytes = 1024
 
     /// The open `keys` folder.
-    private let folder: FileDescriptor
+    private let folder: QueueFolder
 
-    /// Opens the keys folder of the queue open as `queueFolder`, creating it if
-    /// `creating` says so. Nil when it is missing, or not a directory of the
-    /// queue's own (a symlink is never followed): there is then no index to trust.
-    init?(in queueFolder: FileDescriptor, creating: Bool) {
-        if creating { _ = try? queueFolder.makeDirectory(QueueLayout.keys) }
-        guard let folder = try? queueFolder.open(QueueLayout.keys, .ownDirectory) else { return nil }
+    /// Opens the keys folder of `directory`, creating it if `creating` says so.
+    /// Nil when it is missing, or not a directory of the queue's own (a symlink
+    /// is never followed): there is then no index to trust.
+    init?(in directory: QueueDirectory, creating: Bool) {
+        guard let folder = try? directory.folder.subfolder(QueueLayout.keys, creating: creating) else { return nil }
         self.folder = folder
     }
-
-    func close() { folder.close() }
 
     /// The entry of `key`, or nil if there is none that can be trusted.
     func entry(of key: String) -> Entry? {
@@ -51,10 +48,10 @@ struct KeyIndex {
         let removed: Bool
         do { removed = try folder.removeIfPresent(name) } catch {
             // A directory or the like cannot be removed this way, but no reader trusts it either.
-            if let status = try folder.linkStatus(of: name), status.isRegularFile { throw error }
+            if let status = try folder.status(of: name), status.isRegularFile { throw error }
             return
         }
-        if removed && durably { try folder.synchronizeDirectory() }
+        if removed && durably { try folder.synchronize() }
     }
 
     /// Makes `entry` the entry of `key`: written to a temporary name, then renamed

@@ -16,7 +16,7 @@ struct Quarantine {
         guard !regions.isEmpty else { return }
         let path = directory.quarantinePath
         do {
-            let fd = try FileDescriptor.openOwnFile(path, .appendCreate)
+            let fd = try directory.folder.openOwnFile(QueueLayout.quarantine, .appendCreate)
             try fd.closeAfter { () throws(SystemError) in
                 for region in regions { try fd.writeAll(Self.entry(region, segment: segment)) }
                 try fd.synchronize()
@@ -43,14 +43,14 @@ struct Quarantine {
 
     /// How many entries the quarantine file holds, and whole segments kept for lack of space.
     func count() throws(ShareQueueError) -> Int {
-        let kept = (try? FileSystem.entries(of: directory.path))?.filter(QueueLayout.isKeptSegment).count ?? 0
+        let kept = (try? directory.folder.entries())?.filter(QueueLayout.isKeptSegment).count ?? 0
         return try entryCount() + kept
     }
 
     private func entryCount() throws(ShareQueueError) -> Int {
         let path = directory.quarantinePath
         do {
-            let fd = try FileDescriptor.open(path, .readOnly)
+            let fd = try directory.folder.open(QueueLayout.quarantine, .readOnly)
             defer { fd.close() }
             var lines = 0
             var offset: Int64 = 0

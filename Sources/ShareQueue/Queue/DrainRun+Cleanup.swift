@@ -3,12 +3,12 @@ import ShareQueueSystem
 /// Removing what has been delivered, and what producers and drains that died left behind.
 extension DrainRun {
     func removeSegment(_ sequence: UInt64) throws {
-        let path = directory.sealedPath(sequence)
+        let name = directory.sealedName(sequence)
         do {
-            try FileSystem.removeFile(path)
-            try FileSystem.synchronizeDirectory(directory.path)
+            try directory.folder.remove(name)
+            try directory.folder.synchronize()
         } catch {
-            throw ShareQueueError("cannot remove a delivered segment", path: path, error)
+            throw ShareQueueError("cannot remove a delivered segment", path: directory.path(of: name), error)
         }
     }
 
@@ -32,7 +32,7 @@ extension DrainRun {
                 if drained.hasAttachments { drained.record.attachments?.forEach { referenced.insert($0.file) } }
             }
             let letters = DeadLetters(directory: directory, warn: drainer.warn)
-            for file in [letters.path, letters.requeuePath] {
+            for file in [QueueLayout.deadLetters, QueueLayout.deadLettersRequeue] {
                 let skipped = try letters.forEachRecord(in: file) { payload in
                     (try? Record(jsonBytes: payload))?.attachments?.forEach { referenced.insert($0.file) }
                 }

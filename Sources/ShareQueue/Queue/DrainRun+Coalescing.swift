@@ -5,13 +5,12 @@ extension DrainRun {
     mutating func findNewestOfEachKey() throws {
         var newest: [String: (date: String, id: String)] = [:]
         let store = attachments
-        let destination = options.attachmentsDestination
         try QueueInspector(directory: directory).forEachPending(includingUnsealed: false) { drained in
             guard let key = drained.key else { return }
             // Only a record that will itself be delivered may supersede others.
             if drained.hasAttachments {
                 guard let record = try? Record(jsonBytes: drained.storedJSON),
-                      (record.attachments ?? []).allSatisfy({ store.problem(with: $0, deliveredTo: destination) == nil }) else { return }
+                      try (record.attachments ?? []).allSatisfy({ attachment throws(ShareQueueError) in try store.problem(with: attachment) == nil }) else { return }
             }
             if let current = newest[key], drained.date < current.date { return }
             newest[key] = (drained.date, drained.id)

@@ -13,22 +13,22 @@ extension DrainRun {
         }
         let lockPath = directory.appendLockPath
         let lock: FileDescriptor
-        do { lock = try FileDescriptor.open(lockPath, .lockFile) } catch {
+        do { lock = try directory.folder.open(QueueLayout.appendLock, .lockFile) } catch {
             throw ShareQueueError("cannot open the queue's lock file", path: lockPath, error, creating: true)
         }
         defer { lock.close() }
         return try lock.withExclusiveLock {
             let pending = directory.pendingPath
-            guard let status = try FileSystem.linkStatus(pending), status.size > 0 || !status.isRegularFile else { return false }
+            guard let status = try directory.folder.status(of: QueueLayout.pending), status.size > 0 || !status.isRegularFile else { return false }
             guard status.isRegularFile else {
                 try setAsideFile(QueueLayout.pending)
                 return false
             }
             let target = directory.sealedPath(sequence)
             do throws(SystemError) {
-                try FileSystem.renameWithoutReplacing(pending, to: target)
+                try directory.folder.renameWithoutReplacing(QueueLayout.pending, to: directory.sealedName(sequence))
                 CrashPoint.reached(.drainSealed)
-                try FileSystem.synchronizeDirectory(directory.path)
+                try directory.folder.synchronize()
             } catch {
                 // Not the queue's doing: keep both files; the next drain lists the new one and delivers it first.
                 if error.isAlreadyExists {

@@ -10,7 +10,7 @@ extension DrainRun {
         let path = directory.sealedPath(sequence)
         let file: FileDescriptor
         do {
-            file = try FileDescriptor.open(path, .readOnly)
+            file = try directory.folder.open(name, .readOnly)
         } catch {
             if error.isUnexpectedFileType { try setAsideFile(name); return true }
             throw ShareQueueError("cannot open a sealed segment", path: path, error)
@@ -78,7 +78,7 @@ extension DrainRun {
         try checkpoint.synchronize()
         if keepSegmentForDamage {
             let target = directory.path(of: QueueLayout.keptSegment(name))
-            do { try FileSystem.rename(path, to: target) } catch {
+            do { try directory.folder.rename(name, to: QueueLayout.keptSegment(name)) } catch {
                 throw ShareQueueError("cannot keep a damaged segment", path: path, error)
             }
             drainer.warn("kept \(path) whole as \(target): its damaged data could not be copied to the quarantine file")
@@ -116,12 +116,13 @@ extension DrainRun {
         }
         if var list = record.attachments {
             for index in list.indices {
-                if let problem = attachments.problem(with: list[index], deliveredTo: options.attachmentsDestination) {
-                    return damaged(problem)
-                }
                 if let destination = options.attachmentsDestination {
-                    list[index].path = try attachments.deliver(list[index], to: destination)
+                    switch try attachments.deliver(list[index], to: destination) {
+                    case .delivered(let path): list[index].path = path
+                    case .damaged(let problem): return damaged(problem)
+                    }
                 } else {
+                    if let problem = try attachments.problem(with: list[index]) { return damaged(problem) }
                     list[index].path = attachments.path(of: list[index])
                 }
             }

@@ -32,8 +32,6 @@ public final class QueueAppender {
     public let options: AppendOptions
 
     private let lock: FileDescriptor
-    /// The queue directory, open, so that checking the pending file looks up one name, not a path.
-    let folder: FileDescriptor
     /// The pending file as last opened, to reuse while a drainer has not sealed it.
     private var pending: (file: FileDescriptor, status: FileStatus)?
     /// Where this appender's own last write ended in `pending`: if the file
@@ -55,21 +53,14 @@ public final class QueueAppender {
         self.directory = directory
         self.options = options
         do {
-            lock = try FileDescriptor.open(directory.appendLockPath, .lockFile)
+            lock = try directory.folder.open(QueueLayout.appendLock, .lockFile)
         } catch {
             throw ShareQueueError("cannot open the queue's lock file", path: directory.appendLockPath, error, creating: true)
-        }
-        do {
-            folder = try FileDescriptor.open(directory.path, .directory)
-        } catch {
-            lock.close()
-            throw ShareQueueError("cannot open the queue directory", path: directory.path, error)
         }
     }
 
     deinit {
         pending?.file.close()
-        folder.close()
         lock.close()
     }
 
@@ -169,8 +160,7 @@ public final class QueueAppender {
     /// Removes the index entries of `keys` (see ``KeyIndex``); called under the producers' lock.
     /// Usually costs one failed `openat`: no `keys` folder, or one `unlinkat` of a name that is not there.
     func forgetPublished(_ keys: Set<String>) throws(ShareQueueError) {
-        guard !keys.isEmpty, let index = KeyIndex(in: folder, creating: false) else { return }
-        defer { index.close() }
+        guard !keys.isEmpty, let index = KeyIndex(in: directory, creating: false) else { return }
         for key in keys {
             do { try index.forget(key, durably: options.synchronize) } catch {
                 throw ShareQueueError("cannot remove the published entry of the record's key", path: directory.path(of: QueueLayout.keys), error)
@@ -267,7 +257,7 @@ public final class QueueAppender {
         }
         // One lstat tells both whether a drainer sealed the file held and how long it is.
         let onDisk: FileStatus?
-        do { onDisk = try folder.linkStatus(of: QueueLayout.pending) } catch { throw failure(error) }
+        do { onDisk = try directory.folder.status(of: QueueLayout.pending) } catch { throw failure(error) }
         if let held = pending, let onDisk, onDisk.isSameFile(as: held.status), onDisk.linkCount == 1 { return (held.file, onDisk.size) }
         pending?.file.close()
         pending = nil
@@ -279,7 +269,7 @@ public final class QueueAppender {
         let file: FileDescriptor
         let status: FileStatus
         do throws(SystemError) {
-            file = try FileDescriptor.open(path, .appendCreate)
+            file = try directory.folder.open(QueueLayout.pending, .appendCreate)
             status = try file.status()
         } catch { throw failure(error) }
         guard status.isRegularFile, status.linkCount == 1 else {
@@ -290,7 +280,7 @@ public final class QueueAppender {
         if onDisk == nil {
             // Made durable before any record goes in, so that no producer's
             // fsync can report success for a file whose name a power cut could lose.
-            do { try FileSystem.synchronizeDirectory(directory.path) } catch { throw failure(error) }
+            do { try directory.folder.synchronize() } catch { throw failure(error) }
         }
         return (file, status.size)
     }

@@ -18,15 +18,31 @@ public struct QueueDirectory: Sendable {
     /// whose marker has none.
     public private(set) var identifier: String? = nil
 
+    /// The directory, open: every file of the queue is opened, renamed and
+    /// removed relative to it, never through `path`, so that a swap of the
+    /// directory with a symlink, at any instant, cannot lead a tool elsewhere.
+    let folder: QueueFolder
+
     /// Opens the queue at `path`, creating the directory (mode 0700, parents
     /// included) and its format marker if they are missing.
+    ///
+    /// The directory is opened once, one component at a time: a symlink as its
+    /// last component is refused, and one above it is followed only if root or
+    /// the user running the process owns it.
     /// - Parameter path: The queue's directory, such as a folder in the App Group container.
     /// - Throws: `.configuration` if the queue has a newer or unknown format
-    ///   (it is then left untouched), `.permissionDenied` or `.cannotCreate`
-    ///   for a directory that cannot be used, naming the path.
+    ///   (it is then left untouched) or the path is a symlink or leads through
+    ///   another user's, `.permissionDenied` or `.cannotCreate` for a directory
+    ///   that cannot be used, naming the path.
     public init(path: String) throws(ShareQueueError) {
         self.path = path
-        try Self.makeDirectories(path)
+        do { folder = try QueueFolder.openQueue(atPath: path) } catch {
+            // A file in the way is a directory that cannot be created (73), not a planted file (78).
+            let kind: ShareQueueError.Kind = error.isAccessDenied ? .permissionDenied
+                : error.isNotDirectory ? .cannotCreate
+                : error.isUnexpectedFileType ? .configuration : .cannotCreate
+            throw ShareQueueError(kind, "cannot open the queue directory", path: path, underlying: error)
+        }
         try checkFormat()
     }
 
@@ -37,23 +53,23 @@ public struct QueueDirectory: Sendable {
     var checkpointPath: String { path(of: QueueLayout.checkpoint) }
     var quarantinePath: String { path(of: QueueLayout.quarantine) }
 
-    /// The path of the file `name` of this queue.
+    /// The path of the file `name` of this queue, for messages: files are opened through ``folder``.
     func path(of name: String) -> String { path + "/" + name }
 
     /// Moves the file `name` aside, unread, as `rejected-<ms>-<name>`, never
     /// over another file, so that nothing found in the directory is destroyed.
     /// - Returns: the path it has now.
     func moveAside(_ name: String) throws(SystemError) -> String {
-        let target = path(of: QueueLayout.rejected(name, atMilliseconds: Host.millisecondsSince1970()))
+        let target = QueueLayout.rejected(name, atMilliseconds: Host.millisecondsSince1970())
         do {
-            try FileSystem.renameWithoutReplacing(path(of: name), to: target)
+            try folder.renameWithoutReplacing(name, to: target)
         } catch where !error.isAlreadyExists {
             // A directory cannot be linked, so where the file system cannot rename without
             // replacing either, rename plainly: the target's name holds the time, and a
             // planted file must never stop every drain.
-            try FileSystem.rename(path(of: name), to: target)
+            try folder.rename(name, to: target)
         }
-        return target
+        return path(of: target)
     }
 
     /// The largest segment number the queue uses (`QueueLayout`'s rule).
@@ -66,6 +82,18 @@ public struct QueueDirectory: Sendable {
 
     func sealedPath(_ sequence: UInt64) -> String { path(of: sealedName(sequence)) }
 
+    /// The status of the entry `name` itself, not following a symlink; nil if there is none.
+    func status(of name: String) throws(ShareQueueError) -> FileStatus? {
+        do { return try folder.status(of: name) } catch { throw ShareQueueError("cannot examine a file", path: path(of: name), error) }
+    }
+
+    /// The `attachments` or `keys` folder, opened without following a symlink; nil if it is missing.
+    func subfolder(_ name: String, creating: Bool) throws(ShareQueueError) -> QueueFolder? {
+        do { return try folder.subfolder(name, creating: creating) } catch {
+            throw ShareQueueError("cannot use the queue's \(name) folder", path: path(of: name), error, creating: creating)
+        }
+    }
+
     /// The sealed segments waiting for delivery, oldest first.
     func sealedSegments() throws(ShareQueueError) -> [UInt64] {
         try segmentListing().sealed
@@ -77,22 +105,13 @@ public struct QueueDirectory: Sendable {
     /// Each listed number has exactly one name, so a drain opens what it found.
     func segmentListing() throws(ShareQueueError) -> (sealed: [UInt64], foreign: [String]) {
         let names: [String]
-        do { names = try FileSystem.entries(of: path) } catch { throw ShareQueueError("cannot list the queue directory", path: path, error) }
+        do { names = try folder.entries() } catch { throw ShareQueueError("cannot list the queue directory", path: path, error) }
         var sealed: [UInt64] = []
         var foreign: [String] = []
         for name in names where QueueLayout.looksLikeSegment(name) {
             if let sequence = QueueLayout.sealedSequence(of: name) { sealed.append(sequence) } else { foreign.append(name) }
         }
         return (sealed.sorted(), foreign.sorted())
-    }
-
-    /// `mkdir -p` with mode 0700, failing with the path that could not be made.
-    private static func makeDirectories(_ path: String) throws(ShareQueueError) {
-        do { try FileSystem.makeDirectories(path) } catch {
-            // A file in the way is a directory that cannot be created (73), not a planted file (78).
-            throw ShareQueueError(error.isAccessDenied ? .permissionDenied : .cannotCreate, "cannot create the queue directory",
-                                  path: path, underlying: error)
-        }
     }
 
     /// Reads the format marker, writing it first if the queue is new. A marker
@@ -126,7 +145,7 @@ public struct QueueDirectory: Sendable {
         // nil: not a regular file.
         let bytes: [UInt8]?
         do throws(SystemError) {
-            let fd = try FileDescriptor.open(formatPath, .readOnly)
+            let fd = try folder.open(QueueLayout.formatMarker, .readOnly)
             defer { fd.close() }
             bytes = try fd.status().isRegularFile ? try fd.readFully(count: 256, at: 0) : nil
         } catch {
@@ -141,9 +160,9 @@ public struct QueueDirectory: Sendable {
     /// files and the checkpoint are made now, while there is room, so that a
     /// drain needs no new space even when the file system is full.
     private func initialize() throws(ShareQueueError) {
-        for lockPath in [appendLockPath, drainLockPath] {
-            do { try FileDescriptor.open(lockPath, .lockFile).close() } catch {
-                throw ShareQueueError("cannot create a lock file", path: lockPath, error, creating: true)
+        for lock in [QueueLayout.appendLock, QueueLayout.drainLock] {
+            do { try folder.open(lock, .lockFile).close() } catch {
+                throw ShareQueueError("cannot create a lock file", path: path(of: lock), error, creating: true)
             }
         }
         _ = try Checkpoint(directory: self, warn: { _ in })
@@ -151,18 +170,19 @@ public struct QueueDirectory: Sendable {
     }
 
     private func writeFormatMarker() throws(ShareQueueError) {
-        let temporary = path(of: QueueLayout.formatMarkerTemporary(processID: Host.processID))
+        let temporary = QueueLayout.formatMarkerTemporary(processID: Host.processID)
         do throws(SystemError) {
-            let fd = try FileDescriptor.open(temporary, .writeCreateExclusive, permissions: 0o644)
+            try? folder.remove(temporary)
+            let fd = try folder.open(temporary, .writeCreateExclusive)
             try fd.closeAfter { () throws(SystemError) in
                 try fd.writeAll(Array((Self.formatPrefix + "\(Self.formatVersion)\nqueue \(RecordID.random())\n").utf8))
                 try fd.synchronize()
             }
-            try FileSystem.link(temporary, to: formatPath)
-            try FileSystem.removeFile(temporary)
-            try FileSystem.synchronizeDirectory(path)
+            try folder.link(temporary, to: QueueLayout.formatMarker)
+            try folder.remove(temporary)
+            try folder.synchronize()
         } catch {
-            try? FileSystem.removeFile(temporary)
+            try? folder.remove(temporary)
             if error.isAlreadyExists { return }
             throw ShareQueueError("cannot write the queue's format marker", path: path, error, creating: true)
         }

@@ -74,9 +74,9 @@ public final class QueueDrainer {
         defer { drainLock.close() }
         let letters = DeadLetters(directory: directory, warn: warn)
         // Renamed first, so that a crash cannot leave a letter both queued and waiting.
-        if try FileSystem.linkStatusOrThrow(letters.requeuePath) == nil {
-            guard try FileSystem.linkStatusOrThrow(letters.path) != nil else { return 0 }
-            do { try FileSystem.rename(letters.path, to: letters.requeuePath) } catch {
+        if try directory.status(of: QueueLayout.deadLettersRequeue) == nil {
+            guard try directory.status(of: QueueLayout.deadLetters) != nil else { return 0 }
+            do { try directory.folder.rename(QueueLayout.deadLetters, to: QueueLayout.deadLettersRequeue) } catch {
                 throw ShareQueueError("cannot take the dead letters", path: letters.path, error)
             }
         }
@@ -92,7 +92,7 @@ public final class QueueDrainer {
         var chunkBytes = 0
         var count = 0
         // Read a letter at a time: the file may be far larger than memory.
-        let skipped = try letters.forEachRecord(in: letters.requeuePath) { payload throws(ShareQueueError) in
+        let skipped = try letters.forEachRecord(in: QueueLayout.deadLettersRequeue) { payload throws(ShareQueueError) in
             let summary = try? RecordSummary(jsonBytes: payload)
             if let summary, queued.contains(summary.id) { return }
             if !chunk.isEmpty && chunkBytes + payload.count + Frame.overhead > Frame.maximumBatchSize {
@@ -116,7 +116,7 @@ public final class QueueDrainer {
             }
             warn("\(letters.requeuePath) held \(skipped) damaged line\(skipped == 1 ? "" : "s"); moved the file aside to \(target)")
         } else {
-            try? FileSystem.removeFile(letters.requeuePath)
+            try? directory.folder.remove(QueueLayout.deadLettersRequeue)
         }
         return count
     }
@@ -127,12 +127,12 @@ public final class QueueDrainer {
     /// delivers again rather than loses.
     private func setAsideForeignFiles() throws(ShareQueueError) {
         for name in [QueueLayout.checkpoint, QueueLayout.quarantine, QueueLayout.deadLetters, QueueLayout.attempts] {
-            guard let status = try FileSystem.linkStatusOrThrow(directory.path(of: name)), !status.isRegularFile || status.linkCount != 1 else { continue }
+            guard let status = try directory.status(of: name), !status.isRegularFile || status.linkCount != 1 else { continue }
             try moveAsideForeign(name, "is not a regular file with one name")
         }
         // The attachments and keys folders must be directories of the queue's own, not links to somewhere else.
         for name in [QueueLayout.attachments, QueueLayout.keys] {
-            if let status = try FileSystem.linkStatusOrThrow(directory.path(of: name)), !status.isDirectory {
+            if let status = try directory.status(of: name), !status.isDirectory {
                 try moveAsideForeign(name, "is not a directory", unread: "without following it")
             }
         }
@@ -152,7 +152,7 @@ public final class QueueDrainer {
     private func takeDrainLock() throws(ShareQueueError) -> FileDescriptor {
         let path = directory.drainLockPath
         let file: FileDescriptor
-        do { file = try FileDescriptor.open(path, .lockFile) } catch {
+        do { file = try directory.folder.open(QueueLayout.drainLock, .lockFile) } catch {
             throw ShareQueueError("cannot take the drain lock", path: path, error, creating: true)
         }
         let deadline = Host.monotonicSeconds() + options.waitSeconds

@@ -66,9 +66,9 @@ public struct QueueInspector {
         do {
             let segments = try segmentsToRead()
             status.sealedSegments = segments.count - 1
-            for (path, sequence, offset) in segments where includingUnsealed || sequence != UInt64.max {
+            for (name, sequence, offset) in segments where includingUnsealed || sequence != UInt64.max {
                 let file: FileDescriptor
-                do { file = try FileDescriptor.open(path, .readOnly) } catch {
+                do { file = try directory.folder.open(name, .readOnly) } catch {
                     if error.isNotFound { continue }  // delivered meanwhile
                     throw error
                 }
@@ -101,8 +101,8 @@ public struct QueueInspector {
     package func undeliveredBytes() throws(ShareQueueError) -> Int64 {
         do {
             var bytes: Int64 = 0
-            for (path, _, offset) in try segmentsToRead() {
-                guard let file = try FileSystem.linkStatus(path), file.isRegularFile else { continue }
+            for (name, _, offset) in try segmentsToRead() {
+                guard let file = try directory.folder.status(of: name), file.isRegularFile else { continue }
                 bytes += file.size - (offset <= file.size ? offset : 0)
             }
             return bytes
@@ -117,13 +117,13 @@ public struct QueueInspector {
 
     /// What a drain would read now: the sealed segments from the checkpoint on,
     /// each with the offset it starts at, then the pending file (sequence `UInt64.max`).
-    private func segmentsToRead() throws -> [(path: String, sequence: UInt64, offset: Int64)] {
+    private func segmentsToRead() throws -> [(name: String, sequence: UInt64, offset: Int64)] {
         let all = try directory.sealedSegments()
         var position = try Checkpoint.read(directory: directory, warn: { _ in })
         // As a drain would: a checkpoint no drain can have written hides nothing.
         if !position.isPlausible(withSealed: all) { position = .start }
         // The pending file has no sequence number yet: after every sealed one.
-        return all.filter { $0 >= position.segment }.map { (directory.sealedPath($0), $0, $0 == position.segment ? position.offset : 0) }
-            + [(directory.pendingPath, UInt64.max, 0)]
+        return all.filter { $0 >= position.segment }.map { (directory.sealedName($0), $0, $0 == position.segment ? position.offset : 0) }
+            + [(QueueLayout.pending, UInt64.max, 0)]
     }
 }

@@ -8,10 +8,10 @@ struct LineReaderTests {
     /// The lines `LineReader` visits in `text`, read from `offset`.
     private func lines(_ text: String, from offset: Int64) throws -> [String] {
         let scratch = TemporaryDirectory()
-        let path = scratch.file("lines")
-        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        try Data(text.utf8).write(to: URL(fileURLWithPath: scratch.file("lines")))
         var seen: [String] = []
-        try LineReader(maximumLength: 1 << 20).forEachLine(in: path, from: offset) { piece in
+        let folder = try QueueFolder.openQueue(atPath: scratch.path)
+        try LineReader(maximumLength: 1 << 20).forEachLine(in: folder, name: "lines", from: offset) { piece in
             if case .line(let bytes) = piece { seen.append(String(decoding: bytes, as: UTF8.self)) }
         }
         return seen

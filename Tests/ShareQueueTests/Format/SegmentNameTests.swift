@@ -111,7 +111,11 @@ struct SegmentNameTests {
         let from = scratch.file("from"), to = scratch.file("to"), free = scratch.file("free")
         try Data("from".utf8).write(to: URL(fileURLWithPath: from))
         try Data("to".utf8).write(to: URL(fileURLWithPath: to))
-        let move = byLinking ? FileSystem.renameByLinking : FileSystem.renameWithoutReplacing
+        let folder = try FileDescriptor.openDirectory(atPath: scratch.path, creating: false)
+        defer { folder.close() }
+        func move(_ from: String, _ to: String) throws(SystemError) {
+            try folder.renameWithoutReplacing(String(from.split(separator: "/").last!), to: String(to.split(separator: "/").last!), byLinking: byLinking)
+        }
         #expect(throws: SystemError.self) { try move(from, to) }
         do { try move(from, to) } catch { #expect(error.isAlreadyExists) }
         #expect(try String(contentsOfFile: from, encoding: .utf8) == "from")

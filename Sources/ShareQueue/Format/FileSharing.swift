@@ -1,0 +1,43 @@
+import ShareQueueSystem
+
+/// Who may use the files and folders a tool creates in a queue, read off the
+/// queue directory itself, so that every producer and host agree without a setting.
+///
+/// A directory that only its owner can write gets files 0600 and folders 0700.
+/// One its group can read or write (a group-shared queue: setgid, mode 2770)
+/// passes those group bits on: files 0660 (or 0640), folders 2770, all in the
+/// directory's group, whatever each process's umask or primary group. A tool
+/// run as root gives what it creates to the directory's owner, so that it never
+/// leaves a file the owner cannot use. No file is ever made accessible to others.
+struct FileSharing: Sendable {
+    /// The permissions of a new file.
+    let filePermissions: UInt16
+    /// The permissions of a new folder, set-group-ID included where the directory has it.
+    let folderPermissions: UInt16
+    /// The group new files and folders are given, where the directory is shared with one.
+    let group: UInt32?
+    /// The user new files and folders are given: the directory's owner, when root creates them.
+    let owner: UInt32?
+
+    /// The rule of the directory whose status is `directory`.
+    init(directory: FileStatus) {
+        let groupBits = directory.permissions & 0o070
+        filePermissions = 0o600 | (groupBits & 0o060)
+        folderPermissions = 0o700 | groupBits | (groupBits == 0 ? 0 : directory.permissions & 0o2000)
+        group = groupBits == 0 ? nil : directory.group
+        owner = Host.effectiveUserID == 0 && directory.owner != 0 ? directory.owner : nil
+    }
+
+    /// Gives a file or folder this process just created (or owns) the rule's
+    /// owner, group and permissions. Best effort: a change the system refuses
+    /// (a group the user is not in) leaves the file as the umask made it.
+    func adopt(_ file: FileDescriptor) {
+        guard let status = try? file.status(), status.owner == Host.effectiveUserID else { return }
+        // Ownership first: changing it can clear set-group-ID, which the permissions then put back.
+        if (owner != nil && status.owner != owner) || (group != nil && status.group != group) {
+            try? file.setOwner(owner, group: group)
+        }
+        let wanted = status.isDirectory ? folderPermissions : filePermissions
+        if status.permissions != wanted { try? file.setPermissions(wanted) }
+    }
+}
