@@ -19,7 +19,7 @@ public enum HostDrainTool {
             OptionSpec(names: ["--watch"], value: nil, help: "Keep running and deliver as records arrive; SIGINT or SIGTERM finishes the batch in hand and exits 0 (a running --exec command is ended and its batch stays queued)."),
             OptionSpec(names: ["--debounce"], value: "DURATION", help: "With --watch, deliver at most once per DURATION during a burst, such as 50ms or 1s (default 50ms)."),
             OptionSpec(names: ["--coalesce"], value: nil, help: "Deliver only the newest record of each key among those waiting; count the others as superseded."),
-            OptionSpec(names: ["--attachments-to"], value: "DIR", help: "Move attachments into DIR (created if missing) and give records their new paths; without it they stay in the queue."),
+            OptionSpec(names: ["--attachments-to"], value: "DIR", help: "Copy attachments into DIR (created if missing) as files of your own, and give records their new paths; without it they stay in the queue."),
             OptionSpec(names: ["--max-attempts"], value: "N", help: "After a command refuses a record N times, move it to the dead-letter file (default 5)."),
             OptionSpec(names: ["--requeue-dead"], value: nil, help: "Put the dead letters back at the end of the queue, and exit."),
             OptionSpec(names: ["--batch"], value: "N", help: "Deliver at most N records at a time (default 1000 with --exec, else 5000); the checkpoint moves after each batch."),
@@ -31,7 +31,7 @@ public enum HostDrainTool {
             OptionSpec(names: ["--quiet", "-q"], value: nil, help: "Do not print the summary line on standard error."),
         ] + ProgressLine.options + Tool.commonOptions,
         examples: examples, environment: Tool.queueEnvironment, files: Tool.queueFiles + [
-            ("PATH.attachments", "With --store PATH, the folder the attachments of stored records are moved to."),
+            ("PATH.attachments", "With --store PATH, the folder the attachments of stored records are copied to."),
         ])
 
     static let examples = [

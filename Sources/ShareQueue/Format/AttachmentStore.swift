@@ -157,6 +157,7 @@ public struct AttachmentStore: Sendable {
             try? folder.remove(temporary)
             return .damaged(problem)
         }
+        CrashPoint.reached(.attachmentCopied)
         do throws(SystemError) {
             try folder.rename(temporary, to: attachment.file)
             try folder.synchronizeDirectory()
@@ -164,6 +165,7 @@ public struct AttachmentStore: Sendable {
             try? folder.remove(temporary)
             throw failure(error)
         }
+        CrashPoint.reached(.attachmentDelivered)
         return .delivered(path: target)
     }
 
@@ -173,10 +175,9 @@ public struct AttachmentStore: Sendable {
     /// - Throws: a failure of reading, or of `use`, that proves nothing about the file.
     private func readChecked(_ attachment: Attachment, _ use: (ArraySlice<UInt8>) throws(SystemError) -> Void) throws(ShareQueueError) -> String? {
         guard attachment.hasSafeFileName else { return "attachment file name '\(attachment.file.prefix(100))' is not one the queue makes" }
+        // A folder that is not a directory says nothing of this record: a drain moves it aside, and the record waits.
+        guard let folderFD = try openFolder() else { return "attachment \(attachment.file) is missing" }
         do throws(SystemError) {
-            guard let folderFD = try directory.folder.subfolder(QueueLayout.attachments, creating: false) else {
-                return "attachment \(attachment.file) is missing"
-            }
             let file = try folderFD.open(attachment.file, .readOnly)
             defer { file.close() }
             let status = try file.status()

@@ -23,10 +23,13 @@ struct KeyIndex {
     private let folder: QueueFolder
 
     /// Opens the keys folder of `directory`, creating it if `creating` says so.
-    /// Nil when it is missing, or not a directory of the queue's own (a symlink
-    /// is never followed): there is then no index to trust.
-    init?(in directory: QueueDirectory, creating: Bool) {
-        guard let folder = try? directory.folder.subfolder(QueueLayout.keys, creating: creating) else { return nil }
+    /// Nil when it is missing: there is then no entry to trust or remove.
+    /// - Throws: when something else than a directory of the queue's own stands
+    ///   there (a symlink is never followed), or it cannot be opened: an entry
+    ///   in it might then name older content than the record about to be
+    ///   appended, so the append must not go ahead. A drain moves such a thing aside.
+    init?(in directory: QueueDirectory, creating: Bool) throws(ShareQueueError) {
+        guard let folder = try directory.subfolder(QueueLayout.keys, creating: creating) else { return nil }
         self.folder = folder
     }
 

@@ -30,7 +30,7 @@ extension QueueAppender {
         let stored = draft.storedContent
         let content = KeyIndex.contentDigest(kind: stored.kind, text: stored.text, json: stored.json, attachments: draft.attachments)
         return try withProducersLock { () throws(ShareQueueError) in
-            let index = KeyIndex(in: directory, creating: true)
+            let index = try KeyIndex(in: directory, creating: true)
             if let earlier = index?.entry(of: key), earlier.content == content { return (earlier.id, false) }
             // Forgotten first, so that a crash after the write leaves no entry naming older content.
             try forgetPublished([key])

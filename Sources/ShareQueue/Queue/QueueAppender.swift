@@ -160,7 +160,7 @@ public final class QueueAppender {
     /// Removes the index entries of `keys` (see ``KeyIndex``); called under the producers' lock.
     /// Usually costs one failed `openat`: no `keys` folder, or one `unlinkat` of a name that is not there.
     func forgetPublished(_ keys: Set<String>) throws(ShareQueueError) {
-        guard !keys.isEmpty, let index = KeyIndex(in: directory, creating: false) else { return }
+        guard !keys.isEmpty, let index = try KeyIndex(in: directory, creating: false) else { return }
         for key in keys {
             do { try index.forget(key, durably: options.synchronize) } catch {
                 throw ShareQueueError("cannot remove the published entry of the record's key", path: directory.path(of: QueueLayout.keys), error)

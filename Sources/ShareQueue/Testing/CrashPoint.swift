@@ -30,6 +30,13 @@ package enum CrashPoint: String, CaseIterable, Sendable {
     case drainCheckpointed = "drain-checkpointed"
     /// A sealed segment is fully delivered and about to be removed.
     case drainBeforeRemove = "drain-before-remove"
+    /// A drain has copied an attachment to its destination under a temporary name, synced.
+    case attachmentCopied = "attachment-copied"
+    /// A drain has renamed an attachment's copy into its destination; the sink has not taken its record.
+    case attachmentDelivered = "attachment-delivered"
+
+    /// Whether `share-stress --crash-points` reaches this point: its records carry no attachments.
+    package var isReachedByStress: Bool { self != .attachmentCopied && self != .attachmentDelivered }
 
     /// Whether this process should crash now; counts the visit.
     static func isDue(_ point: CrashPoint) -> Bool {

@@ -1,0 +1,96 @@
+import Foundation
+import Testing
+@testable import ShareQueue
+
+/// Delivering attachments: a drain killed at any step of it costs no record,
+/// whatever sink comes next, and what the host receives is its own file.
+@Suite("Attachment delivery", .timeLimit(.minutes(3)))
+struct AttachmentDeliveryTests {
+    /// The steps of an attachment's delivery, in order: copied under a temporary name,
+    /// renamed into the destination, taken by the sink, recorded by the checkpoint.
+    static let steps = ["attachment-copied", "attachment-delivered", "drain-delivered", "drain-checkpointed"]
+
+    /// The sinks that copy attachments out of the queue: 0 is `--attachments-to`, 1 is `--store`.
+    static func firstSink(_ index: Int, _ scratch: TemporaryDirectory) -> [String] {
+        index == 0 ? ["--attachments-to", scratch.file("received")] : ["--store", scratch.file("inbox.sqlite")]
+    }
+
+    /// A queue holding two records with attachments and one without.
+    private func queueWithAttachments(_ scratch: TemporaryDirectory) throws -> (queue: TestQueue, ids: [String], digests: Set<String>) {
+        let queue = TestQueue(in: scratch)
+        let photo = try AttachmentTests.makeFile(scratch, "photo.jpg", bytes: 300_000)
+        let scan = try AttachmentTests.makeFile(scratch, "scan.pdf", bytes: 5_000)
+        var ids = try queue.append(["--attach", photo.path, "photo"]).lines
+        ids += try queue.append(["--attach", scan.path, "scan"]).lines
+        ids += try queue.append(text: "plain")
+        return (queue, ids, [photo.sha256, scan.sha256])
+    }
+
+    @Test("A drain killed at each step of an attachment's delivery, then a drain to another sink: every record delivered, none set aside",
+          arguments: steps, [0, 1])
+    func killedThenAnotherSink(step: String, first: Int) throws {
+        let scratch = TemporaryDirectory()
+        let (queue, ids, digests) = try queueWithAttachments(scratch)
+        let killed = try queue.drain(Self.firstSink(first, scratch) + ["--batch", "1"], environment: ["SHARE_QUEUE_CRASH_AT": step])
+        #expect(killed.status == 128 + SIGKILL, "sink \(first) at \(step): \(killed.stderr)")
+        // A command that refuses once, then standard output.
+        let refused = try queue.drain(["--exec", "cat > /dev/null; exit 1"])
+        #expect(refused.status == 75, "\(refused.stderr)")
+        let next = try queue.drain()
+        #expect(next.status == 0, "\(next.stderr)")
+        #expect(!next.stderr.contains("set aside"), "\(next.stderr)")
+        let records = try jsonObjects(next.stdout)
+        // The killed drain may have handed some to its sink already; the rest come now, each whole.
+        let before = step == "drain-checkpointed" ? 1 : 0
+        #expect(records.map { $0["id"] as! String } == Array(ids.dropFirst(before)))
+        #expect(try queue.quarantine().isEmpty)
+        for record in records {
+            for attachment in record["attachments"] as? [[String: Any]] ?? [] {
+                let data = try Data(contentsOf: URL(fileURLWithPath: attachment["path"] as! String))
+                #expect(digests.contains(SHA256.hex([UInt8](data))))
+            }
+        }
+    }
+
+    @Test("An attachment with a second name, as a drain of an earlier version left it, is delivered, not set aside")
+    func secondNameIsNotDamage() throws {
+        let scratch = TemporaryDirectory()
+        let (queue, appended, _) = try queueWithAttachments(scratch)
+        let copy = try FileManager.default.contentsOfDirectory(atPath: queue.file("attachments"))[0]
+        try FileManager.default.createDirectory(atPath: scratch.file("old-destination"), withIntermediateDirectories: false)
+        try FileManager.default.linkItem(atPath: queue.file("attachments/" + copy), toPath: scratch.file("old-destination/" + copy))
+        let drain = try queue.drain()
+        #expect(drain.status == 0, "\(drain.stderr)")
+        #expect(try ids(in: drain.stdout) == appended)
+        #expect(try queue.quarantine().isEmpty)
+    }
+
+    @Test("A delivered attachment is the host's own file: one name, no write for others, and a writer of the queue's copy cannot change it",
+          arguments: [0, 1])
+    func deliveredFileBelongsToTheHost(first: Int) throws {
+        let scratch = TemporaryDirectory()
+        let queue = TestQueue(in: scratch)
+        let photo = try AttachmentTests.makeFile(scratch, "photo.jpg", bytes: 100_000)
+        #expect(try queue.append(["--attach", photo.path, "photo"]).status == 0)
+        // The producer keeps a descriptor of the queue's copy, open for writing.
+        let copy = queue.file("attachments/" + (try FileManager.default.contentsOfDirectory(atPath: queue.file("attachments"))[0]))
+        let producer = try #require(FileHandle(forWritingAtPath: copy))
+        defer { try? producer.close() }
+        let drain = try queue.drain(Self.firstSink(first, scratch))
+        #expect(drain.status == 0, "\(drain.stderr)")
+        let path: String
+        if first == 0 {
+            path = (try jsonObjects(drain.stdout)[0]["attachments"] as! [[String: Any]])[0]["path"] as! String
+        } else {
+            let stored = try sqlite(scratch.file("inbox.sqlite"), "SELECT attachments FROM records")[0]
+            path = ((try JSONSerialization.jsonObject(with: Data(stored.utf8)) as! [[String: Any]])[0])["path"] as! String
+        }
+        try producer.write(contentsOf: Data("rewritten by the producer".utf8))
+        try producer.synchronize()
+        let delivered = try FileManager.default.attributesOfItem(atPath: path)
+        #expect(delivered[.referenceCount] as? Int == 1)
+        #expect((delivered[.posixPermissions] as! Int) & 0o022 == 0)
+        #expect(delivered[.ownerAccountID] as? Int == Int(geteuid()))
+        #expect(SHA256.hex([UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))) == photo.sha256)
+    }
+}

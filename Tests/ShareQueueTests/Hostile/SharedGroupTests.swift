@@ -1,0 +1,119 @@
+import Foundation
+import Testing
+
+/// A queue shared on purpose: producers of several uids in one group and a
+/// host of another, in a setgid, group-writable directory; root draining or
+/// putting dead letters back in between.
+@Suite("Group-shared queue", .serialized)
+struct SharedGroupTests {
+    /// A setgid directory of the group, 2770, owned by the host.
+    private func sharedQueue(_ scratch: TemporaryDirectory) throws -> String {
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: scratch.path)
+        let queue = scratch.file("queue")
+        try FileManager.default.createDirectory(atPath: queue, withIntermediateDirectories: false)
+        TestUsers.chown(queue, TestUsers.host, TestUsers.group)
+        #expect(chmod(queue, 0o2770) == 0)
+        return queue
+    }
+
+    /// Every file and folder in the queue belongs to the group, which can read and write it; others cannot.
+    private func expectShared(_ queue: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        for name in FileManager.default.subpaths(atPath: queue) ?? [] {
+            let path = queue + "/" + name
+            var status = stat()
+            #expect(lstat(path, &status) == 0)
+            #expect(status.st_gid == TestUsers.gid(TestUsers.group), "\(name)", sourceLocation: sourceLocation)
+            #expect(status.st_mode & 0o060 == 0o060, "\(name): \(String(status.st_mode, radix: 8))", sourceLocation: sourceLocation)
+            #expect(status.st_mode & 0o007 == 0, "\(name): \(String(status.st_mode, radix: 8))", sourceLocation: sourceLocation)
+            #expect(status.st_uid != 0, "\(name) is root's", sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test("Producers of two uids and a host of a third share a setgid group directory, whatever their umask; root's drain and requeue leave it usable",
+          .enabled(if: TestUsers.canRun, TestUsers.skipReason))
+    func groupSharedQueue() throws {
+        guard TestUsers.require() else { return }
+        let scratch = TemporaryDirectory()
+        let queue = try sharedQueue(scratch)
+        let photo = scratch.file("photo.jpg")
+        try Data(repeating: 3, count: 50_000).write(to: URL(fileURLWithPath: photo))
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: photo)
+
+        var appended: [String] = []
+        func append(as user: String?, _ arguments: [String]) throws {
+            let result = try TestUsers.run(as: user, "share-append", ["--dir", queue] + arguments, in: scratch)
+            #expect(result.status == 0, "\(user ?? "root"): \(result.stderr)")
+            appended += result.lines
+        }
+        try append(as: TestUsers.producer, ["first producer"])
+        try append(as: TestUsers.secondProducer, ["--attach", photo, "second producer"])
+        try append(as: TestUsers.producer, ["--key", "k", "--if-changed", "published"])
+        try expectShared(queue)
+        var delivered: [String] = []
+        let host = try TestUsers.run(as: TestUsers.host, "host-drain", ["--dir", queue], in: scratch)
+        #expect(host.status == 0, "\(host.stderr)")
+        delivered += try ids(in: host.stdout)
+        #expect(delivered == appended)
+        // The host can read the attachment a producer copied in, where the drain says it is.
+        let attachment = ((try jsonObjects(host.stdout)[1]["attachments"] as! [[String: Any]])[0])["path"] as! String
+        #expect(FileManager.default.contents(atPath: attachment)?.count == 50_000)
+
+        // Root appends and drains in between, and a refused record goes to the dead letters and back.
+        try append(as: nil, ["from root"])
+        try append(as: TestUsers.secondProducer, ["refused once"])
+        let refusing = try TestUsers.run(as: nil, "host-drain", ["--dir", queue, "--exec", "cat > /dev/null; exit 1", "--max-attempts", "1"], in: scratch)
+        #expect(refusing.status == 0 || refusing.status == 65, "\(refusing.stderr)")
+        #expect(FileManager.default.fileExists(atPath: queue + "/dead-letters.log"))
+        let requeued = try TestUsers.run(as: nil, "host-drain", ["--dir", queue, "--requeue-dead"], in: scratch)
+        #expect(requeued.status == 0, "\(requeued.stderr)")
+        try expectShared(queue)
+        try append(as: TestUsers.producer, ["after root"])
+        let last = try TestUsers.run(as: TestUsers.host, "host-drain", ["--dir", queue], in: scratch)
+        #expect(last.status == 0, "\(last.stderr)")
+        delivered += try ids(in: last.stdout)
+        #expect(Set(delivered) == Set(appended))
+        try expectShared(queue)
+    }
+
+    @Test("A user outside the group is refused with 77 and changes nothing",
+          .enabled(if: TestUsers.canRun, TestUsers.skipReason))
+    func outsiderIsRefused() throws {
+        guard TestUsers.require() else { return }
+        let scratch = TemporaryDirectory()
+        let queue = try sharedQueue(scratch)
+        #expect(try TestUsers.run(as: TestUsers.producer, "share-append", ["--dir", queue, "inside"], in: scratch).status == 0)
+        let before = snapshot(queue)
+        let append = try TestUsers.run(as: TestUsers.outsider, "share-append", ["--dir", queue, "outside"], in: scratch)
+        #expect(append.status == 77, "\(append.stderr)")
+        #expect(append.stderr.contains(queue))
+        let drain = try TestUsers.run(as: TestUsers.outsider, "host-drain", ["--dir", queue], in: scratch)
+        #expect(drain.status == 77, "\(drain.stderr)")
+        #expect(snapshot(queue) == before)
+    }
+
+    @Test("Root draining a queue only its owner can use leaves every file it creates to that owner",
+          .enabled(if: TestUsers.canRun, TestUsers.skipReason))
+    func rootLeavesTheOwnersFiles() throws {
+        guard TestUsers.require() else { return }
+        let scratch = TemporaryDirectory()
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: scratch.path)
+        let queue = scratch.file("queue")
+        try FileManager.default.createDirectory(atPath: queue, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        TestUsers.chown(queue, TestUsers.producer)
+        #expect(try TestUsers.run(as: nil, "share-append", ["--dir", queue, "root's record"], in: scratch).status == 0)
+        _ = try TestUsers.run(as: nil, "host-drain", ["--dir", queue, "--exec", "cat > /dev/null; exit 1", "--max-attempts", "1"], in: scratch)
+        #expect(FileManager.default.fileExists(atPath: queue + "/dead-letters.log"))
+        #expect(try TestUsers.run(as: nil, "host-drain", ["--dir", queue, "--requeue-dead"], in: scratch).status == 0)
+        for name in FileManager.default.subpaths(atPath: queue) ?? [] {
+            var status = stat()
+            #expect(lstat(queue + "/" + name, &status) == 0)
+            #expect(status.st_uid == TestUsers.uid(TestUsers.producer), "\(name)")
+            #expect(status.st_mode & 0o077 == 0, "\(name): \(String(status.st_mode, radix: 8))")
+        }
+        let appended = try TestUsers.run(as: TestUsers.producer, "share-append", ["--dir", queue, "the owner's record"], in: scratch)
+        #expect(appended.status == 0, "\(appended.stderr)")
+        let drained = try TestUsers.run(as: TestUsers.producer, "host-drain", ["--dir", queue], in: scratch)
+        #expect(drained.status == 0, "\(drained.stderr)")
+        #expect(try ids(in: drained.stdout).count == 2)
+    }
+}
