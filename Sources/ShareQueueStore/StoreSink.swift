@@ -7,44 +7,14 @@ import ShareQueueSystem
 /// record lands in `records` once. Records that share a key also update
 /// `latest`, which keeps the newest of each (latest date, then latest appended).
 package struct StoreSink: DrainSink {
-    static let schemaVersion: Int64 = 1
-    private static let schema = """
-        CREATE TABLE IF NOT EXISTS records (
-            id TEXT PRIMARY KEY,
-            date TEXT NOT NULL,
-            source TEXT NOT NULL,
-            kind TEXT NOT NULL,
-            text TEXT,
-            json TEXT,
-            key TEXT,
-            meta TEXT,
-            attachments TEXT,
-            extra TEXT,
-            ingested_at TEXT NOT NULL
-        );
-        CREATE INDEX IF NOT EXISTS records_by_key ON records(key) WHERE key IS NOT NULL;
-        CREATE TABLE IF NOT EXISTS latest (
-            key TEXT PRIMARY KEY,
-            id TEXT NOT NULL,
-            date TEXT NOT NULL,
-            kind TEXT NOT NULL,
-            text TEXT,
-            json TEXT
-        );
-        CREATE TABLE IF NOT EXISTS drain_position (
-            queue TEXT PRIMARY KEY,
-            segment INTEGER NOT NULL,
-            offset INTEGER NOT NULL,
-            updated_at TEXT NOT NULL
-        );
-        """
-
     private let database: SQLiteDatabase
     private let insertRecord: SQLiteStatement
     private let updateLatest: SQLiteStatement
     private let savePosition: SQLiteStatement
     private let loadPosition: SQLiteStatement
-    private let countRows: SQLiteStatement
+    /// SQLite's count of schema changes when the schema was last checked: a change
+    /// made since (by another process) is checked again before the next write.
+    private var checkedSchema: Int64
     /// Which queue the stored position belongs to: its identifier, else its path.
     private let queue: String
     /// Where a drain puts the attachments of records it stores: beside the database.
@@ -52,14 +22,10 @@ package struct StoreSink: DrainSink {
 
     package init(path: String, queue directory: QueueDirectory) throws(ShareQueueError) {
         let database = try SQLiteDatabase(path: path)
-        let version = try database.prepare("PRAGMA user_version").firstRow(columns: 1)?[0] ?? 0
-        guard version <= Self.schemaVersion else {
-            throw ShareQueueError(.configuration, "the store has schema \(version), newer than the \(Self.schemaVersion) this version understands", path: path)
-        }
-        try database.transaction { () throws(ShareQueueError) in
-            try database.execute(Self.schema)
-            try database.execute("PRAGMA user_version = \(Self.schemaVersion)")
-        }
+        // Nothing is written, not even the journal mode, before the file is known to be the store's.
+        try StoreSchema.adopt(database)
+        try database.useWriteAheadLog()
+        checkedSchema = try StoreSchema.changeCount(of: database)
         self.database = database
         insertRecord = try database.prepare("""
             INSERT INTO records (id, date, source, kind, text, json, key, meta, attachments, extra, ingested_at)
@@ -76,7 +42,6 @@ package struct StoreSink: DrainSink {
             ON CONFLICT(queue) DO UPDATE SET segment = excluded.segment, offset = excluded.offset, updated_at = excluded.updated_at
             """)
         loadPosition = try database.prepare("SELECT segment, offset FROM drain_position WHERE queue = ?")
-        countRows = try database.prepare("SELECT count(*) FROM records")
         queue = directory.identifier ?? directory.path
         attachmentsFolder = FileSystem.absolute(path) + ".attachments"
     }
@@ -84,6 +49,11 @@ package struct StoreSink: DrainSink {
     package mutating func deliver(_ batch: DrainBatch) throws {
         let now = Timestamp.now()
         try database.transaction { () throws(ShareQueueError) in
+            let schema = try StoreSchema.changeCount(of: database)
+            if schema != checkedSchema {
+                _ = try StoreSchema.check(database)
+                checkedSchema = schema
+            }
             for drained in batch.records {
                 let record = drained.record
                 let json = record.json.map { String(decoding: $0.compactJSON, as: UTF8.self) }
@@ -106,9 +76,16 @@ package struct StoreSink: DrainSink {
         return DrainPosition(segment: UInt64(row[0]), offset: row[1])
     }
 
-    /// The number of rows in `records`, for `--status`.
-    package func rowCount() throws(ShareQueueError) -> Int {
-        Int(try countRows.firstRow(columns: 1)?[0] ?? 0)
+    /// The number of rows in `records` of the store at `path`, for `--status`:
+    /// read only, so that a status neither creates nor changes a store. A missing
+    /// or new (empty) database has none.
+    ///
+    /// - Throws: `.configuration` if the database is not the store's, or SQLite's failure.
+    package static func rowCount(path: String) throws(ShareQueueError) -> Int {
+        guard try FileSystem.linkStatusOrThrow(path) != nil else { return 0 }
+        let database = try SQLiteDatabase(path: path, readOnly: true)
+        if try StoreSchema.check(database) { return 0 }
+        return Int(try database.prepare("SELECT count(*) FROM records").firstRow(columns: 1)?[0] ?? 0)
     }
 
     /// Every stored record as a JSON line (id, date, source, kind, text, key), in
