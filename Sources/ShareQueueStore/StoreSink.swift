@@ -5,11 +5,13 @@ import ShareQueueSystem
 /// queue position after them are committed in one transaction, and the drain
 /// resumes from the stored position, so however often a drain is killed every
 /// record lands in `records` once. Records that share a key also update
-/// `latest`, which keeps the newest of each (latest date, then latest appended).
+/// `latest`, which keeps the newest of each: the latest instant its date
+/// denotes (see `DateInstant`), then the latest appended.
 package struct StoreSink: DrainSink {
     private let database: SQLiteDatabase
     private let insertRecord: SQLiteStatement
     private let updateLatest: SQLiteStatement
+    private let latestDate: SQLiteStatement
     private let savePosition: SQLiteStatement
     private let loadPosition: SQLiteStatement
     /// SQLite's count of schema changes when the schema was last checked: a change
@@ -35,8 +37,8 @@ package struct StoreSink: DrainSink {
             INSERT INTO latest (key, id, date, kind, text, json) VALUES (?, ?, ?, ?, ?, ?)
             ON CONFLICT(key) DO UPDATE SET id = excluded.id, date = excluded.date, kind = excluded.kind,
                 text = excluded.text, json = excluded.json
-            WHERE excluded.date >= latest.date
             """)
+        latestDate = try database.prepare("SELECT date FROM latest WHERE key = ?")
         savePosition = try database.prepare("""
             INSERT INTO drain_position (queue, segment, offset, updated_at) VALUES (?, ?, ?, ?)
             ON CONFLICT(queue) DO UPDATE SET segment = excluded.segment, offset = excluded.offset, updated_at = excluded.updated_at
@@ -65,6 +67,8 @@ package struct StoreSink: DrainSink {
                     .text(record.unknownFields.isEmpty ? nil : Self.jsonText(.object(record.unknownFields))), .text(now))
                 // A record seen before (the same id) changes nothing, not even `latest`.
                 guard database.changes > 0, let key = record.key else { continue }
+                // Newest by the instant the date denotes, as --coalesce decides; ties go to the later record.
+                if let stored = try latestDate.allText(.text(key)).first, DateInstant(record.date) < DateInstant(stored) { continue }
                 try updateLatest.run(.text(key), .text(record.id), .text(record.date), .text(record.kind.rawValue), .text(record.text), .text(json))
             }
             try savePosition.run(.text(queue), .integer(Int64(batch.end.segment)), .integer(batch.end.offset), .text(now))
