@@ -21,13 +21,14 @@ package struct DateInstant: Comparable, Sendable {
     private let seconds: Int64
     /// The fraction's first 18 digits, in units of 10⁻¹⁸ s.
     private let fraction: UInt64
-    /// The fraction's digits after the 18th (ASCII), without trailing zeros: empty for any real clock.
-    private let finerDigits: [UInt8]
+    /// The fraction's digits after the 18th (ASCII), without trailing zeros; nil when
+    /// there are none, as for any real clock, so that an instant holds no reference.
+    private let finerDigits: [UInt8]?
 
     /// What every date that does not parse denotes: before every date that does.
-    package static let unparsed = DateInstant(seconds: .min, fraction: 0, finerDigits: [])
+    package static let unparsed = DateInstant(seconds: .min, fraction: 0, finerDigits: nil)
 
-    private init(seconds: Int64, fraction: UInt64, finerDigits: [UInt8]) {
+    private init(seconds: Int64, fraction: UInt64, finerDigits: [UInt8]?) {
         self.seconds = seconds
         self.fraction = fraction
         self.finerDigits = finerDigits
@@ -35,8 +36,10 @@ package struct DateInstant: Comparable, Sendable {
 
     /// The instant `date` denotes, or `unparsed`.
     package init(_ date: String) {
-        var text = date
-        self = text.withUTF8 { DateInstant(utf8: $0) ?? .unparsed }
+        // A native string's bytes are contiguous: read in place, copied only for a bridged one.
+        let parsed = date.utf8.withContiguousStorageIfAvailable { DateInstant(utf8: $0) }
+            ?? Array(date.utf8).withUnsafeBufferPointer { DateInstant(utf8: $0) }
+        self = parsed ?? .unparsed
     }
 
     /// Whether the date parsed.
@@ -46,63 +49,63 @@ package struct DateInstant: Comparable, Sendable {
         if a.seconds != b.seconds { return a.seconds < b.seconds }
         if a.fraction != b.fraction { return a.fraction < b.fraction }
         // Digits without trailing zeros: a shorter run that is a prefix is the smaller number.
-        return a.finerDigits.lexicographicallyPrecedes(b.finerDigits)
+        guard let finer = b.finerDigits else { return false }
+        return (a.finerDigits ?? []).lexicographicallyPrecedes(finer)
     }
 
     private init?(utf8 text: UnsafeBufferPointer<UInt8>) {
-        var at = 0
-        func number(_ width: Int) -> Int64? {
-            guard at + width <= text.count else { return nil }
-            var value: Int64 = 0
-            for byte in text[at..<(at + width)] {
-                guard (0x30...0x39).contains(byte) else { return nil }
-                value = value * 10 + Int64(byte - 0x30)
-            }
-            at += width
-            return value
-        }
-        func take(_ byte: UInt8, or other: UInt8? = nil) -> UInt8? {
-            guard at < text.count, text[at] == byte || text[at] == other else { return nil }
-            at += 1
-            return text[at - 1]
-        }
-        let colon = UInt8(ascii: ":"), dash = UInt8(ascii: "-")
-        guard let year = number(4), take(dash) != nil, let month = number(2), take(dash) != nil, let day = number(2),
-              take(UInt8(ascii: "T"), or: UInt8(ascii: "t")) != nil,
-              let hour = number(2), take(colon) != nil, let minute = number(2), take(colon) != nil, let second = number(2),
+        // `YYYY-MM-DDTHH:MM:SS` has fixed places: read them where they stand.
+        guard text.count >= 20, text[4] == UInt8(ascii: "-"), text[7] == UInt8(ascii: "-"),
+              text[10] | 0x20 == UInt8(ascii: "t"), text[13] == UInt8(ascii: ":"), text[16] == UInt8(ascii: ":"),
+              let year = Self.number(text, at: 0, width: 4), let month = Self.number(text, at: 5, width: 2),
+              let day = Self.number(text, at: 8, width: 2), let hour = Self.number(text, at: 11, width: 2),
+              let minute = Self.number(text, at: 14, width: 2), let second = Self.number(text, at: 17, width: 2),
               (1...12).contains(month), (1...Self.days(inMonth: month, of: year)).contains(day),
               hour <= 23, minute <= 59, second <= 60 else { return nil }
+        var at = 19
 
         var fraction: UInt64 = 0
-        var fractionDigits = 0
-        var finerDigits: [UInt8] = []
-        if take(UInt8(ascii: ".")) != nil {
+        var finerDigits: [UInt8]? = nil
+        if text[at] == UInt8(ascii: ".") {
+            at += 1
             let start = at
-            while at < text.count, (0x30...0x39).contains(text[at]) {
-                if fractionDigits < 18 {
-                    fraction = fraction * 10 + UInt64(text[at] - 0x30)
-                    fractionDigits += 1
-                } else {
-                    finerDigits.append(text[at])
-                }
+            while at < text.count, text[at] &- 0x30 < 10 {
+                if at - start < 18 { fraction = fraction &* 10 &+ UInt64(text[at] &- 0x30) }
                 at += 1
             }
             guard at > start else { return nil }
-            for _ in fractionDigits..<18 { fraction *= 10 }
-            while finerDigits.last == UInt8(ascii: "0") { finerDigits.removeLast() }
+            for _ in min(at - start, 18)..<18 { fraction &*= 10 }
+            var end = at
+            while end > start + 18, text[end - 1] == UInt8(ascii: "0") { end -= 1 }
+            if end > start + 18 { finerDigits = Array(text[(start + 18)..<end]) }
         }
 
         var offsetSeconds: Int64 = 0
-        if take(UInt8(ascii: "Z"), or: UInt8(ascii: "z")) == nil {
-            guard let sign = take(UInt8(ascii: "+"), or: dash), let offsetHours = number(2), take(colon) != nil,
-                  let offsetMinutes = number(2), offsetHours <= 23, offsetMinutes <= 59 else { return nil }
-            offsetSeconds = (offsetHours * 3600 + offsetMinutes * 60) * (sign == dash ? -1 : 1)
+        if at + 1 == text.count, text[at] | 0x20 == UInt8(ascii: "z") {
+            at += 1
+        } else {
+            // `+HH:MM` or `-HH:MM`, and nothing after it.
+            guard at + 6 == text.count, text[at] == UInt8(ascii: "+") || text[at] == UInt8(ascii: "-"), text[at + 3] == UInt8(ascii: ":"),
+                  let offsetHours = Self.number(text, at: at + 1, width: 2), let offsetMinutes = Self.number(text, at: at + 4, width: 2),
+                  offsetHours <= 23, offsetMinutes <= 59 else { return nil }
+            offsetSeconds = (offsetHours * 3600 + offsetMinutes * 60) * (text[at] == UInt8(ascii: "-") ? -1 : 1)
         }
-        guard at == text.count else { return nil }
 
         let days = Self.daysSince1970(year: year, month: month, day: day)
         self.init(seconds: days * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds,
                   fraction: fraction, finerDigits: finerDigits)
+    }
+
+    /// The decimal number in `width` ASCII digits at `start`, or nil if any is not a digit.
+    @inline(__always)
+    private static func number(_ text: UnsafeBufferPointer<UInt8>, at start: Int, width: Int) -> Int64? {
+        var value: Int64 = 0
+        for index in start..<(start + width) {
+            let digit = text[index] &- 0x30
+            guard digit < 10 else { return nil }
+            value = value * 10 + Int64(digit)
+        }
+        return value
     }
 
     private static func days(inMonth month: Int64, of year: Int64) -> Int64 {
