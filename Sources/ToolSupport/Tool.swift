@@ -142,7 +142,7 @@ package struct Tool {
         ("74", "I/O error, a full disk included."),
         ("75", "Try again later: another drain is running, the queue is full, the sink failed."),
         ("77", "Permission denied."),
-        ("78", "Format or configuration problem: a queue in a newer format, a file planted where the queue's own should be, a --store database that is not the store's own, no default directory."),
+        ("78", "Format or configuration problem: a queue in a newer format, a file planted where the queue's own should be, no default directory."),
     ]
 
     /// The sysexits code for each kind of failure: the one place the tools map kinds to exit codes.
