@@ -111,6 +111,28 @@ struct StoreTrustTests {
         #expect(try sqlite(empty, "SELECT text FROM records ORDER BY rowid") == ["one", "two"])
     }
 
+    @Test("A trigger planted while a watcher runs is found before its next batch: 78, the record kept")
+    func schemaChangedDuringWatch() throws {
+        let scratch = TemporaryDirectory()
+        let queue = TestQueue(in: scratch)
+        let db = scratch.file("inbox.sqlite")
+        try queue.append(["one"])
+        let watcher = try RunningTool("host-drain", ["--dir", queue.path, "--store", db, "--watch", "--debounce", "10ms"], in: scratch)
+        defer { watcher.kill() }
+        try waitUntil("the first record in the store") { try sqlite(db, "SELECT count(*) FROM records") == ["1"] }
+        try plant(db, "CREATE TRIGGER wipe AFTER INSERT ON records BEGIN DELETE FROM records; END;")
+        let two = try queue.append(text: "two")
+        try waitUntil("the watcher to refuse the store") { !watcher.process.isRunning }
+        let result = watcher.wait()
+        #expect(result.status == 78, "\(result.stderr)")
+        #expect(result.stderr.contains("(\(db))") && result.stderr.contains("trigger 'wipe'"), "\(result.stderr)")
+        #expect(try sqlite(db, "SELECT text FROM records") == ["one"])
+        #expect(try queue.status()["pending"] as? Int == 1)
+        let fresh = scratch.file("fresh.sqlite")
+        #expect(try queue.drain(["--store", fresh]).status == 0)
+        #expect(try sqlite(fresh, "SELECT id FROM records") == two)
+    }
+
     /// Appends four records, drains into `db`, and checks the refusal: 78, a
     /// message naming the database and what is wrong, and every record still queued
     /// (none set aside or dead-lettered), as a drain into a fresh store then shows.
