@@ -194,10 +194,8 @@ public enum HostDrainTool {
         var inspector = QueueInspector(directory: directory)
         inspector.warn = tool.warn
         let status = try inspector.status()
-        // A store that does not exist yet has no rows; --status does not create it.
-        let rows = try store.map { path throws(ShareQueueError) in
-            try FileSystem.linkStatusOrThrow(path) == nil ? 0 : try StoreSink(path: path, queue: directory).rowCount()
-        }
+        // Read only: --status neither creates a store nor changes one.
+        let rows = try store.map { path throws(ShareQueueError) in try StoreSink.rowCount(path: path) }
         var text: String
         if json {
             var object: [String: JSONValue] = [

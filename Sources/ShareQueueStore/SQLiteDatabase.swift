@@ -7,25 +7,33 @@ final class SQLiteDatabase {
     private var handle: OpaquePointer?
     let path: String
 
-    /// Opens (creating if missing) a database in WAL mode with full syncs and a busy timeout.
-    init(path: String, busyTimeoutMilliseconds: Int32 = 5000) throws(ShareQueueError) {
+    /// Opens a database defensively (see `defend()`), with full syncs and a busy timeout.
+    /// Nothing is written: `useWriteAheadLog()` switches to WAL once the caller trusts the file.
+    ///
+    /// - Parameters:
+    ///   - path: The database; created if missing, unless `readOnly`.
+    ///   - readOnly: Whether to open it for reading only, never creating it.
+    /// - Throws: `.cannotCreate` if it cannot be opened or created, `.configuration` if SQLite
+    ///   cannot open it defensively, or SQLite's failure.
+    init(path: String, readOnly: Bool = false, busyTimeoutMilliseconds: Int32 = 5000) throws(ShareQueueError) {
         self.path = path
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW
-        let result = sqlite3_open_v2(path, &handle, flags, nil)
+        let access = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+        let result = sqlite3_open_v2(path, &handle, access | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW, nil)
         guard result == SQLITE_OK else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(result))
             sqlite3_close(handle)
             handle = nil
             throw ShareQueueError(result == SQLITE_CANTOPEN ? .cannotCreate : .ioError, "cannot open the store", path: path, cause: message)
         }
-        let timeout = sqlite3_busy_timeout(handle, busyTimeoutMilliseconds)
-        guard timeout == SQLITE_OK else {
-            let error = failure("cannot set the store's busy timeout", code: timeout)
+        do throws(ShareQueueError) {
+            let timeout = sqlite3_busy_timeout(handle, busyTimeoutMilliseconds)
+            guard timeout == SQLITE_OK else { throw failure("cannot set the store's busy timeout", code: timeout) }
+            try defend()
+        } catch {
             sqlite3_close_v2(handle)
             handle = nil
             throw error
         }
-        try execute("PRAGMA journal_mode=WAL")
         // FULL: a commit is durable before the checkpoint file moves past it.
         try execute("PRAGMA synchronous=FULL")
         // On Darwin, F_FULLFSYNC, as the queue's own files get; ignored elsewhere.
@@ -33,6 +41,32 @@ final class SQLiteDatabase {
         // A bigger page cache: ingesting is mostly updating the index of ids,
         // whose pages would otherwise be read again and again.
         try execute("PRAGMA cache_size=-8192")
+    }
+
+    /// Lets nothing in the file's schema run or change behind the store's back,
+    /// as SQLite advises for a database from an untrusted source: defensive mode
+    /// (no writing to the schema or to shadow tables), functions in the schema
+    /// limited to innocuous ones (`PRAGMA trusted_schema=OFF`), and no trigger
+    /// fires and no view can be used. The store's schema has neither.
+    private func defend() throws(ShareQueueError) {
+        let settings: [(option: Int32, value: Int32)] = [
+            (SQLITE_DBCONFIG_DEFENSIVE, 1), (SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0),
+            (SQLITE_DBCONFIG_ENABLE_TRIGGER, 0), (SQLITE_DBCONFIG_ENABLE_VIEW, 0),
+        ]
+        for setting in settings {
+            var now: Int32 = -1
+            let result = sharequeue_sqlite3_db_config_int(handle, setting.option, setting.value, &now)
+            // An older SQLite refuses a setting it does not know: opening without it would not be defensive.
+            guard result == SQLITE_OK, now == setting.value else {
+                throw ShareQueueError(.configuration, "cannot open the store defensively", path: path,
+                                      cause: "SQLite \(String(cString: sqlite3_libversion())) refused setting \(setting.option); the store needs SQLite 3.31 or later")
+            }
+        }
+    }
+
+    /// Switches the database to WAL mode, which writes to it: only once it is known to be the store's.
+    func useWriteAheadLog() throws(ShareQueueError) {
+        try execute("PRAGMA journal_mode=WAL")
     }
 
     // close_v2: the connection goes once the last of its statements is finalized, whichever goes first.
@@ -146,6 +180,19 @@ final class SQLiteStatement {
             if result == SQLITE_DONE { return rows }
             guard result == SQLITE_ROW else { throw database.failure("the store failed to read", code: result) }
             rows.append(columnText(0))
+        }
+    }
+
+    /// Runs a query and returns its rows' first `columns` columns as text, nil for NULL.
+    func rows(_ values: Value..., columns: Int32) throws(ShareQueueError) -> [[String?]] {
+        try bind(values)
+        defer { sqlite3_reset(statement) }
+        var rows: [[String?]] = []
+        while true {
+            let result = sqlite3_step(statement)
+            if result == SQLITE_DONE { return rows }
+            guard result == SQLITE_ROW else { throw database.failure("the store failed to read", code: result) }
+            rows.append((0..<columns).map { sqlite3_column_type(statement, $0) == SQLITE_NULL ? nil : columnText($0) })
         }
     }
 

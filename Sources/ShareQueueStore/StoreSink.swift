@@ -5,46 +5,18 @@ import ShareQueueSystem
 /// queue position after them are committed in one transaction, and the drain
 /// resumes from the stored position, so however often a drain is killed every
 /// record lands in `records` once. Records that share a key also update
-/// `latest`, which keeps the newest of each (latest date, then latest appended).
+/// `latest`, which keeps the newest of each: the latest instant its date
+/// denotes (see `DateInstant`), then the latest appended.
 package struct StoreSink: DrainSink {
-    static let schemaVersion: Int64 = 1
-    private static let schema = """
-        CREATE TABLE IF NOT EXISTS records (
-            id TEXT PRIMARY KEY,
-            date TEXT NOT NULL,
-            source TEXT NOT NULL,
-            kind TEXT NOT NULL,
-            text TEXT,
-            json TEXT,
-            key TEXT,
-            meta TEXT,
-            attachments TEXT,
-            extra TEXT,
-            ingested_at TEXT NOT NULL
-        );
-        CREATE INDEX IF NOT EXISTS records_by_key ON records(key) WHERE key IS NOT NULL;
-        CREATE TABLE IF NOT EXISTS latest (
-            key TEXT PRIMARY KEY,
-            id TEXT NOT NULL,
-            date TEXT NOT NULL,
-            kind TEXT NOT NULL,
-            text TEXT,
-            json TEXT
-        );
-        CREATE TABLE IF NOT EXISTS drain_position (
-            queue TEXT PRIMARY KEY,
-            segment INTEGER NOT NULL,
-            offset INTEGER NOT NULL,
-            updated_at TEXT NOT NULL
-        );
-        """
-
     private let database: SQLiteDatabase
     private let insertRecord: SQLiteStatement
     private let updateLatest: SQLiteStatement
+    private let latestDate: SQLiteStatement
     private let savePosition: SQLiteStatement
     private let loadPosition: SQLiteStatement
-    private let countRows: SQLiteStatement
+    /// SQLite's count of schema changes when the schema was last checked: a change
+    /// made since (by another process) is checked again before the next write.
+    private var checkedSchema: Int64
     /// Which queue the stored position belongs to: its identifier, else its path.
     private let queue: String
     /// Where a drain puts the attachments of records it stores: beside the database.
@@ -52,14 +24,10 @@ package struct StoreSink: DrainSink {
 
     package init(path: String, queue directory: QueueDirectory) throws(ShareQueueError) {
         let database = try SQLiteDatabase(path: path)
-        let version = try database.prepare("PRAGMA user_version").firstRow(columns: 1)?[0] ?? 0
-        guard version <= Self.schemaVersion else {
-            throw ShareQueueError(.configuration, "the store has schema \(version), newer than the \(Self.schemaVersion) this version understands", path: path)
-        }
-        try database.transaction { () throws(ShareQueueError) in
-            try database.execute(Self.schema)
-            try database.execute("PRAGMA user_version = \(Self.schemaVersion)")
-        }
+        // Nothing is written, not even the journal mode, before the file is known to be the store's.
+        try StoreSchema.adopt(database)
+        try database.useWriteAheadLog()
+        checkedSchema = try StoreSchema.changeCount(of: database)
         self.database = database
         insertRecord = try database.prepare("""
             INSERT INTO records (id, date, source, kind, text, json, key, meta, attachments, extra, ingested_at)
@@ -69,14 +37,13 @@ package struct StoreSink: DrainSink {
             INSERT INTO latest (key, id, date, kind, text, json) VALUES (?, ?, ?, ?, ?, ?)
             ON CONFLICT(key) DO UPDATE SET id = excluded.id, date = excluded.date, kind = excluded.kind,
                 text = excluded.text, json = excluded.json
-            WHERE excluded.date >= latest.date
             """)
+        latestDate = try database.prepare("SELECT date FROM latest WHERE key = ?")
         savePosition = try database.prepare("""
             INSERT INTO drain_position (queue, segment, offset, updated_at) VALUES (?, ?, ?, ?)
             ON CONFLICT(queue) DO UPDATE SET segment = excluded.segment, offset = excluded.offset, updated_at = excluded.updated_at
             """)
         loadPosition = try database.prepare("SELECT segment, offset FROM drain_position WHERE queue = ?")
-        countRows = try database.prepare("SELECT count(*) FROM records")
         queue = directory.identifier ?? directory.path
         attachmentsFolder = FileSystem.absolute(path) + ".attachments"
     }
@@ -84,6 +51,11 @@ package struct StoreSink: DrainSink {
     package mutating func deliver(_ batch: DrainBatch) throws {
         let now = Timestamp.now()
         try database.transaction { () throws(ShareQueueError) in
+            let schema = try StoreSchema.changeCount(of: database)
+            if schema != checkedSchema {
+                _ = try StoreSchema.check(database)
+                checkedSchema = schema
+            }
             for drained in batch.records {
                 let record = drained.record
                 let json = record.json.map { String(decoding: $0.compactJSON, as: UTF8.self) }
@@ -95,6 +67,8 @@ package struct StoreSink: DrainSink {
                     .text(record.unknownFields.isEmpty ? nil : Self.jsonText(.object(record.unknownFields))), .text(now))
                 // A record seen before (the same id) changes nothing, not even `latest`.
                 guard database.changes > 0, let key = record.key else { continue }
+                // Newest by the instant the date denotes, as --coalesce decides; ties go to the later record.
+                if let stored = try latestDate.allText(.text(key)).first, DateInstant(record.date) < DateInstant(stored) { continue }
                 try updateLatest.run(.text(key), .text(record.id), .text(record.date), .text(record.kind.rawValue), .text(record.text), .text(json))
             }
             try savePosition.run(.text(queue), .integer(Int64(batch.end.segment)), .integer(batch.end.offset), .text(now))
@@ -106,9 +80,16 @@ package struct StoreSink: DrainSink {
         return DrainPosition(segment: UInt64(row[0]), offset: row[1])
     }
 
-    /// The number of rows in `records`, for `--status`.
-    package func rowCount() throws(ShareQueueError) -> Int {
-        Int(try countRows.firstRow(columns: 1)?[0] ?? 0)
+    /// The number of rows in `records` of the store at `path`, for `--status`:
+    /// read only, so that a status neither creates nor changes a store. A missing
+    /// or new (empty) database has none.
+    ///
+    /// - Throws: `.configuration` if the database is not the store's, or SQLite's failure.
+    package static func rowCount(path: String) throws(ShareQueueError) -> Int {
+        guard try FileSystem.linkStatusOrThrow(path) != nil else { return 0 }
+        let database = try SQLiteDatabase(path: path, readOnly: true)
+        if try StoreSchema.check(database) { return 0 }
+        return Int(try database.prepare("SELECT count(*) FROM records").firstRow(columns: 1)?[0] ?? 0)
     }
 
     /// Every stored record as a JSON line (id, date, source, kind, text, key), in

@@ -94,8 +94,9 @@ def format_marker(version=1):
 CASES = []
 
 
-def case(name, about, files):
-    CASES.append((name, about, files))
+def case(name, about, files, arguments=()):
+    """A case; `arguments` are the drain's options, one a line in `<case>/arguments` (none for most)."""
+    CASES.append((name, about, files, list(arguments)))
 
 
 def queue(segments, checkpoint_bytes=BLANK_SLOT * 2, marker=None, extra=None):
@@ -320,9 +321,37 @@ case("keys-folder-kept", "A keys folder with an entry written by the README's ru
 case("keys-not-a-directory", "A keys that is a plain file: the records are delivered and the file is moved aside unread as rejected-<ms>-keys.",
      queue({"pending.log": frame(wallpaper_1)}, extra={"keys": b"not a folder\n"}))
 
+# Which record of a key is newest, for --coalesce (and the store's latest): the instant
+# each date denotes, then the record appended last. Of each pair the newer comes first.
+
+
+def dated(n, text, key, date):
+    return compact({"v": 1, "id": uuid(n), "date": date, "source": "conformance", "kind": "text", "text": text, "key": key})
+
+
+newest_pairs = [
+    ("offset", "2026-11-29T09:00:00.000Z", "2026-11-29T10:00:00.000+02:00"),
+    ("negative-offset", "2026-11-29T10:00:00.000-05:30", "2026-11-29T15:29:59.999999Z"),
+    ("unparsed", "2026-11-29T09:00:00.000Z", "not a date"),
+    ("fraction-digits", "2026-11-29T10:00:00.0001Z", "2026-11-29T10:00:00.000Z"),
+    ("past-18-digits", "2026-11-29T10:00:00.10000000000000000001Z", "2026-11-29T10:00:00.1Z"),
+    ("invalid-day", "2026-11-29T10:00:00Z", "2026-02-30T23:00:00Z"),
+]
+newest_records = []
+for i, (key, newer, older) in enumerate(newest_pairs):
+    newest_records += [dated(90 + 2 * i, "newer: " + newer, key, newer), dated(91 + 2 * i, "older: " + older, key, older)]
+newest_records.append(record(89, "no key: always delivered"))
+# Equal instants, and two dates that do not parse: the one appended last wins.
+newest_records += [dated(110, "tie, appended first", "tie", "2026-11-29T10:00:00Z"),
+                   dated(111, "tie, appended last", "tie", "2026-11-29T12:00:00.000+02:00"),
+                   dated(112, "unparsed, appended first", "both-unparsed", "soon"),
+                   dated(113, "unparsed, appended last", "both-unparsed", "later")]
+case("coalesce-newest-instant", "With --coalesce, the newest record of each key is the one whose date denotes the latest instant (offsets applied, fractions of any length compared exactly, a date that does not parse older than every one that does), and of equal instants the one appended last: only those are delivered, the others cleared.",
+     queue({"pending.log": b"".join(frame(p) for p in newest_records)}), arguments=["--coalesce"])
+
 
 def main():
-    for name, about, files in CASES:
+    for name, about, files, arguments in CASES:
         folder = os.path.join(HERE, name, "queue")
         shutil.rmtree(folder, ignore_errors=True)
         os.makedirs(folder)
@@ -333,6 +362,12 @@ def main():
                 f.write(data)
         with open(os.path.join(HERE, name, "about.txt"), "w") as f:
             f.write(about + "\n")
+        options = os.path.join(HERE, name, "arguments")
+        if arguments:
+            with open(options, "w") as f:
+                f.write("".join(argument + "\n" for argument in arguments))
+        elif os.path.exists(options):
+            os.remove(options)
     print("wrote %d cases" % len(CASES))
 
 

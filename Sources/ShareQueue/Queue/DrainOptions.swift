@@ -9,7 +9,9 @@ public struct DrainOptions: Sendable {
     public var maxRecords: Int? = nil
     /// How long to wait for another drainer to finish; 0 gives up at once.
     public var waitSeconds: Double = 0
-    /// Deliver only the newest record of each key among those this drain sees.
+    /// Deliver only the newest record of each key among those this drain sees:
+    /// the latest instant its `date` denotes (offsets applied, a date that is not
+    /// RFC 3339 older than any that is), and of equal instants the last appended.
     public var coalesceKeys = false
     /// Where attachments go (created if missing); nil leaves them in the queue
     /// and gives records the path of the queue's copy.

@@ -29,7 +29,8 @@ struct ConformanceTests {
     func corpusIsComplete() {
         for name in ["clean", "torn-tail-mid-header", "torn-tail-mid-payload", "torn-tail-mid-trailer", "checksum-mismatch",
                      "length-field-changed", "garbage-between-records", "batch-torn-at-end", "batch-damaged-in-middle",
-                     "record-rules", "pass-through", "checkpoint-mid-sealed-segment", "checkpoint-newer-slot-damaged", "newer-format"] {
+                     "record-rules", "pass-through", "checkpoint-mid-sealed-segment", "checkpoint-newer-slot-damaged", "newer-format",
+                     "coalesce-newest-instant"] {
             #expect(Self.cases.contains(name), "the corpus (\(Self.corpus)) has no case \(name)")
         }
     }
@@ -40,7 +41,10 @@ struct ConformanceTests {
         let queue = scratch.file("queue")
         try FileManager.default.copyItem(atPath: Self.corpus + "/" + name + "/queue", toPath: queue)
         let before = Self.tree(queue)
-        let result = try run("host-drain", ["--dir", queue], in: scratch)
+        // A case may give the drain options, one a line (`--coalesce`).
+        let arguments = ((try? String(contentsOfFile: Self.corpus + "/" + name + "/arguments", encoding: .utf8)) ?? "")
+            .split(separator: "\n").map(String.init)
+        let result = try run("host-drain", ["--dir", queue] + arguments, in: scratch)
         let after = Self.tree(queue)
 
         let actual: [String: String] = [

@@ -1,0 +1,100 @@
+import Foundation
+import Testing
+@testable import ShareQueue
+
+/// "Newest" for `--coalesce` and the store's `latest`: the instant a date denotes,
+/// then the record appended last. Each case appends the newer record first, so
+/// that the tie rule alone would pick the wrong one.
+@Suite("Newest of a key", .serialized, .timeLimit(.minutes(3)))
+struct NewestTests {
+    /// Two dates of one key: `newer` denotes the later instant, and `older` is appended after it.
+    struct Pair: CustomTestStringConvertible, Sendable {
+        let newer: String
+        let older: String
+        var testDescription: String { "\(newer) over \(older)" }
+    }
+
+    static let pairs = [
+        Pair(newer: "2026-11-29T09:00:00.000Z", older: "2026-11-29T10:00:00.000+02:00"),
+        Pair(newer: "2026-11-29T09:00:00.000Z", older: "not a date"),
+        Pair(newer: "2026-11-29T10:00:00.0001Z", older: "2026-11-29T10:00:00.000Z"),
+        Pair(newer: "2026-11-29T10:00:00.000-05:30", older: "2026-11-29T15:29:59.999999Z"),
+    ]
+
+    func record(_ text: String, date: String, key: String = "k") -> [UInt8] {
+        Record.encode(id: RecordID.random(), date: date, source: "test", kind: .text, text: text, jsonBytes: nil, key: key, meta: nil)
+    }
+
+    @Test("--coalesce delivers the record whose date is the later instant", arguments: pairs)
+    func coalesceComparesInstants(_ pair: Pair) throws {
+        let queue = TestQueue()
+        try queue.appendStored([record("newer", date: pair.newer)])
+        try queue.appendStored([record("older", date: pair.older)])
+        let drain = try queue.drain(["--coalesce"])
+        #expect(drain.status == 0, "\(drain.stderr)")
+        #expect(try jsonObjects(drain.stdout).map { $0["text"] as? String } == ["newer"])
+        #expect(drain.stderr.contains("1 superseded"), "\(drain.stderr)")
+    }
+
+    @Test("The store's latest keeps the record whose date is the later instant", arguments: pairs)
+    func latestComparesInstants(_ pair: Pair) throws {
+        let queue = TestQueue()
+        let db = queue.scratch.file("inbox.sqlite")
+        // In one batch, and in two drains: the row already in latest is compared too.
+        try queue.appendStored([record("newer", date: pair.newer)])
+        try queue.appendStored([record("older", date: pair.older)])
+        #expect(try queue.drain(["--store", db]).status == 0)
+        #expect(try sqlite(db, "SELECT text FROM latest WHERE key = 'k'") == ["newer"])
+        try queue.appendStored([record("older again", date: pair.older)])
+        #expect(try queue.drain(["--store", db]).status == 0)
+        #expect(try sqlite(db, "SELECT text, date FROM latest WHERE key = 'k'") == ["newer|\(pair.newer)"])
+        #expect(try sqlite(db, "SELECT count(*) FROM records") == ["3"])
+    }
+
+    @Test("Equal instants go to the record appended last, in --coalesce and in latest")
+    func tiesGoToLastAppended() throws {
+        let queue = TestQueue()
+        let db = queue.scratch.file("inbox.sqlite")
+        try queue.appendStored([record("first", date: "2026-11-29T10:00:00Z")])
+        try queue.appendStored([record("second", date: "2026-11-29T12:00:00.000+02:00")])
+        try queue.appendStored([record("unparsed first", date: "soon", key: "u")])
+        try queue.appendStored([record("unparsed second", date: "later", key: "u")])
+        let peek = try queue.drain(["--peek"])
+        #expect(peek.status == 0)
+        let drain = try queue.drain(["--coalesce", "--exec", "cat > '\(queue.scratch.file("out"))'"])
+        #expect(drain.status == 0, "\(drain.stderr)")
+        #expect(try jsonObjects(Data(contentsOf: URL(fileURLWithPath: queue.scratch.file("out")))).map { $0["text"] as? String } == ["second", "unparsed second"])
+        // The same records into the store.
+        let again = TestQueue(in: queue.scratch, name: "again")
+        for line in peek.lines { try again.appendStored([Array(line.utf8)]) }
+        #expect(try again.drain(["--store", db]).status == 0)
+        #expect(try sqlite(db, "SELECT key, text FROM latest ORDER BY key") == ["k|second", "u|unparsed second"])
+    }
+
+    @Test("A dead letter put back by --requeue-dead does not override a newer value")
+    func requeuedDeadLetterDoesNotOverride() throws {
+        let queue = TestQueue()
+        let db = queue.scratch.file("inbox.sqlite")
+        let out = queue.scratch.file("out")
+        // 08:00 UTC, written with an offset: as text it sorts after the newer value below.
+        try queue.appendStored([record("refused, older", date: "2026-11-29T10:00:00.000+02:00")])
+        #expect(try queue.drain(["--max-attempts", "1", "--exec", "exit 4"]).status == 0)
+        #expect(try queue.status()["deadLetters"] as? Int == 1)
+        try queue.appendStored([record("newer", date: "2026-11-29T09:00:00.000Z")])
+
+        // --coalesce: the requeued letter comes after the newer value and is superseded by it.
+        let copy = TestQueue(in: queue.scratch, name: "copy")
+        try FileManager.default.copyItem(atPath: queue.path, toPath: copy.path)
+        #expect(try copy.drain(["--requeue-dead"]).status == 0)
+        let coalesced = try copy.drain(["--coalesce", "--exec", "cat > '\(out)'"])
+        #expect(coalesced.status == 0, "\(coalesced.stderr)")
+        #expect(try jsonObjects(Data(contentsOf: URL(fileURLWithPath: out))).map { $0["text"] as? String } == ["newer"])
+
+        // The store: the newer value is stored first, then the letter comes back and is stored after it.
+        #expect(try queue.drain(["--store", db]).status == 0)
+        #expect(try queue.drain(["--requeue-dead"]).status == 0)
+        #expect(try queue.drain(["--store", db]).status == 0)
+        #expect(try sqlite(db, "SELECT text FROM latest WHERE key = 'k'") == ["newer"])
+        #expect(try sqlite(db, "SELECT count(*) FROM records") == ["2"])
+    }
+}
