@@ -120,6 +120,27 @@ struct MetricsTests {
         #expect(stored.value("sharequeue_pending_records") == 0)
     }
 
+    @Test("README's cron line leaves one whole metrics file in the textfile folder, and no temporary one")
+    func readmeCronLine() throws {
+        let readme = try String(contentsOfFile: ServiceSampleTests.samples + "/../README.md", encoding: .utf8)
+        let line = try #require(readme.split(separator: "\n").first { $0.hasPrefix("    * * * * *") && $0.contains("--prometheus") })
+        let scratch = TemporaryDirectory()
+        let textfiles = scratch.file("node-exporter")
+        try FileManager.default.createDirectory(atPath: textfiles, withIntermediateDirectories: true)
+        let command = line.dropFirst("    * * * * * ".count)
+            .replacingOccurrences(of: "/usr/local/bin/host-drain", with: Executables.path("host-drain"))
+            .replacingOccurrences(of: "/var/lib/prometheus/node-exporter", with: textfiles)
+        let queue = scratch.file(".local/share/ShareQueue/default")
+        #expect(try run("share-append", ["--dir", queue, "waiting"], in: scratch).status == 0)
+        for _ in 1...2 {
+            let cron = try run("/bin/sh", ["-c", command], environment: ["HOME": scratch.path], in: scratch)
+            #expect(cron.status == 0 && cron.stderr.isEmpty, "\(cron.stderr)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: textfiles) == ["sharequeue.prom"])
+        let exposition = try Exposition(String(contentsOfFile: textfiles + "/sharequeue.prom", encoding: .utf8))
+        #expect(exposition.samples.first == Exposition.Sample(name: "sharequeue_pending_records", labels: ["queue": queue], value: 1))
+    }
+
     @Test("--prometheus goes with --status alone", arguments: [["--prometheus"], ["--status", "--prometheus", "--json"], ["--peek", "--prometheus"]])
     func usage(arguments: [String]) throws {
         let queue = TestQueue()
