@@ -34,7 +34,7 @@ struct QueueMetrics {
         ]
         if let age = oldestPendingAgeMilliseconds {
             families.append(("sharequeue_oldest_pending_age_seconds",
-                             "Seconds since the date of the oldest pending record; 0 when none is pending.", Self.seconds(age)))
+                             "Seconds since the date of the oldest pending record, the first in delivery order; 0 when none is pending.", Self.seconds(age)))
         }
         families += [
             ("sharequeue_sealed_segments", "Sealed segments waiting, left by a drain that stopped early or failed.", String(status.sealedSegments)),
