@@ -32,7 +32,12 @@ case $prefix in
     /*) ;;
     *) echo "install.sh: error: PREFIX must be an absolute path, not '$prefix'" >&2; usage ;;
 esac
-root=${DESTDIR:-}$prefix
+# A relative DESTDIR or --from names a place from where the caller is, not from the package.
+caller=$(pwd)
+destdir=${DESTDIR:-}
+case $destdir in "" | /*) ;; *) destdir=$caller/$destdir ;; esac
+case $from in "" | /*) ;; *) from=$caller/$from ;; esac
+root=$destdir$prefix
 tools="share-append host-drain share-stress"
 cd "$(dirname "$0")/.."
 

@@ -137,6 +137,18 @@ struct InstallScriptTests {
         #expect(result.lines.map { String($0.split(separator: "\t")[0]) }.sorted() == ["--status", "--store"])
     }
 
+    @Test("A relative DESTDIR and --from are the caller's, not the package's")
+    func relativePaths() throws {
+        let scratch = TemporaryDirectory()
+        try FileManager.default.createSymbolicLink(atPath: scratch.file("built"), withDestinationPath: Executables.directory.path)
+        let install = try run("/usr/bin/env", ["-C", scratch.path, "DESTDIR=stage", "PREFIX=/usr", "sh", Self.script, "--from", "built"], in: scratch)
+        #expect(install.status == 0, "\(install.stderr)")
+        #expect(Self.files(under: scratch.file("stage/usr")) == Set(Self.expected))
+        let uninstall = try run("/usr/bin/env", ["-C", scratch.path, "DESTDIR=stage", "PREFIX=/usr", "sh", Self.script, "uninstall"], in: scratch)
+        #expect(uninstall.status == 0, "\(uninstall.stderr)")
+        #expect(Self.files(under: scratch.file("stage")).isEmpty)
+    }
+
     @Test("A wrong argument, a relative PREFIX, or a folder without the tools changes nothing")
     func badInput() throws {
         let scratch = TemporaryDirectory()
