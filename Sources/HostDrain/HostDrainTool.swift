@@ -39,7 +39,7 @@ public enum HostDrainTool {
         Tool.Example("Print the waiting records as JSON Lines and clear them:", "host-drain --dir ~/queue"),
         Tool.Example("See what is waiting without draining:", "host-drain --dir ~/queue --status"),
         Tool.Example("Write the queue's metrics for node_exporter, replacing the file in one rename:",
-                     "cd /var/lib/prometheus/node-exporter && host-drain --dir ~/queue --status --prometheus > queue.prom.$$ && mv queue.prom.$$ queue.prom"),
+                     "cd /var/lib/prometheus/node-exporter && host-drain --dir ~/queue --status --prometheus > queue.prom.$$ && mv queue.prom.$$ queue.prom || rm -f queue.prom.$$"),
         Tool.Example("Keep running and post each batch to a server; exit 75 from curl keeps the batch queued:",
                      "host-drain --watch --exec 'curl -fsS --data-binary @- https://example.com/ingest || exit 75'"),
         Tool.Example("Ingest into SQLite exactly once:", "host-drain --group group.com.example.notes --store notes.sqlite"),

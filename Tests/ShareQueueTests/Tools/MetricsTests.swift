@@ -137,8 +137,16 @@ struct MetricsTests {
             #expect(cron.status == 0 && cron.stderr.isEmpty, "\(cron.stderr)")
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: textfiles) == ["sharequeue.prom"])
-        let exposition = try Exposition(String(contentsOfFile: textfiles + "/sharequeue.prom", encoding: .utf8))
+        let written = try String(contentsOfFile: textfiles + "/sharequeue.prom", encoding: .utf8)
+        let exposition = try Exposition(written)
         #expect(exposition.samples.first == Exposition.Sample(name: "sharequeue_pending_records", labels: ["queue": queue], value: 1))
+        // A run that fails (here no queue can be made under HOME) keeps the last file and leaves no temporary one.
+        let broken = TemporaryDirectory()
+        #expect(FileManager.default.createFile(atPath: broken.file(".local"), contents: Data()))
+        let failed = try run("/bin/sh", ["-c", command], environment: ["HOME": broken.path], in: scratch)
+        #expect(failed.stderr.hasPrefix("host-drain: error: "), "\(failed.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: textfiles) == ["sharequeue.prom"])
+        #expect(try String(contentsOfFile: textfiles + "/sharequeue.prom", encoding: .utf8) == written)
     }
 
     @Test("--prometheus goes with --status alone", arguments: [["--prometheus"], ["--status", "--prometheus", "--json"], ["--peek", "--prometheus"]])
