@@ -27,6 +27,7 @@ public enum HostDrainTool {
             OptionSpec(names: ["--wait"], value: "SECONDS", help: "If another drain is running, wait up to SECONDS for it instead of exiting with 75."),
             OptionSpec(names: ["--status"], value: nil, help: "Show what is waiting (pending records and bytes, the oldest, quarantined, dead letters, attachments) without draining."),
             OptionSpec(names: ["--json"], value: nil, help: "With --status, print one JSON object."),
+            OptionSpec(names: ["--prometheus"], value: nil, help: "With --status, print the queue's state as Prometheus metrics (text format 0.0.4), for node_exporter's textfile collector."),
             OptionSpec(names: ["--peek"], value: nil, help: "Print the pending records without draining them."),
             OptionSpec(names: ["--quiet", "-q"], value: nil, help: "Do not print the summary line on standard error."),
         ] + ProgressLine.options + Tool.commonOptions,
@@ -37,6 +38,8 @@ public enum HostDrainTool {
     static let examples = [
         Tool.Example("Print the waiting records as JSON Lines and clear them:", "host-drain --dir ~/queue"),
         Tool.Example("See what is waiting without draining:", "host-drain --dir ~/queue --status"),
+        Tool.Example("Write the queue's metrics for node_exporter, replacing the file in one rename:",
+                     "cd /var/lib/prometheus/node-exporter && host-drain --dir ~/queue --status --prometheus > queue.prom.$$ && mv queue.prom.$$ queue.prom || rm -f queue.prom.$$"),
         Tool.Example("Keep running and post each batch to a server; exit 75 from curl keeps the batch queued:",
                      "host-drain --watch --exec 'curl -fsS --data-binary @- https://example.com/ingest || exit 75'"),
         Tool.Example("Ingest into SQLite exactly once:", "host-drain --group group.com.example.notes --store notes.sqlite"),
@@ -82,7 +85,9 @@ public enum HostDrainTool {
         let execTimeout = try arguments.value("--exec-timeout").map { text throws(ShareQueueError) in try parseDuration(text, of: "--exec-timeout", upTo: 30 * 86_400) } ?? 600
 
         let directory = try QueueDirectory(path: try tool.directoryPath(arguments))
-        if arguments.has("--status") { return try printStatus(directory, store: arguments.value("--store"), json: arguments.has("--json")) }
+        if arguments.has("--status") {
+            return try printStatus(directory, store: arguments.value("--store"), json: arguments.has("--json"), prometheus: arguments.has("--prometheus"))
+        }
         if arguments.has("--peek") { return try peek(directory, format: format) }
         if arguments.has("--requeue-dead") {
             let drainer = QueueDrainer(directory: directory, options: options)
@@ -135,6 +140,8 @@ public enum HostDrainTool {
         let modes = ["--status", "--peek", "--requeue-dead", "--watch"].filter(arguments.has)
         if modes.count > 1 { throw ShareQueueError(.invalidArgument, "give only one of \(modes.joined(separator: ", "))") }
         if arguments.has("--json") && !arguments.has("--status") { throw ShareQueueError(.invalidArgument, "--json goes with --status; records are JSON Lines already") }
+        if arguments.has("--prometheus") && !arguments.has("--status") { throw ShareQueueError(.invalidArgument, "--prometheus goes with --status") }
+        if arguments.has("--prometheus") && arguments.has("--json") { throw ShareQueueError(.invalidArgument, "give --json or --prometheus, not both") }
         if !sinks.isEmpty && arguments.has("--format") { throw ShareQueueError(.invalidArgument, "--format is for standard output; \(sinks[0]) takes records as they are") }
         if arguments.has("--store") && (arguments.has("--coalesce") || arguments.has("--attachments-to")) {
             throw ShareQueueError(.invalidArgument, "--store keeps every record and puts attachments beside the database; --coalesce and --attachments-to are for the other sinks")
@@ -190,14 +197,17 @@ public enum HostDrainTool {
         try flush()
     }
 
-    static func printStatus(_ directory: QueueDirectory, store: String?, json: Bool) throws(ShareQueueError) {
+    static func printStatus(_ directory: QueueDirectory, store: String?, json: Bool, prometheus: Bool) throws(ShareQueueError) {
         var inspector = QueueInspector(directory: directory)
         inspector.warn = tool.warn
         let status = try inspector.status()
         // Read only: --status neither creates a store nor changes one.
         let rows = try store.map { path throws(ShareQueueError) in try StoreSink.rowCount(path: path) }
         var text: String
-        if json {
+        if prometheus {
+            text = QueueMetrics(queue: FileSystem.absolute(directory.path), status: status,
+                                nowMilliseconds: Host.millisecondsSince1970(), storeRows: rows).text
+        } else if json {
             var object: [String: JSONValue] = [
                 "directory": .string(directory.path),
                 "formatVersion": .number(String(QueueDirectory.formatVersion)),

@@ -95,6 +95,24 @@ final class Checkpoint {
         }
     }
 
+    /// When a drain last recorded a position, in seconds since 1970: the file's
+    /// modification time, since only a drain writes a slot. Nil while no slot
+    /// holds a position (the queue was made but never drained) or there is no file.
+    static func lastWrittenSeconds(directory: QueueDirectory) throws(ShareQueueError) -> Int64? {
+        let path = directory.checkpointPath
+        do {
+            let file = try FileDescriptor.open(path, .readOnly)
+            defer { file.close() }
+            let status = try file.status()
+            guard status.isRegularFile else { return nil }
+            let slot = parse(try file.readFully(count: 2 * slotSize, at: 0), path: path, warn: { _ in }).slot
+            return slot == nil ? nil : status.modificationSeconds
+        } catch {
+            if error.isNotFound { return nil }
+            throw ShareQueueError("cannot read the checkpoint", path: path, error)
+        }
+    }
+
     /// A slot's bytes: `<serial> <segment> <offset>` in decimal, a space, the
     /// CRC-32C of that text in lower-case hex without leading zeros, spaces up
     /// to 63 bytes, a newline.

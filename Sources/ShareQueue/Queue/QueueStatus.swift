@@ -10,6 +10,8 @@ public struct QueueStatus: Sendable, Equatable {
     public var oldest: String? = nil
     /// Entries in the quarantine file.
     public var quarantined = 0
+    /// Bytes of the quarantine file and of segments kept whole beside it.
+    public var quarantinedBytes: Int64 = 0
     /// Sealed segments waiting, left by a drain that stopped early or failed.
     public var sealedSegments = 0
     /// Records refused too often, waiting in the dead-letter file.
@@ -18,6 +20,9 @@ public struct QueueStatus: Sendable, Equatable {
     public var attachments = 0
     /// Bytes of the files in the queue's attachments folder.
     public var attachmentBytes: Int64 = 0
+    /// When a drain last recorded progress (delivered, set aside or
+    /// dead-lettered records), in seconds since 1970; nil before the first.
+    public var lastDrainSeconds: Int64? = nil
 }
 
 /// Reads pending records without changing anything, and without taking a lock.
@@ -51,11 +56,14 @@ public struct QueueInspector {
 
     /// Counts what waits in the queue and in its side files.
     /// - Returns: The pending records and bytes, the oldest record's date, and
-    ///   the quarantined entries, dead letters and attachments.
+    ///   the quarantined entries, dead letters and attachments, and when a
+    ///   drain last recorded progress.
     /// - Throws: `.ioError` when the queue cannot be read.
     public func status() throws(ShareQueueError) -> QueueStatus {
         var status = try walk(includingUnsealed: true) { _ in }
         status.quarantined = try Quarantine(directory: directory).count()
+        status.quarantinedBytes = try Quarantine(directory: directory).bytes()
+        status.lastDrainSeconds = try Checkpoint.lastWrittenSeconds(directory: directory)
         status.deadLetters = try DeadLetters(directory: directory, warn: warn).count()
         (status.attachments, status.attachmentBytes) = AttachmentStore(directory: directory).usage()
         return status

@@ -1,0 +1,108 @@
+#!/bin/sh
+# Installs share-append, host-drain and share-stress under PREFIX (default
+# /usr/local): the tools in bin, their man pages in share/man/man1, and their
+# bash, zsh and fish completions where each shell looks under a prefix. DESTDIR,
+# if set, is put before every path, to stage the files for a package.
+#
+#   [PREFIX=/usr/local] [DESTDIR=DIR] sh Samples/install.sh [install|uninstall] [--from DIR]
+#
+# install builds release binaries (swift build -c release) unless --from names
+# a folder that holds the three built already. uninstall removes exactly the
+# files install puts there, and nothing else (the folders stay).
+# Exit status: 0 done, 64 usage, 66 no built tool, 69 no swift, 73 cannot install.
+set -eu
+
+fail() { status=$1; shift; echo "install.sh: error: $*" >&2; exit "$status"; }
+usage() { echo "usage: [PREFIX=/usr/local] [DESTDIR=DIR] sh Samples/install.sh [install|uninstall] [--from DIR]" >&2; exit 64; }
+
+action=install
+from=
+while [ $# -gt 0 ]; do
+    case $1 in
+        install | uninstall) action=$1 ;;
+        --from) [ $# -ge 2 ] || { echo "install.sh: error: --from needs a folder" >&2; usage; }; from=$2; shift ;;
+        --from=*) from=${1#--from=} ;;
+        -h | --help) sed -n '2,12s/^# \{0,1\}//p' "$0"; exit 0 ;;
+        *) echo "install.sh: error: unknown argument '$1'" >&2; usage ;;
+    esac
+    shift
+done
+prefix=${PREFIX:-/usr/local}
+case $prefix in
+    /*) ;;
+    *) echo "install.sh: error: PREFIX must be an absolute path, not '$prefix'" >&2; usage ;;
+esac
+# A relative DESTDIR or --from names a place from where the caller is, not from the package.
+caller=$(pwd)
+destdir=${DESTDIR:-}
+case $destdir in "" | /*) ;; *) destdir=$caller/$destdir ;; esac
+case $from in "" | /*) ;; *) from=$caller/$from ;; esac
+root=$destdir$prefix
+tools="share-append host-drain share-stress"
+cd "$(dirname "$0")/.."
+
+# Where each shell looks under a prefix: bash-completion loads
+# share/bash-completion/completions/NAME when NAME is first completed; zsh's
+# compinit reads share/zsh/site-functions (on its default fpath for /usr and
+# /usr/local); fish reads share/fish/vendor_completions.d.
+completion_path() {
+    case $1 in
+        bash) echo "share/bash-completion/completions/$2" ;;
+        zsh) echo "share/zsh/site-functions/_$2" ;;
+        fish) echo "share/fish/vendor_completions.d/$2.fish" ;;
+    esac
+}
+
+# Every file install puts under the prefix, one a line: all that uninstall removes.
+installed_files() {
+    for tool in $tools; do
+        echo "bin/$tool"
+        echo "share/man/man1/$tool.1"
+        for shell in bash zsh fish; do completion_path "$shell" "$tool"; done
+    done
+}
+
+if [ "$action" = uninstall ]; then
+    installed_files | while IFS= read -r file; do
+        if [ -e "$root/$file" ] || [ -L "$root/$file" ]; then
+            rm -f "$root/$file" || fail 73 "cannot remove $root/$file"
+            echo "removed $root/$file"
+        fi
+    done
+    exit 0
+fi
+
+if [ -z "$from" ]; then
+    command -v swift > /dev/null || fail 69 "swift is not on the PATH; install the Swift toolchain, 6.0 or later, or give --from DIR"
+    swift build -c release >&2 || fail 73 "swift build -c release failed"
+    from=$(swift build -c release --show-bin-path)
+fi
+for tool in $tools; do
+    [ -f "$from/$tool" ] && [ -x "$from/$tool" ] || fail 66 "no built $tool in $from"
+done
+
+staged=$(mktemp -d "${TMPDIR:-/tmp}/share-queue-install.XXXXXX") || fail 73 "cannot make a temporary folder"
+trap 'rm -rf "$staged"' EXIT
+trap 'exit 130' INT TERM
+
+# Copies $2 to $root/$3 with mode $1 under a temporary name, then renames it
+# into place: a tool that is running (host-drain --watch, say) keeps its old
+# file, and nobody sees a half-copied one.
+put() {
+    target=$root/$3
+    mkdir -p "$(dirname "$target")" || fail 73 "cannot create $(dirname "$target")"
+    cp "$2" "$target.installing.$$" && chmod "$1" "$target.installing.$$" && mv -f "$target.installing.$$" "$target" \
+        || { rm -f "$target.installing.$$"; fail 73 "cannot install $target"; }
+    echo "installed $target"
+}
+
+for tool in $tools; do
+    put 0755 "$from/$tool" "bin/$tool"
+    # The pages are shipped; a test keeps them equal to what --help-man prints.
+    put 0644 "Samples/man/$tool.1" "share/man/man1/$tool.1"
+    # The completions are generated from the tool's option table, as the tool prints them.
+    for shell in bash zsh fish; do
+        "$from/$tool" --generate-completion-script "$shell" > "$staged/$tool.$shell" || fail 73 "$tool cannot print its $shell completion"
+        put 0644 "$staged/$tool.$shell" "$(completion_path "$shell" "$tool")"
+    done
+done

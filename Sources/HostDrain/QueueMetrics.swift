@@ -1,0 +1,87 @@
+import ShareQueue
+
+/// A queue's status in the Prometheus text exposition format (version 0.0.4),
+/// for node_exporter's textfile collector or any scraper of that format.
+///
+/// Every metric is a gauge named `sharequeue_…` in base units (bytes, seconds),
+/// with one label, `queue`, the queue directory's path, so that one file can
+/// hold the metrics of several queues. Built from ``QueueStatus`` alone: it
+/// reads nothing that `--status` does not.
+struct QueueMetrics {
+    /// The value of the `queue` label.
+    let queue: String
+    let status: QueueStatus
+    /// The time the ages are measured at, in milliseconds since 1970.
+    let nowMilliseconds: Int64
+    /// Rows in the `--store` database, when one was named.
+    var storeRows: Int? = nil
+
+    /// One metric family: its name, its help text, and its value as the format spells it.
+    private typealias Family = (name: String, help: String, value: String)
+
+    /// The exposition: for each metric, `# HELP`, `# TYPE` and one sample, each line ending in a newline.
+    var text: String {
+        let label = "{queue=\"\(Self.escapedLabelValue(queue))\"}"
+        return families.map { family in
+            "# HELP \(family.name) \(family.help)\n# TYPE \(family.name) gauge\n\(family.name)\(label) \(family.value)\n"
+        }.joined()
+    }
+
+    private var families: [Family] {
+        var families: [Family] = [
+            ("sharequeue_pending_records", "Records waiting to be delivered.", String(status.pending)),
+            ("sharequeue_pending_bytes", "Bytes of segment files not yet delivered, frames included.", String(status.pendingBytes)),
+        ]
+        if let age = oldestPendingAgeMilliseconds {
+            families.append(("sharequeue_oldest_pending_age_seconds",
+                             "Seconds since the date of the oldest pending record, the first in delivery order; 0 when none is pending.", Self.seconds(age)))
+        }
+        families += [
+            ("sharequeue_sealed_segments", "Sealed segments waiting, left by a drain that stopped early or failed.", String(status.sealedSegments)),
+            ("sharequeue_quarantined_regions", "Damaged regions set aside in the quarantine file, and segments kept whole beside it.",
+             String(status.quarantined)),
+            ("sharequeue_quarantined_bytes", "Bytes of the quarantine file and of the segments kept whole beside it.",
+             String(status.quarantinedBytes)),
+            ("sharequeue_dead_letters", "Records refused too often, waiting in the dead-letter file.", String(status.deadLetters)),
+            ("sharequeue_attachment_files", "Files in the queue's attachments folder.", String(status.attachments)),
+            ("sharequeue_attachment_bytes", "Bytes of the files in the queue's attachments folder.", String(status.attachmentBytes)),
+        ]
+        if let last = status.lastDrainSeconds {
+            families.append(("sharequeue_last_drain_timestamp_seconds",
+                             "When a drain last recorded progress (the checkpoint's modification time), in seconds since 1970.", String(last)))
+        }
+        if let storeRows {
+            families.append(("sharequeue_store_rows", "Records in the SQLite store named with --store.", String(storeRows)))
+        }
+        return families
+    }
+
+    /// 0 with nothing pending; nil when the oldest record's date is not a time
+    /// (a producer may write any string there), so that no made-up age is shown.
+    private var oldestPendingAgeMilliseconds: Int64? {
+        guard let oldest = status.oldest else { return 0 }
+        guard let date = Timestamp.millisecondsSince1970(parsing: oldest) else { return nil }
+        // A producer's clock ahead of the host's is not a negative wait.
+        return max(0, nowMilliseconds - date)
+    }
+
+    /// Milliseconds as seconds with three decimals, in the plain notation the format's parsers all take.
+    private static func seconds(_ milliseconds: Int64) -> String {
+        let fraction = String(milliseconds % 1000)
+        return "\(milliseconds / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
+    }
+
+    /// A label value as the format writes it: backslash, double quote and line feed escaped.
+    static func escapedLabelValue(_ value: String) -> String {
+        var escaped = ""
+        for character in value.unicodeScalars {
+            switch character {
+            case "\\": escaped += "\\\\"
+            case "\"": escaped += "\\\""
+            case "\n": escaped += "\\n"
+            default: escaped.unicodeScalars.append(character)
+            }
+        }
+        return escaped
+    }
+}
