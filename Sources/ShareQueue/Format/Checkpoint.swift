@@ -101,7 +101,7 @@ final class Checkpoint {
     static func lastWrittenSeconds(directory: QueueDirectory) throws(ShareQueueError) -> Int64? {
         let path = directory.checkpointPath
         do {
-            let file = try FileDescriptor.open(path, .readOnly)
+            let file = try directory.folder.open(QueueLayout.checkpoint, .readOnly)
             defer { file.close() }
             let status = try file.status()
             guard status.isRegularFile else { return nil }

@@ -50,10 +50,10 @@ struct Quarantine {
     /// The bytes the quarantine file and the kept segments take: the damaged
     /// bytes as they are stored here (Base64 in JSON lines), from the files' sizes alone.
     func bytes() throws(ShareQueueError) -> Int64 {
-        let kept = (try? FileSystem.entries(of: directory.path))?.filter(QueueLayout.isKeptSegment) ?? []
+        let kept = (try? directory.folder.entries())?.filter(QueueLayout.isKeptSegment) ?? []
         var total: Int64 = 0
-        for path in [directory.quarantinePath] + kept.map(directory.path(of:)) {
-            if let file = try FileSystem.linkStatusOrThrow(path), file.isRegularFile { total += file.size }
+        for name in [QueueLayout.quarantine] + kept {
+            if let file = try directory.status(of: name), file.isRegularFile { total += file.size }
         }
         return total
     }
