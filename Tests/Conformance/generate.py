@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """Writes the input queues of the conformance corpus, byte for byte.
 
-Written from README.md's "The on-disk format" alone, as a second, independent
-writer of the format: frames, CRC-32C, records, checkpoint slots and the format
-marker are all made here, without the Swift code (and `keys/` entries by
-keys.py beside it). Run it from anywhere:
+Written from Documentation/Format.md alone, as a second, independent writer of
+the format: frames, CRC-32C, records, checkpoint slots and the format marker are
+all made here, without the Swift code (and `keys/` entries by keys.py beside it).
+It reads the document too: the worked examples there (the CRC check value, the
+86-byte frame, the checkpoint slot) must come out of this file's own code, or it
+stops, and the revision it was checked against is written to `REVISION`. Run it
+from anywhere:
 
     python3 Tests/Conformance/generate.py
 
@@ -15,14 +18,16 @@ It rewrites every `<case>/queue/` and `<case>/about.txt`; the expected results
 import hashlib
 import json
 import os
+import re
 import shutil
 import struct
 import sys
 
 sys.dont_write_bytecode = True  # keep the corpus folder clean
-import keys  # noqa: E402 (the keys folder's entries, also from the README alone)
+import keys  # noqa: E402 (the keys folder's entries, also from the specification alone)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+SPECIFICATION = os.path.join(HERE, "..", "..", "Documentation", "Format.md")
 QUEUE_ID = "6F1D3C52-8E0B-4B8A-9C3E-2A4D5B6C7D8E"
 DATE = "2026-11-29T14:52:20.123Z"
 
@@ -87,6 +92,29 @@ def checkpoint(serial, segment, offset):
     return slots[0] + slots[1]
 
 
+def read_specification():
+    """The specification's text, its revision line, and its worked examples checked against the code above."""
+    with open(SPECIFICATION, encoding="utf-8") as f:
+        text = f.read()
+    revision = re.search(r"\*\*(Format 1, revision \d+, \d{4}-\d{2}-\d{2})\.\*\*", text)
+    if not revision:
+        sys.exit("generate.py: %s has no 'Format 1, revision N, date' line" % SPECIFICATION)
+    check = re.search(r"the CRC of the ASCII bytes\s+`123456789` is `0x([0-9A-F]{8})`", text)
+    if not check or crc32c(b"123456789") != int(check.group(1), 16):
+        sys.exit("generate.py: the CRC-32C check value in %s does not match this file's CRC-32C" % SPECIFICATION)
+    dump = re.findall(r"^    ([0-9a-f]{8}): ((?:[0-9a-f]{2} )+)", text, re.MULTILINE)
+    example = bytes.fromhex("".join(line for _, line in dump).replace(" ", ""))
+    if len(example) != 86 or frame(example[12:-8]) != example:
+        sys.exit("generate.py: the example frame in %s is not what this file frames its payload as" % SPECIFICATION)
+    slot_line = re.search(r"^    (1 3 157 [0-9a-f]+) +⏎$", text, re.MULTILINE)
+    if not slot_line or slot(1, 3, 157).rstrip() != slot_line.group(1).encode():
+        sys.exit("generate.py: the example checkpoint slot in %s is not what this file writes" % SPECIFICATION)
+    return text, revision.group(1), example[12:-8]
+
+
+SPEC_TEXT, SPEC_REVISION, SPEC_EXAMPLE_PAYLOAD = read_specification()
+
+
 def format_marker(version=1):
     return ("ShareQueue queue format %s\nqueue %s\n" % (version, QUEUE_ID)).encode()
 
@@ -130,8 +158,8 @@ case("clean", "Five records, one of them a batch of two, in pending.log: all del
             + frame(record(3, kind="json", json={"b": [1, 2.50, "x"], "a": None}))
             + batch([record(4, "batch one"), record(5, "batch two")])}))
 
-case("readme-example", "The 86-byte frame shown in README.md, whose payload is the smallest kind of record: id, date and source are only checked to be strings.",
-     queue({"pending.log": frame(b'{"v":1,"id":"a","date":"d","source":"s","kind":"text","text":"hi"}')}))
+case("spec-example", "The 86-byte frame shown in Format.md §5 (read from the document), whose payload is the smallest kind of record: id, date and source are only checked to be strings.",
+     queue({"pending.log": frame(SPEC_EXAMPLE_PAYLOAD)}))
 
 case("empty-pending", "An empty pending.log is not sealed: nothing is delivered and the checkpoint stays at the start.",
      queue({"pending.log": b""}))
@@ -312,7 +340,7 @@ case("custom-kind-json", "Records of kinds of the producer's own with their valu
 
 wallpaper_1 = record(80, "beach.jpg", key="wallpaper")
 wallpaper_2 = record(81, kind="link", json={"url": "https://example.com/b"}, key="wallpaper")
-case("keys-folder-kept", "A keys folder with an entry written by the README's rules, a damaged entry and a leftover temporary file: the records are delivered and keys/ is left exactly as it was.",
+case("keys-folder-kept", "A keys folder with an entry written by Format.md's rules, a damaged entry and a leftover temporary file: the records are delivered and keys/ is left exactly as it was.",
      queue({"pending.log": frame(wallpaper_1) + frame(wallpaper_2)},
            extra={"keys/" + keys.entry_name("wallpaper"): keys.entry_line(uuid(81), keys.record_digest(wallpaper_2)),
                   "keys/" + keys.entry_name("widget"): b"not an entry\n",
@@ -333,7 +361,9 @@ def main():
                 f.write(data)
         with open(os.path.join(HERE, name, "about.txt"), "w") as f:
             f.write(about + "\n")
-    print("wrote %d cases" % len(CASES))
+    with open(os.path.join(HERE, "REVISION"), "w") as f:
+        f.write(SPEC_REVISION + "\n")
+    print("wrote %d cases, from %s" % (len(CASES), SPEC_REVISION))
 
 
 if __name__ == "__main__":

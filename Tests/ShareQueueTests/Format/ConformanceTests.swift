@@ -3,7 +3,7 @@ import Testing
 @testable import ShareQueue
 
 /// The conformance corpus in `Tests/Conformance`: queue directories built byte
-/// by byte from the README's format description, each drained by the real
+/// by byte from `Documentation/Format.md`, each drained by the real
 /// `host-drain`, with exactly what it must print, set aside and record. Another
 /// implementation can run the same cases; see `Tests/Conformance/README.md`.
 ///
@@ -96,7 +96,7 @@ struct ConformanceTests {
         }.joined()
     }
 
-    /// The checkpoint's position, read by the README's rule: of the two
+    /// The checkpoint's position, read by Format.md's rule (§10.2): of the two
     /// 64-byte slots, the valid one (`SERIAL SEGMENT OFFSET CRC`) with the higher serial.
     static func position(in bytes: [UInt8]) -> String {
         var best: (serial: UInt64, text: String)? = nil
