@@ -122,8 +122,9 @@ def format_marker(version=1):
 CASES = []
 
 
-def case(name, about, files):
-    CASES.append((name, about, files))
+def case(name, about, files, options=()):
+    """A case; `options` are the drain's arguments besides --dir, written to `options`, one a line."""
+    CASES.append((name, about, files, list(options)))
 
 
 def queue(segments, checkpoint_bytes=BLANK_SLOT * 2, marker=None, extra=None):
@@ -349,8 +350,85 @@ case("keys-not-a-directory", "A keys that is a plain file: the records are deliv
      queue({"pending.log": frame(wallpaper_1)}, extra={"keys": b"not a folder\n"}))
 
 
+# Rules of Format.md that are about bytes, one case each (the section in the name's about text).
+
+spread = lambda pairs: b"{" + b",\n".join(b'"%s":%s' % (k, v) for k, v in pairs) + b"}"
+sorted_names = [b"z", b"Z", b"\xc3\xa9", b"\xef\xbd\xa1", b"\xf0\x9f\x98\x80", b"a", b"aa", b"\\u0041b"]
+case("names-sorted-as-bytes", "Format.md 1.2 and 8.1: a record stored over several lines is re-encoded with unknown members and object members sorted by their UTF-8 bytes (Z, a, aa, z, U+00E9, U+FF61, U+1F600; an escaped name by its decoded bytes).",
+     queue({"pending.log": frame(spread([(b"v", b"1"), (b"id", b'"' + uuid(90).encode() + b'"'), (b"date", b'"' + DATE.encode() + b'"'),
+                                         (b"source", b'"conformance"'), (b"kind", b'"json"'),
+                                         (b"json", b"{" + b",".join(b'"%s":%d' % (n, i) for i, n in enumerate(sorted_names)) + b"}")]
+                                        + [(n, b'"%d"' % i) for i, n in enumerate(sorted_names) if n not in (b"a", b"z")]))}))
+
+escapes = (b'{"v":1,"id":"' + uuid(91).encode() + b'",\n"date":"' + DATE.encode() + b'","source":"conformance","kind":"json",'
+           b'"json":["\\u001F \\u001f \\u007F \x7f \\u00E9 \\u00e9 \\/ \\b \\f \\u000B"],"text":"tab\\tcr\\rlf\\nnul\\u0000"}')
+case("escapes-lower-case-hex", "Format.md 7.5 and 8.1: re-encoded strings escape only what JSON requires, other control bytes as \\u00 and lower-case hex; 7F and non-ASCII as their bytes; a one-line record keeps its own escapes.",
+     queue({"pending.log": frame(escapes) + frame(record(92, "kept as stored", json=None).replace(b'"json":null', b'"x":"\\u001F\\u00E9"'))}))
+
+cr_only = b'{"v":1,"id":"' + uuid(93).encode() + b'",\r"date":"' + DATE.encode() + b'","source":"conformance","kind":"text","text":"only a CR between tokens","b":1,"a":2}'
+cr_escaped = b'{"v":1,"id":"' + uuid(94).encode() + b'","date":"' + DATE.encode() + b'","source":"conformance","kind":"text","text":"an escaped \\r is no line break","b":1,"a":2}'
+case("carriage-return-only", "Format.md 8.1: a payload whose only line break is a CR byte counts as stored over several lines and is re-encoded; an escaped \\r inside a string is not a line break.",
+     queue({"pending.log": frame(cr_only) + frame(cr_escaped)}))
+
+over = struct.pack("<I", (16 << 20) + 1)
+case("short-header-declaring-too-much", "Format.md 6.1 steps 2 and 3: 10 bytes of header at the end of the file are incomplete whatever length they declare, so a torn tail.",
+     queue({"pending.log": frame(A) + HEADER + over + b"\x00\x00"}))
+case("whole-header-declaring-too-much", "Format.md 6.1 steps 2 and 3: 13 bytes at the end of the file whose header declares more than 16 MiB are damage, not a torn tail.",
+     queue({"pending.log": frame(A) + HEADER + over + b"\x00\x00\x00\x00\x7b"}))
+
+case("partial-magic-at-end", "Format.md 6.1 step 1: 3 bytes at the end that begin the header magic are a torn tail.",
+     queue({"pending.log": frame(A) + frame(B) + HEADER[:3]}))
+case("partial-non-magic-at-end", "Format.md 6.1 step 1 and 6.2: 3 bytes at the end that do not begin the magic are damage; a partial magic at the end of garbage belongs to the garbage.",
+     queue({"sealed-000000000001.log": frame(A) + b"\xff\x53\x00", "pending.log": frame(B) + b"junk" + HEADER[:2]}))
+
+case("checkpoint-in-largest-segment", "Format.md 4 and 10.3: a checkpoint inside the segment with the largest number, which exists, is a position a drain can write: delivery resumes there, and pending.log stays, since no number is left to seal it as.",
+     queue({"sealed-999999999999999.log": frame(A) + frame(B) + frame(C), "pending.log": frame(D)},
+           checkpoint_bytes=checkpoint(3, 999999999999999, len(frame(A)))))
+
+named = lambda file: dict(attached, file=file)
+lower_note = "7a1c2e3f-0000-4000-8000-000000000002.txt"
+bare_note = "7A1C2E3F-0000-4000-8000-000000000003"
+case("attachment-names", "Format.md 7.3: a copy named with a lower-case UUID or without an extension is a name the queue makes; a dot file, a non-ASCII name and an 81-byte name are not, and their records are set aside.",
+     queue({"pending.log": frame(record(95, kind="file", attachments=[named(lower_note)])) + frame(record(96, kind="file", attachments=[named(bare_note)]))
+            + frame(record(97, kind="file", attachments=[named(".hidden")])) + frame(record(98, kind="file", attachments=[named("\u00e9.txt")]))
+            + frame(record(99, kind="file", attachments=[named("A" * 77 + ".txt")])) + frame(D)},
+           extra={"attachments/" + lower_note: note, "attachments/" + bare_note: note, "attachments/.hidden": note,
+                  "attachments/\u00e9.txt": note, "attachments/" + "A" * 77 + ".txt": note}))
+
+# Names compared as bytes, and "newest" as instants (Format.md 1.2 and 12.2).
+
+equivalent = spread([(b"v", b"1"), (b"id", b'"' + uuid(100).encode() + b'"'), (b"date", b'"' + DATE.encode() + b'"'),
+                     (b"source", b'"conformance"'), (b"kind", b'"json"'),
+                     (b"json", b'{"e\\u0301":6,"\\u00e9":1,"\xed\x95\x9c":"syllable","\xe1\x84\x92\xe1\x85\xa1\xe1\x86\xab":"jamo",'
+                               b'"a\xcc\x81\xcc\xa3":"acute first","a\xcc\xa3\xcc\x81":"dot first"}'),
+                     (b"e\xcc\x81", b'"decomposed"'), (b"\xc3\xa9", b'"composed"')])
+case("names-equivalent-kept-apart", "Format.md 1.2: canonically equivalent names (composed and decomposed, a Hangul syllable and its jamo, combining marks in two orders) are different names, all kept when the record is re-encoded, sorted by bytes.",
+     queue({"pending.log": frame(equivalent)}))
+
+
+def dated(n, key, date, text):
+    return compact({"v": 1, "id": uuid(n), "date": date, "source": "conformance", "kind": "text", "text": text, "key": key})
+
+
+case("coalesce-newest-instant", "Format.md 12.2, drained with --coalesce: dates compare as instants (offsets applied, any number of fraction digits), a date that does not parse is older than any that does, equal instants go to the last appended, and keys compare as bytes.",
+     queue({"pending.log": b"".join(frame(p) for p in [
+         dated(110, "offset", "2026-11-29T09:00:00.000Z", "newest: 09:00 UTC"),
+         dated(111, "offset", "2026-11-29T10:00:00.000+02:00", "older: 08:00 UTC"),
+         dated(112, "unparsed", "2026-11-29T09:00:00.000Z", "newest: a date"),
+         dated(113, "unparsed", "not a date", "older: no date"),
+         dated(114, "digits", "2026-11-29T10:00:00.0001Z", "newest: 100 microseconds later"),
+         dated(115, "digits", "2026-11-29T10:00:00.000Z", "older"),
+         dated(116, "tie", "2026-11-29T10:00:00.5Z", "older: the same instant, appended first"),
+         dated(117, "tie", "2026-11-29T10:00:00.500Z", "newest: appended last"),
+         dated(118, "both unparsed", "zzz", "older: neither parses, appended first"),
+         dated(119, "both unparsed", "aaa", "newest: appended last"),
+         dated(120, "e\u0301", "2026-11-29T10:00:00.000Z", "a key of its own: decomposed"),
+         dated(121, "\u00e9", "2026-11-29T09:00:00.000Z", "a key of its own: composed"),
+     ])}), options=["--coalesce"])
+
+
 def main():
-    for name, about, files in CASES:
+    for name, about, files, options in CASES:
         folder = os.path.join(HERE, name, "queue")
         shutil.rmtree(folder, ignore_errors=True)
         os.makedirs(folder)
@@ -361,6 +439,12 @@ def main():
                 f.write(data)
         with open(os.path.join(HERE, name, "about.txt"), "w") as f:
             f.write(about + "\n")
+        options_file = os.path.join(HERE, name, "options")
+        if options:
+            with open(options_file, "w") as f:
+                f.write("".join(option + "\n" for option in options))
+        elif os.path.exists(options_file):
+            os.remove(options_file)
     with open(os.path.join(HERE, "REVISION"), "w") as f:
         f.write(SPEC_REVISION + "\n")
     print("wrote %d cases, from %s" % (len(CASES), SPEC_REVISION))
