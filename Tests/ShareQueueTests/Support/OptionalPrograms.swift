@@ -19,7 +19,10 @@ enum OptionalProgram {
 
     /// A trait that skips the test, naming the missing programs, unless they
     /// are all there or the tests run on CI.
-    static func needs(_ names: String...) -> ConditionTrait {
+    static func needs(_ names: String...) -> ConditionTrait { needs(names) }
+
+    /// `needs` for a list of programs, which may be empty.
+    static func needs(_ names: [String]) -> ConditionTrait {
         let missing = names.filter { path($0) == nil }
         let reason = "not run: \(missing.joined(separator: " and ")) \(missing.count == 1 ? "is" : "are") not installed (CI requires \(missing.count == 1 ? "it" : "them"); .ci/run installs \(missing.count == 1 ? "it" : "them"))"
         return .enabled(if: isCI || missing.isEmpty, Comment(rawValue: reason))
