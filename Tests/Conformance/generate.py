@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """Writes the input queues of the conformance corpus, byte for byte.
 
-Written from README.md's "The on-disk format" alone, as a second, independent
-writer of the format: frames, CRC-32C, records, checkpoint slots and the format
-marker are all made here, without the Swift code (and `keys/` entries by
-keys.py beside it). Run it from anywhere:
+Written from Documentation/Format.md alone, as a second, independent writer of
+the format: frames, CRC-32C, records, checkpoint slots and the format marker are
+all made here, without the Swift code (and `keys/` entries by keys.py beside it).
+It reads the document too: the worked examples there (the CRC check value, the
+86-byte frame, the checkpoint slot) must come out of this file's own code, or it
+stops, and the revision it was checked against is written to `REVISION`. Run it
+from anywhere:
 
     python3 Tests/Conformance/generate.py
 
@@ -15,14 +18,16 @@ It rewrites every `<case>/queue/` and `<case>/about.txt`; the expected results
 import hashlib
 import json
 import os
+import re
 import shutil
 import struct
 import sys
 
 sys.dont_write_bytecode = True  # keep the corpus folder clean
-import keys  # noqa: E402 (the keys folder's entries, also from the README alone)
+import keys  # noqa: E402 (the keys folder's entries, also from the specification alone)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+SPECIFICATION = os.path.join(HERE, "..", "..", "Documentation", "Format.md")
 QUEUE_ID = "6F1D3C52-8E0B-4B8A-9C3E-2A4D5B6C7D8E"
 DATE = "2026-11-29T14:52:20.123Z"
 
@@ -87,6 +92,29 @@ def checkpoint(serial, segment, offset):
     return slots[0] + slots[1]
 
 
+def read_specification():
+    """The specification's text, its revision line, and its worked examples checked against the code above."""
+    with open(SPECIFICATION, encoding="utf-8") as f:
+        text = f.read()
+    revision = re.search(r"\*\*(Format 1, revision \d+, \d{4}-\d{2}-\d{2})\.\*\*", text)
+    if not revision:
+        sys.exit("generate.py: %s has no 'Format 1, revision N, date' line" % SPECIFICATION)
+    check = re.search(r"the CRC of the ASCII bytes\s+`123456789` is `0x([0-9A-F]{8})`", text)
+    if not check or crc32c(b"123456789") != int(check.group(1), 16):
+        sys.exit("generate.py: the CRC-32C check value in %s does not match this file's CRC-32C" % SPECIFICATION)
+    dump = re.findall(r"^    ([0-9a-f]{8}): ((?:[0-9a-f]{2} )+)", text, re.MULTILINE)
+    example = bytes.fromhex("".join(line for _, line in dump).replace(" ", ""))
+    if len(example) != 86 or frame(example[12:-8]) != example:
+        sys.exit("generate.py: the example frame in %s is not what this file frames its payload as" % SPECIFICATION)
+    slot_line = re.search(r"^    (1 3 157 [0-9a-f]+) +⏎$", text, re.MULTILINE)
+    if not slot_line or slot(1, 3, 157).rstrip() != slot_line.group(1).encode():
+        sys.exit("generate.py: the example checkpoint slot in %s is not what this file writes" % SPECIFICATION)
+    return text, revision.group(1), example[12:-8]
+
+
+SPEC_TEXT, SPEC_REVISION, SPEC_EXAMPLE_PAYLOAD = read_specification()
+
+
 def format_marker(version=1):
     return ("ShareQueue queue format %s\nqueue %s\n" % (version, QUEUE_ID)).encode()
 
@@ -94,9 +122,9 @@ def format_marker(version=1):
 CASES = []
 
 
-def case(name, about, files, arguments=()):
-    """A case; `arguments` are the drain's options, one a line in `<case>/arguments` (none for most)."""
-    CASES.append((name, about, files, list(arguments)))
+def case(name, about, files, options=()):
+    """A case; `options` are the drain's arguments besides --dir, written to `options`, one a line."""
+    CASES.append((name, about, files, list(options)))
 
 
 def queue(segments, checkpoint_bytes=BLANK_SLOT * 2, marker=None, extra=None):
@@ -131,8 +159,8 @@ case("clean", "Five records, one of them a batch of two, in pending.log: all del
             + frame(record(3, kind="json", json={"b": [1, 2.50, "x"], "a": None}))
             + batch([record(4, "batch one"), record(5, "batch two")])}))
 
-case("readme-example", "The 86-byte frame shown in README.md, whose payload is the smallest kind of record: id, date and source are only checked to be strings.",
-     queue({"pending.log": frame(b'{"v":1,"id":"a","date":"d","source":"s","kind":"text","text":"hi"}')}))
+case("spec-example", "The 86-byte frame shown in Format.md §5 (read from the document), whose payload is the smallest kind of record: id, date and source are only checked to be strings.",
+     queue({"pending.log": frame(SPEC_EXAMPLE_PAYLOAD)}))
 
 case("empty-pending", "An empty pending.log is not sealed: nothing is delivered and the checkpoint stays at the start.",
      queue({"pending.log": b""}))
@@ -313,7 +341,7 @@ case("custom-kind-json", "Records of kinds of the producer's own with their valu
 
 wallpaper_1 = record(80, "beach.jpg", key="wallpaper")
 wallpaper_2 = record(81, kind="link", json={"url": "https://example.com/b"}, key="wallpaper")
-case("keys-folder-kept", "A keys folder with an entry written by the README's rules, a damaged entry and a leftover temporary file: the records are delivered and keys/ is left exactly as it was.",
+case("keys-folder-kept", "A keys folder with an entry written by Format.md's rules, a damaged entry and a leftover temporary file: the records are delivered and keys/ is left exactly as it was.",
      queue({"pending.log": frame(wallpaper_1) + frame(wallpaper_2)},
            extra={"keys/" + keys.entry_name("wallpaper"): keys.entry_line(uuid(81), keys.record_digest(wallpaper_2)),
                   "keys/" + keys.entry_name("widget"): b"not an entry\n",
@@ -347,11 +375,88 @@ newest_records += [dated(110, "tie, appended first", "tie", "2026-11-29T10:00:00
                    dated(112, "unparsed, appended first", "both-unparsed", "soon"),
                    dated(113, "unparsed, appended last", "both-unparsed", "later")]
 case("coalesce-newest-instant", "With --coalesce, the newest record of each key is the one whose date denotes the latest instant (offsets applied, fractions of any length compared exactly, a date that does not parse older than every one that does), and of equal instants the one appended last: only those are delivered, the others cleared.",
-     queue({"pending.log": b"".join(frame(p) for p in newest_records)}), arguments=["--coalesce"])
+     queue({"pending.log": b"".join(frame(p) for p in newest_records)}), options=["--coalesce"])
+
+
+# Rules of Format.md that are about bytes, one case each (the section in the name's about text).
+
+spread = lambda pairs: b"{" + b",\n".join(b'"%s":%s' % (k, v) for k, v in pairs) + b"}"
+sorted_names = [b"z", b"Z", b"\xc3\xa9", b"\xef\xbd\xa1", b"\xf0\x9f\x98\x80", b"a", b"aa", b"\\u0041b"]
+case("names-sorted-as-bytes", "Format.md 1.2 and 8.1: a record stored over several lines is re-encoded with unknown members and object members sorted by their UTF-8 bytes (Z, a, aa, z, U+00E9, U+FF61, U+1F600; an escaped name by its decoded bytes).",
+     queue({"pending.log": frame(spread([(b"v", b"1"), (b"id", b'"' + uuid(90).encode() + b'"'), (b"date", b'"' + DATE.encode() + b'"'),
+                                         (b"source", b'"conformance"'), (b"kind", b'"json"'),
+                                         (b"json", b"{" + b",".join(b'"%s":%d' % (n, i) for i, n in enumerate(sorted_names)) + b"}")]
+                                        + [(n, b'"%d"' % i) for i, n in enumerate(sorted_names) if n not in (b"a", b"z")]))}))
+
+escapes = (b'{"v":1,"id":"' + uuid(91).encode() + b'",\n"date":"' + DATE.encode() + b'","source":"conformance","kind":"json",'
+           b'"json":["\\u001F \\u001f \\u007F \x7f \\u00E9 \\u00e9 \\/ \\b \\f \\u000B"],"text":"tab\\tcr\\rlf\\nnul\\u0000"}')
+case("escapes-lower-case-hex", "Format.md 7.5 and 8.1: re-encoded strings escape only what JSON requires, other control bytes as \\u00 and lower-case hex; 7F and non-ASCII as their bytes; a one-line record keeps its own escapes.",
+     queue({"pending.log": frame(escapes) + frame(record(92, "kept as stored", json=None).replace(b'"json":null', b'"x":"\\u001F\\u00E9"'))}))
+
+cr_only = b'{"v":1,"id":"' + uuid(93).encode() + b'",\r"date":"' + DATE.encode() + b'","source":"conformance","kind":"text","text":"only a CR between tokens","b":1,"a":2}'
+cr_escaped = b'{"v":1,"id":"' + uuid(94).encode() + b'","date":"' + DATE.encode() + b'","source":"conformance","kind":"text","text":"an escaped \\r is no line break","b":1,"a":2}'
+case("carriage-return-only", "Format.md 8.1: a payload whose only line break is a CR byte counts as stored over several lines and is re-encoded; an escaped \\r inside a string is not a line break.",
+     queue({"pending.log": frame(cr_only) + frame(cr_escaped)}))
+
+over = struct.pack("<I", (16 << 20) + 1)
+case("short-header-declaring-too-much", "Format.md 6.1 steps 2 and 3: 10 bytes of header at the end of the file are incomplete whatever length they declare, so a torn tail.",
+     queue({"pending.log": frame(A) + HEADER + over + b"\x00\x00"}))
+case("whole-header-declaring-too-much", "Format.md 6.1 steps 2 and 3: 13 bytes at the end of the file whose header declares more than 16 MiB are damage, not a torn tail.",
+     queue({"pending.log": frame(A) + HEADER + over + b"\x00\x00\x00\x00\x7b"}))
+
+case("partial-magic-at-end", "Format.md 6.1 step 1: 3 bytes at the end that begin the header magic are a torn tail.",
+     queue({"pending.log": frame(A) + frame(B) + HEADER[:3]}))
+case("partial-non-magic-at-end", "Format.md 6.1 step 1 and 6.2: 3 bytes at the end that do not begin the magic are damage; a partial magic at the end of garbage belongs to the garbage.",
+     queue({"sealed-000000000001.log": frame(A) + b"\xff\x53\x00", "pending.log": frame(B) + b"junk" + HEADER[:2]}))
+
+case("checkpoint-in-largest-segment", "Format.md 4 and 10.3: a checkpoint inside the segment with the largest number, which exists, is a position a drain can write: delivery resumes there, and pending.log stays, since no number is left to seal it as.",
+     queue({"sealed-999999999999999.log": frame(A) + frame(B) + frame(C), "pending.log": frame(D)},
+           checkpoint_bytes=checkpoint(3, 999999999999999, len(frame(A)))))
+
+named = lambda file: dict(attached, file=file)
+lower_note = "7a1c2e3f-0000-4000-8000-000000000002.txt"
+bare_note = "7A1C2E3F-0000-4000-8000-000000000003"
+case("attachment-names", "Format.md 7.3: a copy named with a lower-case UUID or without an extension is a name the queue makes; a dot file, a non-ASCII name and an 81-byte name are not, and their records are set aside.",
+     queue({"pending.log": frame(record(95, kind="file", attachments=[named(lower_note)])) + frame(record(96, kind="file", attachments=[named(bare_note)]))
+            + frame(record(97, kind="file", attachments=[named(".hidden")])) + frame(record(98, kind="file", attachments=[named("\u00e9.txt")]))
+            + frame(record(99, kind="file", attachments=[named("A" * 77 + ".txt")])) + frame(D)},
+           extra={"attachments/" + lower_note: note, "attachments/" + bare_note: note, "attachments/.hidden": note,
+                  "attachments/\u00e9.txt": note, "attachments/" + "A" * 77 + ".txt": note}))
+
+# Names compared as bytes, and "newest" as instants (Format.md 1.2 and 12.2).
+
+equivalent = spread([(b"v", b"1"), (b"id", b'"' + uuid(100).encode() + b'"'), (b"date", b'"' + DATE.encode() + b'"'),
+                     (b"source", b'"conformance"'), (b"kind", b'"json"'),
+                     (b"json", b'{"e\\u0301":6,"\\u00e9":1,"\xed\x95\x9c":"syllable","\xe1\x84\x92\xe1\x85\xa1\xe1\x86\xab":"jamo",'
+                               b'"a\xcc\x81\xcc\xa3":"acute first","a\xcc\xa3\xcc\x81":"dot first"}'),
+                     (b"e\xcc\x81", b'"decomposed"'), (b"\xc3\xa9", b'"composed"')])
+case("names-equivalent-kept-apart", "Format.md 1.2: canonically equivalent names (composed and decomposed, a Hangul syllable and its jamo, combining marks in two orders) are different names, all kept when the record is re-encoded, sorted by bytes.",
+     queue({"pending.log": frame(equivalent)}))
+
+
+def keyed(n, key, date, text):
+    return compact({"v": 1, "id": uuid(n), "date": date, "source": "conformance", "kind": "text", "text": text, "key": key})
+
+
+case("coalesce-newest-instant-keys", "Format.md 12.2, drained with --coalesce: dates compare as instants (offsets applied, any number of fraction digits), a date that does not parse is older than any that does, equal instants go to the last appended, and keys compare as bytes.",
+     queue({"pending.log": b"".join(frame(p) for p in [
+         keyed(110, "offset", "2026-11-29T09:00:00.000Z", "newest: 09:00 UTC"),
+         keyed(111, "offset", "2026-11-29T10:00:00.000+02:00", "older: 08:00 UTC"),
+         keyed(112, "unparsed", "2026-11-29T09:00:00.000Z", "newest: a date"),
+         keyed(113, "unparsed", "not a date", "older: no date"),
+         keyed(114, "digits", "2026-11-29T10:00:00.0001Z", "newest: 100 microseconds later"),
+         keyed(115, "digits", "2026-11-29T10:00:00.000Z", "older"),
+         keyed(116, "tie", "2026-11-29T10:00:00.5Z", "older: the same instant, appended first"),
+         keyed(117, "tie", "2026-11-29T10:00:00.500Z", "newest: appended last"),
+         keyed(118, "both unparsed", "zzz", "older: neither parses, appended first"),
+         keyed(119, "both unparsed", "aaa", "newest: appended last"),
+         keyed(120, "e\u0301", "2026-11-29T10:00:00.000Z", "a key of its own: decomposed"),
+         keyed(121, "\u00e9", "2026-11-29T09:00:00.000Z", "a key of its own: composed"),
+     ])}), options=["--coalesce"])
 
 
 def main():
-    for name, about, files, arguments in CASES:
+    for name, about, files, options in CASES:
         folder = os.path.join(HERE, name, "queue")
         shutil.rmtree(folder, ignore_errors=True)
         os.makedirs(folder)
@@ -362,13 +467,15 @@ def main():
                 f.write(data)
         with open(os.path.join(HERE, name, "about.txt"), "w") as f:
             f.write(about + "\n")
-        options = os.path.join(HERE, name, "arguments")
-        if arguments:
-            with open(options, "w") as f:
-                f.write("".join(argument + "\n" for argument in arguments))
-        elif os.path.exists(options):
-            os.remove(options)
-    print("wrote %d cases" % len(CASES))
+        options_file = os.path.join(HERE, name, "options")
+        if options:
+            with open(options_file, "w") as f:
+                f.write("".join(option + "\n" for option in options))
+        elif os.path.exists(options_file):
+            os.remove(options_file)
+    with open(os.path.join(HERE, "REVISION"), "w") as f:
+        f.write(SPEC_REVISION + "\n")
+    print("wrote %d cases, from %s" % (len(CASES), SPEC_REVISION))
 
 
 if __name__ == "__main__":

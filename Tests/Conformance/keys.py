@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""The `keys/` folder of publish-if-changed, written from README.md alone.
+"""The `keys/` folder of publish-if-changed, written from Documentation/Format.md alone.
 
-Written from "The keys folder" in README.md's "The on-disk format", without the
+Written from "14. The keys folder" in Documentation/Format.md, without the
 Swift code, as a second, independent writer of it: an entry's name, its line
 and a record's content digest. `generate.py` uses it for the corpus; the tests
 run it as a command to check `share-append --if-changed` against it both ways:

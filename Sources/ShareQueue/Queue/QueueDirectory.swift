@@ -5,7 +5,7 @@ import ShareQueueSystem
 /// Both sides open the same directory: on iOS, a folder in the App Group's
 /// shared container. Opening it creates the queue if it is new and refuses a
 /// queue in a newer format without touching it. `QueueLayout` names its files;
-/// README's "The on-disk format" section specifies every one.
+/// `Documentation/Format.md` specifies every one.
 public struct QueueDirectory: Sendable {
     /// The on-disk format this version reads and writes.
     public static let formatVersion = 1

@@ -115,7 +115,7 @@ struct IfChangedTests {
         #expect(try drainAll(queue).map { $0["text"] as? String } == ["X", "Y", "X"])
     }
 
-    @Test("An index entry written from the README's rules is honoured byte for byte")
+    @Test("An index entry written from Format.md's rules is honoured byte for byte")
     func entryFromTheSpecification() throws {
         let queue = TestQueue()
         _ = try queue.append(["warm-up"])  // makes the queue

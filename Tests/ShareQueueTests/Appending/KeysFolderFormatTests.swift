@@ -3,10 +3,10 @@ import Testing
 @testable import ShareQueue
 
 /// `share-append --if-changed` against `Tests/Conformance/keys.py`, a second
-/// writer of the `keys` folder made from the README's format section alone:
+/// writer of the `keys` folder made from `Documentation/Format.md` (§14) alone:
 /// an entry that script writes is one the tools read, and an entry the tools
 /// write has exactly the bytes (name, line, content digest) the script computes.
-@Suite("The keys folder as the README specifies it", .timeLimit(.minutes(2)))
+@Suite("The keys folder as Format.md specifies it", .timeLimit(.minutes(2)), OptionalProgram.needs("python3"))
 struct KeysFolderFormatTests {
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Conformance/keys.py").path
@@ -62,7 +62,8 @@ struct KeysFolderFormatTests {
     }
 
     private func python(_ arguments: [String], stdin: String? = nil, in scratch: TemporaryDirectory) throws -> ProcessResult {
-        let result = try run("/usr/bin/env", ["python3", Self.script] + arguments, stdin: stdin, in: scratch)
+        let python = try #require(OptionalProgram.required("python3"))
+        let result = try run(python, [Self.script] + arguments, stdin: stdin, in: scratch)
         #expect(result.status == 0, "\(result.stderr)")
         return result
     }

@@ -20,7 +20,7 @@ struct StreamingAppendTests {
     }
 
     @Test("32 MiB of lines, twice the limit of one append, go in with memory bounded by the chunk, every record drained",
-          .enabled(if: hasTimeCommand, "needs /usr/bin/time to measure peak memory"))
+          OptionalProgram.needs("/usr/bin/time"))
     func largeInputInBoundedMemory() throws {
         let scratch = TemporaryDirectory()
         let records = 32 * 64

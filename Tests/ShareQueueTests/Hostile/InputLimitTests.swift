@@ -6,7 +6,7 @@ import ToolSupport
 
 /// share-append checks its input as it reads it: memory and time stay bounded
 /// by the limits it enforces, not by what it is given.
-@Suite("Input limits", .serialized, .enabled(if: hasTimeCommand, "needs /usr/bin/time to measure peak memory"))
+@Suite("Input limits", .serialized, OptionalProgram.needs("/usr/bin/time"))
 struct InputLimitTests {
     static func repeatedLines(_ bytes: Int, at path: String) -> String {
         _ = FileManager.default.createFile(atPath: path, contents: nil)

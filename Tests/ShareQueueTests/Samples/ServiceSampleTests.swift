@@ -15,12 +15,9 @@ struct ServiceSampleTests {
         return (result.status, result.output + result.stderr)
     }
 
-    @Test("The systemd units verify without a warning, with host-drain where ExecStart= says")
+    @Test("The systemd units verify without a warning, with host-drain where ExecStart= says", OptionalProgram.needs("systemd-analyze"))
     func systemdUnits() throws {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze") else {
-            Issue.record("systemd-analyze is needed to check the systemd samples (.ci/run installs systemd)")
-            return
-        }
+        guard let systemdAnalyze = OptionalProgram.required("systemd-analyze") else { return }
         let scratch = TemporaryDirectory()
         let names = ["share-queue-drain.service", "share-queue-drain.timer", "share-queue-drain.path", "share-queue-watch.service"]
         for name in names {
@@ -29,7 +26,7 @@ struct ServiceSampleTests {
                 .replacingOccurrences(of: "/usr/local/bin/host-drain", with: Executables.path("host-drain"))
             try text.write(toFile: scratch.file(name), atomically: true, encoding: .utf8)
         }
-        let verify = try Self.output("/usr/bin/systemd-analyze", ["verify"] + names.map(scratch.file), in: scratch)
+        let verify = try Self.output(systemdAnalyze, ["verify"] + names.map(scratch.file), in: scratch)
         #expect(verify.status == 0, "\(verify.text)")
         #expect(verify.text.isEmpty, "\(verify.text)")
         let path = try String(contentsOfFile: scratch.file("share-queue-drain.path"), encoding: .utf8)
@@ -37,7 +34,7 @@ struct ServiceSampleTests {
         #expect(path.contains("Unit=share-queue-drain.service"))
     }
 
-    @Test("The launchd agent is a property list that runs host-drain on the queue's pending file and every minute")
+    @Test("The launchd agent is a property list that runs host-drain on the queue's pending file and every minute", OptionalProgram.needs("python3"))
     func launchdAgent() throws {
         let scratch = TemporaryDirectory()
         let plist = Self.samples + "/com.example.share-queue-drain.plist"
@@ -49,7 +46,8 @@ struct ServiceSampleTests {
                               "watch": agent["WatchPaths"], "interval": agent["StartInterval"],
                               "queue": agent["EnvironmentVariables"]["SHARE_QUEUE_DIR"]}))
             """
-        let parsed = try run("/usr/bin/env", ["python3", "-c", script, plist], in: scratch)
+        guard let python = OptionalProgram.required("python3") else { return }
+        let parsed = try run(python, ["-c", script, plist], in: scratch)
         #expect(parsed.status == 0, "\(parsed.stderr)")
         let agent = try #require(try JSONSerialization.jsonObject(with: parsed.stdout) as? [String: Any])
         #expect(agent["label"] as? String == "com.example.share-queue-drain")

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import ShareQueue
 
-/// `Samples/SharingApp`, the share extension and host app README shows, is a
+/// `Samples/SharingApp`, the share extension and host app the library guide shows, is a
 /// package of its own: built here from scratch (into its own `.build`, which
 /// git ignores; a later run only checks that it is up to date) and run end to end.
 @Suite("Sharing app sample")

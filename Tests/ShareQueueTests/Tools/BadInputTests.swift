@@ -120,7 +120,7 @@ struct BadInputTests {
         #expect(try String(contentsOfFile: file, encoding: .utf8) == "x")
     }
 
-    @Test("An unwritable directory is refused with 77 and left alone")
+    @Test("An unwritable directory is refused with 77 and left alone", OptionalProgram.needs(getuid() == 0 ? ["/usr/bin/setpriv"] : []))
     func unwritableDirectory() throws {
         let scratch = TemporaryDirectory()
         let queue = try Self.populatedQueue(scratch)
@@ -137,10 +137,8 @@ struct BadInputTests {
             command[0] = copy
             try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: scratch.path)
             try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: queue.path)
-            guard FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else {
-                Issue.record("setpriv (util-linux) is needed to drop root privileges for this test")
-                return
-            }
+            // Root ignores permissions: setpriv (util-linux) drops them.
+            guard OptionalProgram.required("/usr/bin/setpriv") != nil else { return }
             command = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] + command
         }
         func runOnce() throws -> (status: Int32, message: String) {

@@ -13,14 +13,9 @@ struct CompletionTests {
         return scratch
     }
 
-    /// The shell's path, or nil after recording that it is missing: a missing shell is a failure, never a skip.
-    static func shell(_ name: String) -> String? {
-        for directory in ["/usr/bin", "/bin", "/usr/local/bin"] where FileManager.default.isExecutableFile(atPath: "\(directory)/\(name)") {
-            return "\(directory)/\(name)"
-        }
-        Issue.record("\(name) is needed to check its completion script (.ci/run installs it)")
-        return nil
-    }
+    /// The shell's path, or nil after recording that it is missing (a test
+    /// that needs zsh or fish is skipped without it, except on CI).
+    static func shell(_ name: String) -> String? { OptionalProgram.required(name) }
 
     /// The tool's completion script for `shell`, written to a file.
     static func script(_ tool: String, _ shell: String, in scratch: TemporaryDirectory) throws -> String {
@@ -75,7 +70,7 @@ struct CompletionTests {
         return result.lines.map { String($0.split(separator: "\t", omittingEmptySubsequences: false)[0]) }.sorted()
     }
 
-    @Test("fish offers options with their help, --format's values, and only directories for --dir")
+    @Test("fish offers options with their help, --format's values, and only directories for --dir", OptionalProgram.needs("fish"))
     func fish() throws {
         guard let fish = Self.shell("fish") else { return }
         let scratch = Self.scratchWithEntries()
@@ -109,7 +104,7 @@ struct CompletionTests {
         return (result.lines.first ?? "", Array(result.lines.dropFirst()))
     }
 
-    @Test("zsh loads the script, registers it, and hands _arguments every option with its value's completion")
+    @Test("zsh loads the script, registers it, and hands _arguments every option with its value's completion", OptionalProgram.needs("zsh"))
     func zsh() throws {
         guard let zsh = Self.shell("zsh") else { return }
         let scratch = TemporaryDirectory()
@@ -141,7 +136,7 @@ struct CompletionTests {
         return Set(result.lines)
     }
 
-    @Test("zsh offers the options, the --format values and only directories for --dir")
+    @Test("zsh offers the options, the --format values and only directories for --dir", OptionalProgram.needs("zsh"))
     func zshOffersAtThePrompt() throws {
         guard let zsh = Self.shell("zsh") else { return }
         let scratch = Self.scratchWithEntries()

@@ -10,14 +10,15 @@ struct ForwardingTests {
     static let servers = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Forwarding").path
 
-    @Test("The curl recipe delivers every record through a server that fails and drops connections")
+    @Test("The curl recipe delivers every record through a server that fails and drops connections", OptionalProgram.needs("curl", "python3"))
     func curlThroughAFlakyServer() throws {
+        guard let python = OptionalProgram.required("python3"), OptionalProgram.required("curl") != nil else { return }
         let scratch = TemporaryDirectory()
         let portFile = scratch.file("port")
         let bodies = scratch.file("bodies")
         let server = Process()
-        server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        server.arguments = ["python3", Self.servers + "/flaky-http-server.py", portFile, bodies]
+        server.executableURL = URL(fileURLWithPath: python)
+        server.arguments = [Self.servers + "/flaky-http-server.py", portFile, bodies]
         try server.run()
         defer { server.terminate(); server.waitUntilExit() }
         try waitUntil("the server's port") {

@@ -1,0 +1,635 @@
+#!/usr/bin/env python3
+"""A second reader of the ShareQueue queue format, written from Documentation/Format.md alone.
+
+Given a queue directory, it predicts what one drain of the whole queue
+(`host-drain --dir QUEUE`, JSON Lines on standard output) delivers and what it
+sets aside, without changing anything:
+
+    python3 Tests/Conformance/reader.py QUEUE [--coalesce] [--set-aside FILE]
+
+Standard output gets the predicted deliveries, one JSON Lines record a line,
+exactly as the drain prints them (an attachment's `path` names the file in
+QUEUE/attachments). With --set-aside, FILE gets one JSON object a line for
+each region the drain would append to quarantine.log, with its members but
+`date` and `reason`. It exits 78 when the drain would refuse the queue
+(Format.md §3), printing nothing. Python 3's standard library only.
+"""
+
+import base64
+import hashlib
+import os
+import re
+import stat
+import struct
+import sys
+
+HEADER = b"\xffSQR"
+END = b"\xffEND"
+MOR = b"\xffMOR"
+MAX_PAYLOAD = 16 << 20  # §5
+MAX_APPEND = 16 << 20  # §5
+PIECE = 1 << 20  # §6.2
+LARGEST_SEGMENT = 999_999_999_999_999  # §4
+LARGEST_NUMBER = 999_999_999_999_999_999  # §10.2
+
+
+class Refused(Exception):
+    """The queue is one a drain refuses to touch (§3)."""
+
+
+# §5: CRC-32C, reflected polynomial 0x82F63B78, initial value and final XOR 0xFFFFFFFF.
+CRC_TABLE = []
+for n in range(256):
+    c = n
+    for _ in range(8):
+        c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
+    CRC_TABLE.append(c)
+
+
+def crc32c(data):
+    crc = 0xFFFFFFFF
+    for byte in data:
+        crc = CRC_TABLE[(crc ^ byte) & 0xFF] ^ (crc >> 8)
+    return crc ^ 0xFFFFFFFF
+
+
+# §1.2: names sort by their UTF-8 bytes.
+def by_bytes(name):
+    return name.encode("utf-8", "surrogatepass")
+
+
+# §7.1: strict JSON. Objects are lists of (name, value) pairs, in order, repeated names kept;
+# numbers are ("number", literal); strings are Python str.
+
+class NotJSON(Exception):
+    pass
+
+
+class Obj(list):
+    """A JSON object: its (name, value) members in order, repeated names kept."""
+
+
+NUMBER = re.compile(rb"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+WHITESPACE = b" \t\n\r"
+ESCAPES = {ord('"'): '"', ord("\\"): "\\", ord("/"): "/", ord("b"): "\b", ord("f"): "\f", ord("n"): "\n", ord("r"): "\r", ord("t"): "\t"}
+
+
+class Parser:
+    def __init__(self, data):
+        self.data = data
+        self.i = 0
+
+    def skip(self):
+        while self.i < len(self.data) and self.data[self.i] in WHITESPACE:
+            self.i += 1
+
+    def value(self, depth):
+        if depth > 256:
+            raise NotJSON("nested too deep")
+        self.skip()
+        if self.i >= len(self.data):
+            raise NotJSON("unexpected end")
+        c = self.data[self.i]
+        if c == ord("{"):
+            self.i += 1
+            members = Obj()
+            self.skip()
+            if self.peek(b"}"):
+                return members
+            while True:
+                self.skip()
+                if not self.peek(b'"', consume=False):
+                    raise NotJSON("expected a string key")
+                name = self.string()
+                self.skip()
+                if not self.peek(b":"):
+                    raise NotJSON("expected ':'")
+                members.append((name, self.value(depth + 1)))
+                self.skip()
+                if self.peek(b"}"):
+                    return members
+                if not self.peek(b","):
+                    raise NotJSON("expected ',' or '}'")
+        if c == ord("["):
+            self.i += 1
+            elements = []
+            self.skip()
+            if self.peek(b"]"):
+                return elements
+            while True:
+                elements.append(self.value(depth + 1))
+                self.skip()
+                if self.peek(b"]"):
+                    return elements
+                if not self.peek(b","):
+                    raise NotJSON("expected ',' or ']'")
+        if c == ord('"'):
+            return self.string()
+        for word, meaning in ((b"true", True), (b"false", False), (b"null", None)):
+            if self.peek(word):
+                return meaning
+        match = NUMBER.match(self.data, self.i)
+        if not match:
+            raise NotJSON("not a value")
+        self.i = match.end()
+        return ("number", match.group().decode())
+
+    def peek(self, token, consume=True):
+        if self.data.startswith(token, self.i):
+            if consume:
+                self.i += len(token)
+            return True
+        return False
+
+    def string(self):
+        self.i += 1
+        out = []
+        while True:
+            if self.i >= len(self.data):
+                raise NotJSON("unterminated string")
+            c = self.data[self.i]
+            if c == ord('"'):
+                self.i += 1
+                return "".join(out)
+            if c < 0x20:
+                raise NotJSON("control character in a string")
+            if c != ord("\\"):
+                start = self.i
+                while self.i < len(self.data) and self.data[self.i] not in (0x22, 0x5C) and self.data[self.i] >= 0x20:
+                    self.i += 1
+                out.append(self.data[start:self.i].decode("utf-8"))
+                continue
+            escape = self.data[self.i + 1] if self.i + 1 < len(self.data) else None
+            if escape in ESCAPES:
+                out.append(ESCAPES[escape])
+                self.i += 2
+            elif escape == ord("u"):
+                unit = self.hex4(self.i + 2)
+                self.i += 6
+                if 0xD800 <= unit < 0xDC00:
+                    if not self.data.startswith(b"\\u", self.i):
+                        raise NotJSON("lone surrogate")
+                    low = self.hex4(self.i + 2)
+                    if not 0xDC00 <= low < 0xE000:
+                        raise NotJSON("lone surrogate")
+                    self.i += 6
+                    unit = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
+                elif 0xDC00 <= unit < 0xE000:
+                    raise NotJSON("lone surrogate")
+                out.append(chr(unit))
+            else:
+                raise NotJSON("bad escape")
+
+    def hex4(self, at):
+        digits = self.data[at:at + 4]
+        if len(digits) != 4 or not re.fullmatch(rb"[0-9a-fA-F]{4}", digits):
+            raise NotJSON("bad \\u escape")
+        return int(digits, 16)
+
+
+def parse_record(payload):
+    """The payload as a JSON object (§7.1), or None if it is not one."""
+    try:
+        payload.decode("utf-8")  # strict: no overlong forms, surrogates or code points above U+10FFFF
+        parser = Parser(payload)
+        value = parser.value(1)
+        parser.skip()
+        if parser.i != len(payload) or not isinstance(value, Obj):
+            return None
+        return value
+    except (NotJSON, UnicodeDecodeError):
+        return None
+
+
+def last(members):
+    """An object's members, one per name, with its last value (§7.1), in order of first appearance."""
+    result = {}
+    for name, value in members:
+        result[name] = value
+    return result
+
+
+def is_object(value):
+    return isinstance(value, Obj)
+
+
+def digits_only(value):
+    return isinstance(value, tuple) and re.fullmatch(r"[0-9]+", value[1]) is not None
+
+
+SAFE_FILE = re.compile(r"[A-Za-z0-9.-]{1,80}")
+
+
+def safe_file_name(name):
+    return SAFE_FILE.fullmatch(name) is not None and not name.startswith(".") and ".." not in name
+
+
+def check_record(members):
+    """The record's fields (§7.1), or None when a rule is broken."""
+    fields = last(members)
+    v = fields.get("v")
+    if not digits_only(v) or int(v[1]) < 1:
+        return None
+    for name in ("id", "date", "source", "kind"):
+        if not isinstance(fields.get(name), str):
+            return None
+    if not 1 <= len(fields["id"].encode()) <= 128:
+        return None
+    kind = fields["kind"]
+    text = fields.get("text")
+    if text is not None and not isinstance(text, str):
+        return None
+    if kind in ("text", "url") and text is None:
+        return None
+    if kind == "json" and "json" not in fields:
+        return None
+    if fields.get("key") is not None and not isinstance(fields["key"], str):
+        return None
+    meta = fields.get("meta")
+    if meta is not None and (not is_object(meta) or not all(isinstance(v, str) for v in last(meta).values())):
+        return None
+    attachments = fields.get("attachments")
+    if attachments is not None:
+        if not isinstance(attachments, list) or is_object(attachments):
+            return None
+        for entry in attachments:
+            if not is_object(entry):
+                return None
+            e = last(entry)
+            if not all(isinstance(e.get(n), str) for n in ("name", "file", "sha256", "type")) or not digits_only(e.get("size")):
+                return None
+            if not safe_file_name(e["file"]):
+                return None
+    if kind == "file" and not attachments:
+        return None
+    return fields
+
+
+def attachment_ok(queue, entry):
+    """§7.3: the copy is a regular file in attachments/ with one name, `size` bytes, with that SHA-256."""
+    path = os.path.join(queue, "attachments", entry["file"])
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    if not stat.S_ISREG(st.st_mode) or st.st_nlink != 1 or st.st_size != int(entry["size"][1]):
+        return False
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest() == entry["sha256"]
+
+
+# §7.5 and §8.1: writing JSON again.
+
+def write_string(text):
+    out = ['"']
+    for ch in text:
+        code = ord(ch)
+        if ch == '"':
+            out.append('\\"')
+        elif ch == "\\":
+            out.append("\\\\")
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\r":
+            out.append("\\r")
+        elif ch == "\t":
+            out.append("\\t")
+        elif code < 0x20:
+            out.append("\\u%04x" % code)
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+
+def write_value(value):
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, tuple):
+        return value[1]
+    if isinstance(value, str):
+        return write_string(value)
+    if is_object(value):
+        fields = last(value)
+        return "{" + ",".join(write_string(n) + ":" + write_value(fields[n]) for n in sorted(fields, key=by_bytes)) + "}"
+    return "[" + ",".join(write_value(v) for v in value) + "]"
+
+
+KNOWN = ("v", "id", "date", "source", "kind", "text", "json", "key", "meta", "attachments")
+
+
+def reencode(fields, queue):
+    parts = ['"v":%d' % int(fields["v"][1])]
+    for name in KNOWN[1:]:
+        value = fields.get(name)
+        if name not in fields or (value is None and name != "json"):
+            continue
+        if name == "attachments":
+            entries = []
+            for entry in value:
+                e = last(entry)
+                e = {"name": e["name"], "file": e["file"], "size": ("number", str(int(e["size"][1]))), "sha256": e["sha256"], "type": e["type"],
+                     "path": os.path.join(os.path.abspath(queue), "attachments", e["file"])}
+                entries.append(Obj(e.items()))
+            value = entries
+        parts.append(write_string(name) + ":" + write_value(value))
+    for name in sorted((n for n in fields if n not in KNOWN), key=by_bytes):
+        parts.append(write_string(name) + ":" + write_value(fields[name]))
+    return ("{" + ",".join(parts) + "}").encode("utf-8", "surrogatepass")
+
+
+# §6: reading a segment into events: ("record", offset, end, payload, continued) or ("damage", offset, bytes, torn).
+
+def judge(data, p):
+    """§6.1: ("complete", size, continued), ("incomplete",) or ("damaged",)."""
+    available = len(data) - p
+    if data[p:p + 4] != HEADER[:min(4, available)]:
+        return ("damaged",)
+    if available < 12:
+        return ("incomplete",)
+    length = struct.unpack_from("<I", data, p + 4)[0]
+    if length > MAX_PAYLOAD:
+        return ("damaged",)
+    if available < 20 + length:
+        return ("incomplete",)
+    trailer = data[p + 12 + length:p + 20 + length]
+    if struct.unpack_from("<I", trailer)[0] != length or trailer[4:] not in (END, MOR):
+        return ("damaged",)
+    payload = data[p + 12:p + 12 + length]
+    if b"\xff" in payload or crc32c(data[p + 4:p + 8] + payload) != struct.unpack_from("<I", data, p + 8)[0]:
+        return ("damaged",)
+    return ("complete", 20 + length, trailer[4:] == MOR)
+
+
+def read_segment(data, start):
+    events = []
+    damage = []  # the open damaged region: [offset, bytes, torn]
+    held = []  # frames of an append whose END frame is not read yet
+    held_bytes = 0
+
+    def add_damage(offset, chunk, torn):
+        nonlocal damage
+        if damage and damage[2] != torn:
+            flush()
+        while chunk:
+            if not damage:
+                damage = [offset, b"", torn]
+            taken = chunk[:PIECE - len(damage[1])]
+            damage[1] += taken
+            chunk = chunk[len(taken):]
+            offset += len(taken)
+            if len(damage[1]) == PIECE:
+                flush()
+
+    def flush():
+        nonlocal damage
+        if damage:
+            events.append(("damage", damage[0], damage[1], damage[2]))
+            damage = []
+
+    def abandon(torn):
+        nonlocal held, held_bytes
+        flush()
+        for offset, end, _, _ in held:
+            add_damage(offset, data[offset:end], torn)
+        held, held_bytes = [], 0
+
+    def release():
+        nonlocal held, held_bytes
+        for frame in held:
+            events.append(("record",) + frame)
+        held, held_bytes = [], 0
+
+    p = start
+    while p < len(data):
+        verdict = judge(data, p)
+        if verdict[0] == "complete":
+            size, continued = verdict[1], verdict[2]
+            flush()
+            held.append((p, p + size, data[p + 12:p + size - 8], continued))
+            held_bytes += size
+            p += size
+            if held_bytes > MAX_APPEND:
+                abandon(False)
+            elif not continued:
+                release()
+            continue
+        later = data.find(HEADER, p + 1)
+        if verdict[0] == "incomplete" and later == -1:
+            # §6.3: a torn tail; the append it belongs to is not delivered (§6.4).
+            if held:
+                abandon(True)
+            else:
+                flush()
+            add_damage(p, data[p:], True)
+            p = len(data)
+            break
+        release()  # §6.4: damage in the middle of an append delivers its intact records
+        stop = later if later != -1 else len(data)
+        add_damage(p, data[p:stop], False)
+        p = stop
+    if held:
+        abandon(True)
+    flush()
+    return events
+
+
+# §3, §4, §10: the directory.
+
+def check_format(queue):
+    path = os.path.join(queue, "format")
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return  # a drain creates a new queue's marker
+    if not stat.S_ISREG(st.st_mode):
+        raise Refused()
+    with open(path, "rb") as f:
+        lines = [line for line in f.read(256).split(b"\n") if line]
+    first = lines[0] if lines else b""
+    match = re.fullmatch(rb"ShareQueue queue format ([1-9][0-9]{0,8})", first)
+    if not match or int(match.group(1)) > 1:
+        raise Refused()
+
+
+SEALED = re.compile(r"sealed-([0-9]+)\.log")
+
+
+def sealed_name(n):
+    return "sealed-%012d.log" % n
+
+
+def list_segments(queue):
+    sealed = []
+    for name in os.listdir(queue):
+        match = SEALED.fullmatch(name)
+        if match:
+            n = int(match.group(1))
+            if 1 <= n <= LARGEST_SEGMENT and sealed_name(n) == name:
+                sealed.append(n)
+    return sorted(sealed)
+
+
+def read_checkpoint(queue, sealed):
+    try:
+        with open(os.path.join(queue, "checkpoint"), "rb") as f:
+            data = f.read(128)
+    except FileNotFoundError:
+        return (0, 0)
+    best = None
+    for index in range(2):
+        slot = data[index * 64:(index + 1) * 64]
+        words = slot[:-1].split(b" ")
+        words = [w for w in words if w]
+        if len(slot) != 64 or len(words) != 4 or not all(re.fullmatch(rb"[0-9]+", w) for w in words[:3]):
+            continue
+        serial, segment, offset = (int(w) for w in words[:3])
+        if not (1 <= serial <= LARGEST_NUMBER and segment <= LARGEST_SEGMENT and offset <= LARGEST_NUMBER):
+            continue
+        text = b"%d %d %d" % (serial, segment, offset)
+        text += b" %x" % crc32c(text)
+        if text.ljust(63) + b"\n" != slot:
+            continue
+        if best is None or serial > best[0]:
+            best = (serial, segment, offset)
+    if best is None:
+        return (0, 0)
+    _, segment, offset = best
+    # §10.3: a position no drain can have written is the start.
+    if sealed and sealed[0] < segment:
+        return (0, 0)
+    if segment == LARGEST_SEGMENT and (not sealed or sealed[-1] != segment):
+        return (0, 0)
+    return (segment, offset)
+
+
+# §12.2: "newest".
+
+DATE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]+))?(?:Z|([+-])([0-9]{2}):([0-9]{2}))")
+
+
+def instant(date):
+    """(seconds, fraction as a decimal string) since an epoch, or None when `date` does not parse."""
+    match = DATE.fullmatch(date) if isinstance(date, str) else None
+    if not match:
+        return None
+    year, month, day, hour, minute, second = (int(g) for g in match.groups()[:6])
+    leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+    days_in = [31, 29 if leap else 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+    if not (1 <= month <= 12 and 1 <= day <= days_in[month - 1] and hour <= 23 and minute <= 59 and second <= 59):
+        return None
+    offset = 0
+    if match.group(8):
+        oh, om = int(match.group(9)), int(match.group(10))
+        if oh > 23 or om > 59:
+            return None
+        offset = (oh * 60 + om) * 60 * (1 if match.group(8) == "+" else -1)
+    # Days since 0000-03-01, a proleptic Gregorian count.
+    y = year - (month <= 2)
+    days = 365 * y + y // 4 - y // 100 + y // 400 + (153 * ((month + 9) % 12) + 2) // 5 + day - 1
+    seconds = days * 86400 + hour * 3600 + minute * 60 + second - offset
+    fraction = (match.group(7) or "").rstrip("0")
+    return (seconds, fraction.ljust(40, "0"))
+
+
+def newer_or_equal(a, b):
+    """Whether date `a` (appended later) is at least as new as `b`."""
+    ia, ib = instant(a), instant(b)
+    if ia is None:
+        return ib is None
+    return ib is None or ia >= ib
+
+
+# A drain.
+
+def drain(queue, coalesce=False):
+    check_format(queue)
+    sealed = list_segments(queue)
+    segment, offset = read_checkpoint(queue, sealed)
+    last_sequence = max(segment, sealed[-1] if sealed else 0)
+    segments = [(n, os.path.join(queue, sealed_name(n))) for n in sealed]
+    pending = os.path.join(queue, "pending.log")
+    try:
+        st = os.lstat(pending)
+        if stat.S_ISREG(st.st_mode) and st.st_size > 0 and last_sequence + 1 <= LARGEST_SEGMENT:
+            segments.append((last_sequence + 1, pending))
+    except FileNotFoundError:
+        pass
+
+    # Every segment's events, with each record judged (§7) and its attachments checked (§7.3).
+    items = []  # (segment name, kind, offset, end, payload or bytes, extra)
+    for n, path in segments:
+        with open(path, "rb") as f:
+            data = f.read()
+        start = offset if n == segment else 0
+        if start > len(data):
+            start = 0
+        for event in read_segment(data, start):
+            if event[0] == "damage":
+                items.append((sealed_name(n), "damage", event[1], event[1] + len(event[2]), event[2], event[3]))
+                continue
+            _, at, end, payload, _ = event
+            members = parse_record(payload)
+            fields = check_record(members) if members is not None else None
+            if fields is not None and fields.get("attachments"):
+                if not all(attachment_ok(queue, last(e)) for e in fields["attachments"]):
+                    fields = None
+            if fields is None:
+                items.append((sealed_name(n), "damage", at, end, data[at:end], False))
+            else:
+                items.append((sealed_name(n), "record", at, end, payload, fields))
+
+    newest = {}
+    if coalesce:
+        for item in items:
+            if item[1] == "record" and isinstance(item[5].get("key"), str):
+                key = item[5]["key"].encode("utf-8", "surrogatepass")
+                if key not in newest or newer_or_equal(item[5]["date"], newest[key][1]):
+                    newest[key] = (item[5]["id"], item[5]["date"])
+
+    delivered, set_aside = [], []
+    for name, kind, at, end, payload, extra in items:
+        if kind == "damage":
+            # §11: damage that touches damage before it joins it, up to 1 MiB, torn tails apart.
+            if set_aside and set_aside[-1][0] == name and set_aside[-1][1] + len(set_aside[-1][2]) == at \
+                    and set_aside[-1][3] == extra and len(set_aside[-1][2]) + len(payload) <= PIECE:
+                set_aside[-1][2] += payload
+            else:
+                set_aside.append([name, at, payload, extra])
+            continue
+        key = extra.get("key")
+        if isinstance(key, str) and coalesce and newest[key.encode("utf-8", "surrogatepass")][0] != extra["id"]:
+            continue
+        if extra.get("attachments") or b"\n" in payload or b"\r" in payload:
+            delivered.append(reencode(extra, queue))
+        else:
+            delivered.append(payload)
+    return delivered, set_aside
+
+
+def main(arguments):
+    coalesce = "--coalesce" in arguments
+    set_aside_file = None
+    if "--set-aside" in arguments:
+        set_aside_file = arguments[arguments.index("--set-aside") + 1]
+        arguments = [a for i, a in enumerate(arguments) if a != "--set-aside" and (i == 0 or arguments[i - 1] != "--set-aside")]
+    queue = [a for a in arguments if a != "--coalesce"][0]
+    try:
+        delivered, set_aside = drain(queue, coalesce)
+    except Refused:
+        return 78
+    sys.stdout.buffer.write(b"".join(line + b"\n" for line in delivered))
+    if set_aside_file:
+        with open(set_aside_file, "wb") as f:
+            for name, at, data, torn in set_aside:
+                f.write(b'{"segment":%s,"offset":%d,"length":%d,"tornTail":%s,"keptBytes":%d,"data":"%s"}\n' % (
+                    write_string(name).encode(), at, len(data), b"true" if torn else b"false", len(data), base64.b64encode(data)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
