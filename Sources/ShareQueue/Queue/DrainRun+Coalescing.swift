@@ -3,11 +3,11 @@ extension DrainRun {
     /// Reads the sealed segments, without changing them, to learn the newest
     /// record of each key: the latest date, and of equal dates the last appended.
     mutating func findNewestOfEachKey() throws {
-        var newest: [String: (date: String, id: String)] = [:]
+        var newest: [ByteKey: (date: String, id: String)] = [:]
         let store = attachments
         let destination = options.attachmentsDestination
         try QueueInspector(directory: directory).forEachPending(includingUnsealed: false) { drained in
-            guard let key = drained.key else { return }
+            guard let key = drained.key.map(ByteKey.init) else { return }
             // Only a record that will itself be delivered may supersede others.
             if drained.hasAttachments {
                 guard let record = try? Record(jsonBytes: drained.storedJSON),
@@ -16,6 +16,6 @@ extension DrainRun {
             if let current = newest[key], drained.date < current.date { return }
             newest[key] = (drained.date, drained.id)
         }
-        newestOfKey = newest.mapValues(\.id)
+        newestOfKey = newest.mapValues { ByteKey($0.id) }
     }
 }

@@ -25,8 +25,9 @@ public struct RecordDraft: Sendable {
     /// A key that a newer record with the same key supersedes, when a drain
     /// coalesces keys: 1 to 1024 bytes.
     public var key: String?
-    /// The producer's own labels, strings only.
-    public var meta: [String: String]?
+    /// The producer's own labels, strings only. Names are compared as UTF-8 bytes, so
+    /// `"\u{E9}"` and `"e\u{301}"` are two labels; they are stored sorted by those bytes.
+    public var meta: JSONMembers<String>?
     /// A caller's own UUID string, for a producer that retries; nil makes a new one.
     public var id: String?
     /// Files already copied into the queue with `AttachmentStore.add(copyOf:)`.
@@ -40,7 +41,7 @@ public struct RecordDraft: Sendable {
     ///   - meta: The producer's own labels.
     ///   - id: A UUID string of the caller's own, so that a retried append keeps its id; nil makes a new one.
     ///   - attachments: Files already copied into the queue with ``AttachmentStore/add(copyOf:maxBytes:)``.
-    public init(_ content: Content, source: String, key: String? = nil, meta: [String: String]? = nil, id: String? = nil,
+    public init(_ content: Content, source: String, key: String? = nil, meta: JSONMembers<String>? = nil, id: String? = nil,
                 attachments: [Attachment]? = nil) {
         self.content = content
         self.source = source
@@ -60,7 +61,8 @@ public struct RecordDraft: Sendable {
     /// Appends the stored JSON of this draft to `out`.
     func appendPayload(id: String, date: String, to out: inout [UInt8]) {
         let (kind, text, json) = storedContent
-        Record.encode(id: id, date: date, source: source, kind: kind, text: text, jsonBytes: json, key: key, meta: meta,
+        // Sorted, as a producer writes the objects it makes.
+        Record.encode(id: id, date: date, source: source, kind: kind, text: text, jsonBytes: json, key: key, meta: meta?.sortedByName(),
                       attachments: attachments, into: &out)
     }
 

@@ -131,7 +131,7 @@ struct EncoderShapedFieldsTests {
                                       sha256: String(repeating: "0", count: 64), type: "image/png")
             }
         }
-        var unknown: [String: JSONValue] = [:]
+        var unknown: JSONMembers<JSONValue> = [:]
         if inputs.chance(15) {
             // Names in other scripts or with escapes are left to the full reading, which compares them as text.
             let name = ordinary ? ["x-later", "Text", "", "a b", "zz"].randomElement(using: &inputs.random)! : inputs.text(maxLength: 6)
