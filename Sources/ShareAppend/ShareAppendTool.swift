@@ -106,7 +106,7 @@ public enum ShareAppendTool {
             if !files.isEmpty {
                 // Stand-ins of the same shape, so that the size check counts the attachment fields.
                 drafts[0].attachments = files.map { file in
-                    Attachment(name: String(file.split(separator: "/").last ?? ""), file: "00000000-0000-0000-0000-000000000000.bin",
+                    Attachment(name: String(decoding: file.utf8.split(separator: UInt8(ascii: "/")).last ?? "".utf8[...], as: UTF8.self), file: "00000000-0000-0000-0000-000000000000.bin",
                                size: 0, sha256: String(repeating: "0", count: 64), type: "application/octet-stream")
                 }
             }

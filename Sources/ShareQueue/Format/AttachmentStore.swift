@@ -55,7 +55,8 @@ public struct AttachmentStore: Sendable {
         }
         guard let folderFD = try openFolder() else { throw ShareQueueError(.ioError, "the attachments folder vanished", path: folder) }
         defer { folderFD.close() }
-        let name = String(source.split(separator: "/").last ?? Substring(source))
+        // Split at the byte '/': a '/' followed by a combining mark is one Character, and still a folder's end.
+        let name = String(decoding: source.utf8.split(separator: UInt8(ascii: "/")).last ?? source.utf8[...], as: UTF8.self)
         let file = RecordID.random() + (MediaType.safeExtension(of: name).map { "." + $0 } ?? "")
         let temporary = QueueLayout.attachmentTemporary(file)
         // nil: the file is over `maxBytes`.

@@ -2,6 +2,7 @@
 /// appender adds the id (unless given), the date and the format version.
 public struct RecordDraft: Sendable {
     /// What the record carries; each case makes a record of its ``Record/Kind``.
+    /// Contents are equal when their stored bytes are: text compares as UTF-8.
     public enum Content: Sendable, Hashable {
         /// Text: a `text` record.
         case text(String)
@@ -16,6 +17,28 @@ public struct RecordDraft: Sendable {
         case value(JSONText, kind: Record.Kind)
         /// No text: the record carries only its attachments (a `file` record).
         case attachmentsOnly
+
+        /// Whether both are the same content, text compared as UTF-8 bytes.
+        public static func == (lhs: Content, rhs: Content) -> Bool {
+            switch (lhs, rhs) {
+            case (.text(let l), .text(let r)), (.url(let l), .url(let r)): ByteKey.equal(l, r)
+            case (.json(let l), .json(let r)): l == r
+            case (.value(let l, let lk), .value(let r, let rk)): l == r && lk == rk
+            case (.attachmentsOnly, .attachmentsOnly): true
+            default: false
+            }
+        }
+
+        /// Hashes the content as `==` compares it.
+        public func hash(into hasher: inout Hasher) {
+            switch self {
+            case .text(let text): hasher.combine(0); ByteKey.hashBytes(of: text, into: &hasher)
+            case .url(let url): hasher.combine(1); ByteKey.hashBytes(of: url, into: &hasher)
+            case .json(let json): hasher.combine(2); hasher.combine(json)
+            case .value(let json, let kind): hasher.combine(3); hasher.combine(json); hasher.combine(kind)
+            case .attachmentsOnly: hasher.combine(4)
+            }
+        }
     }
 
     /// What the record carries.

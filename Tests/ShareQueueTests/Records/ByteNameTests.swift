@@ -56,6 +56,20 @@ struct ByteNameTests {
         #expect(contains(line, "\"meta\":{\"\(pair.first)\":\"2\"}"), "\(String(decoding: line, as: UTF8.self))")
     }
 
+    @Test("share-append splits --meta at the byte '=' and an attachment's path at the byte '/', even before a combining mark")
+    func splitsAtBytes() throws {
+        let scratch = TemporaryDirectory()
+        let queue = TestQueue(in: scratch)
+        try FileManager.default.createDirectory(atPath: scratch.file("dir"), withIntermediateDirectories: true)
+        let file = scratch.file("dir/\u{301}x.txt")
+        try Data("hello".utf8).write(to: URL(fileURLWithPath: file))
+        let append = try queue.append(["--meta", "k=\u{301}v", "--attach", file, "note"])
+        #expect(append.status == 0, "\(append.stderr)")
+        let line = try queue.drain().stdout
+        #expect(contains(line, "\"meta\":{\"k\":\"\u{301}v\"}"), "\(String(decoding: line, as: UTF8.self))")
+        #expect(contains(line, "\"name\":\"\u{301}x.txt\""), "\(String(decoding: line, as: UTF8.self))")
+    }
+
     /// A record over several lines, so that a drain re-encodes it, with both names in
     /// its value, its `meta` and its unknown members, and a name that occurs twice.
     private func plantSpreadRecord(_ queue: TestQueue, _ pair: EquivalentNames) throws -> [UInt8] {
