@@ -5,7 +5,7 @@ extension Record {
     /// field already as compact JSON, so a producer's own tokens are kept.
     static func encode(version: Int = Record.currentVersion, id: String, date: String, source: String, kind: Kind,
                        text: String?, jsonBytes: [UInt8]?, key: String?, meta: JSONMembers<String>?,
-                       attachments: [Attachment]? = nil, unknownFields: JSONMembers<JSONValue> = [:]) -> [UInt8] {
+                       attachments: [Attachment]? = nil, unknownFields: JSONMembers<JSONValue> = JSONMembers()) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(96 + (text?.utf8.count ?? 0) + (jsonBytes?.count ?? 0))
         encode(version: version, id: id, date: date, source: source, kind: kind, text: text, jsonBytes: jsonBytes, key: key,
@@ -22,7 +22,7 @@ extension Record {
     /// Objects are written with their members in their order (`meta` too: a producer sorts its own first).
     static func encode(version: Int = Record.currentVersion, id: String, date: String, source: String, kind: Kind,
                        text: String?, jsonBytes: [UInt8]?, key: String?, meta: JSONMembers<String>?,
-                       attachments: [Attachment]? = nil, unknownFields: JSONMembers<JSONValue> = [:], into out: inout [UInt8]) {
+                       attachments: [Attachment]? = nil, unknownFields: JSONMembers<JSONValue> = JSONMembers(), into out: inout [UInt8]) {
         if version == 1 { append("{\"v\":1,\"id\":", to: &out) } else { out.append(contentsOf: "{\"v\":\(version),\"id\":".utf8) }
         JSONWriter.appendString(id, to: &out)
         append(",\"date\":", to: &out)
@@ -158,7 +158,7 @@ struct StoredFields {
     var json, attachments: JSONValue?
     var jsonKind, attachmentsKind: JSONParser.Kind?
     /// In their stored order; a name that occurs again keeps its first place and takes its last value.
-    var unknown: JSONMembers<JSONValue> = [:]
+    var unknown = JSONMembers<JSONValue>()
     /// Whether the stored JSON spans lines.
     let spansLines: Bool
 
@@ -335,7 +335,7 @@ extension Record: Codable {
     /// - Throws: `DecodingError` when a required field is missing or of the wrong type.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: FieldName.self)
-        var unknown: JSONMembers<JSONValue> = [:]
+        var unknown = JSONMembers<JSONValue>()
         for field in container.allKeys where !Record.knownFields.contains(ByteKey(field.stringValue)) {
             unknown[field.stringValue] = try container.decode(JSONValue.self, forKey: field)
         }

@@ -64,7 +64,7 @@ public struct Record: Sendable, Hashable {
     /// `version` sets ``version``.
     public init(id: String, date: String, source: String, kind: Kind, text: String? = nil, json: JSONValue? = nil,
                 key: String? = nil, meta: JSONMembers<String>? = nil, attachments: [Attachment]? = nil,
-                unknownFields: JSONMembers<JSONValue> = [:], version: Int = Record.currentVersion) {
+                unknownFields: JSONMembers<JSONValue> = JSONMembers(), version: Int = Record.currentVersion) {
         self.version = version
         self.id = id
         self.date = date
