@@ -41,8 +41,11 @@ public struct JSONMembers<Value: Hashable & Sendable>: Sendable, Hashable, Rando
         for (name, value) in elements { self[name] = value }
     }
 
+    /// The position of the first member: 0.
     public var startIndex: Int { 0 }
+    /// The position after the last member: the number of members.
     public var endIndex: Int { names.count }
+    /// The member at `position`, counting from 0 in their order.
     public subscript(position: Int) -> Element { (names[position], values[position]) }
 
     /// The value of the member whose name has the same UTF-8 bytes as `name`, or nil.

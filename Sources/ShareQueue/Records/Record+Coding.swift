@@ -86,7 +86,10 @@ extension Record {
         let checked = try fields.check()
         var meta: JSONMembers<String>? = nil
         if case .object(let members)? = fields.meta {
-            meta = JSONMembers(members.lazy.map { member in (member.name, { if case .string(let text) = member.value { text } else { "" } }()) })
+            // The checks passed, so every member is a string.
+            var labels = JSONMembers<String>()
+            for (name, value) in members { if case .string(let text) = value { labels[name] = text } }
+            meta = labels
         }
         var attachments: [Attachment]? = nil
         if case .array(let values)? = fields.attachments {
