@@ -208,7 +208,7 @@ public enum HostDrainTool {
             text = QueueMetrics(queue: FileSystem.absolute(directory.path), status: status,
                                 nowMilliseconds: Host.millisecondsSince1970(), storeRows: rows).text
         } else if json {
-            var object: [String: JSONValue] = [
+            var object: JSONMembers<JSONValue> = [
                 "directory": .string(directory.path),
                 "formatVersion": .number(String(QueueDirectory.formatVersion)),
                 "pending": .number(String(status.pending)),
@@ -217,10 +217,10 @@ public enum HostDrainTool {
                 "quarantined": .number(String(status.quarantined)),
                 "sealedSegments": .number(String(status.sealedSegments)),
                 "deadLetters": .number(String(status.deadLetters)),
-                "attachments": .object(["count": .number(String(status.attachments)), "bytes": .number(String(status.attachmentBytes))]),
+                "attachments": .object(["bytes": .number(String(status.attachmentBytes)), "count": .number(String(status.attachments))]),
             ]
             if let rows { object["rows"] = .number(String(rows)) }
-            text = String(decoding: JSONValue.object(object).compactJSON, as: UTF8.self) + "\n"
+            text = String(decoding: JSONValue.object(object.sortedByName()).compactJSON, as: UTF8.self) + "\n"
         } else {
             text = """
                 directory: \(directory.path)

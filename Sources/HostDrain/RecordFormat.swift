@@ -15,7 +15,7 @@ enum RecordFormat: String {
             let record = drained.record
             var heading = "\(record.date)  \(record.source)  \(record.kind)  \(record.id)"
             if let key = record.key { heading += "  key=\(key)" }
-            if let meta = record.meta { heading += meta.keys.sorted().map { "  \($0)=\(meta[$0]!)" }.joined() }
+            if let meta = record.meta { heading += meta.map { "  \($0.name)=\($0.value)" }.joined() }
             out += Array((heading + "\n").utf8)
             let body: String
             if let text = record.text {

@@ -73,13 +73,15 @@ public enum ShareAppendTool {
         if ifChanged && !arguments.has("--key") { throw ShareQueueError(.invalidArgument, "--if-changed compares with the last record of a key; give --key") }
         if ifChanged && arguments.has("--lines") { throw ShareQueueError(.invalidArgument, "--if-changed publishes one record; it does not combine with --lines") }
 
-        var meta: [String: String]? = nil
+        // Names are told apart by their bytes: é composed and decomposed are two labels; a name given again keeps its last value.
+        var meta: JSONMembers<String>? = nil
         for pair in arguments.all("--meta") {
-            guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
+            // Split at the byte '=', not at a Character: "=" followed by a combining mark is one Character.
+            guard let equals = pair.utf8.firstIndex(of: UInt8(ascii: "=")), equals != pair.utf8.startIndex else {
                 throw ShareQueueError(.invalidArgument, "--meta needs KEY=VALUE, not '\(pair)'")
             }
             meta = meta ?? [:]
-            meta![String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
+            meta![String(decoding: pair.utf8[..<equals], as: UTF8.self)] = String(decoding: pair.utf8[pair.utf8.index(after: equals)...], as: UTF8.self)
         }
 
         let files = arguments.all("--attach")
@@ -104,7 +106,7 @@ public enum ShareAppendTool {
             if !files.isEmpty {
                 // Stand-ins of the same shape, so that the size check counts the attachment fields.
                 drafts[0].attachments = files.map { file in
-                    Attachment(name: String(file.split(separator: "/").last ?? ""), file: "00000000-0000-0000-0000-000000000000.bin",
+                    Attachment(name: String(decoding: file.utf8.split(separator: UInt8(ascii: "/")).last ?? "".utf8[...], as: UTF8.self), file: "00000000-0000-0000-0000-000000000000.bin",
                                size: 0, sha256: String(repeating: "0", count: 64), type: "application/octet-stream")
                 }
             }

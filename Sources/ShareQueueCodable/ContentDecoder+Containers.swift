@@ -2,10 +2,11 @@
 import ShareQueue
 
 struct KeyedContentDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
-    let members: [String: JSONValue]
+    /// Looked up by name as UTF-8 bytes: names that Swift calls equal are two members.
+    let members: JSONMembers<JSONValue>
     let codingPath: [any CodingKey]
 
-    var allKeys: [Key] { members.keys.compactMap { Key(stringValue: $0) } }
+    var allKeys: [Key] { members.names.compactMap { Key(stringValue: $0) } }
 
     func contains(_ key: Key) -> Bool { members[key.stringValue] != nil }
 

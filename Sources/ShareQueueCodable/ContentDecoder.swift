@@ -20,7 +20,7 @@ struct ContentDecoder: Decoder {
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        guard case .object(let members) = value else { throw NativeValues.mismatch([String: JSONValue].self, value, codingPath, "an object") }
+        guard case .object(let members) = value else { throw NativeValues.mismatch(JSONMembers<JSONValue>.self, value, codingPath, "an object") }
         return KeyedDecodingContainer(KeyedContentDecoder<Key>(members: members, codingPath: codingPath))
     }
 

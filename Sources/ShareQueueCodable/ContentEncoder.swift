@@ -1,6 +1,6 @@
 import ShareQueue
 
-/// Encodes a value as compact JSON, object members sorted by name, with the
+/// Encodes a value as compact JSON, object members sorted by their names' UTF-8 bytes, with the
 /// encodings of ``ShareQueueCodable/SharedContent``: numbers exact, dates as ISO-8601
 /// with milliseconds, URLs and UUIDs as strings, data as Base64.
 ///
@@ -75,9 +75,9 @@ enum EncodedNode {
             out.append(UInt8(ascii: "]"))
         case .object(let object):
             out.append(UInt8(ascii: "{"))
-            // Sorted, as JSONValue's are, so that equal values are equal bytes
-            // whatever order a dictionary lists its keys in: a publish compares bytes.
-            for (position, index) in object.names.indices.sorted(by: { object.names[$0] < object.names[$1] }).enumerated() {
+            // Sorted by bytes, so that equal values are equal bytes whatever order
+            // a dictionary lists its keys in: a publish compares bytes.
+            for (position, index) in object.names.indices.sorted(by: { ByteKey.precedes(object.names[$0], object.names[$1]) }).enumerated() {
                 if position > 0 { out.append(UInt8(ascii: ",")) }
                 JSONWriter.appendString(object.names[index], to: &out)
                 out.append(UInt8(ascii: ":"))
@@ -94,12 +94,13 @@ final class EncodedArray {
     var elements: [EncodedNode] = []
 }
 
-/// Members in the order they were first set; setting a name again replaces its value.
+/// Members in the order they were first set; setting a name again (the same
+/// UTF-8 bytes) replaces its value.
 final class EncodedObject {
     private(set) var names: [String] = []
     private(set) var values: [EncodedNode] = []
     /// Built once an object grows past a few members, so that setting stays constant time.
-    private var indexOfName: [String: Int]?
+    private var indexOfName: [ByteKey: Int]?
 
     func set(_ name: String, _ value: EncodedNode) {
         if let index = index(of: name) {
@@ -109,14 +110,14 @@ final class EncodedObject {
         names.append(name)
         values.append(value)
         if indexOfName != nil {
-            indexOfName![name] = names.count - 1
+            indexOfName![ByteKey(name)] = names.count - 1
         } else if names.count > 16 {
-            indexOfName = Dictionary(names.indices.map { (names[$0], $0) }, uniquingKeysWith: { first, _ in first })
+            indexOfName = Dictionary(names.indices.map { (ByteKey(names[$0]), $0) }, uniquingKeysWith: { first, _ in first })
         }
     }
 
     private func index(of name: String) -> Int? {
-        if let indexOfName { return indexOfName[name] }
-        return names.firstIndex(of: name)
+        if let indexOfName { return indexOfName[ByteKey(name)] }
+        return names.firstIndex { ByteKey.equal($0, name) }
     }
 }

@@ -18,7 +18,7 @@ public struct DrainedValue<Value> {
     /// The record's key, if it has one.
     public let key: String?
     /// The producer's own labels.
-    public let meta: [String: String]?
+    public let meta: JSONMembers<String>?
     /// Files that travel with the record, with the paths the drain gave them.
     public let attachments: [Attachment]?
 }

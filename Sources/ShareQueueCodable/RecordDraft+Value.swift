@@ -11,7 +11,7 @@ extension RecordDraft {
     ///   - attachments: Files already copied into the queue with `AttachmentStore.add(copyOf:maxBytes:)`.
     /// - Throws: `.badData` when the value cannot be encoded (a `Double` that is
     ///   not finite, say); the encoder's error is the cause.
-    public init<Value: Encodable>(encoding value: Value, source: String, key: String? = nil, meta: [String: String]? = nil,
+    public init<Value: Encodable>(encoding value: Value, source: String, key: String? = nil, meta: JSONMembers<String>? = nil,
                                   id: String? = nil, attachments: [Attachment]? = nil) throws(ShareQueueError) {
         let bytes: [UInt8]
         do { bytes = try ContentEncoder.encode(value) } catch {
@@ -35,7 +35,7 @@ extension QueueAppender {
     /// - Throws: `.badData` for a value that cannot be encoded, and what `append(_:)` throws.
     @discardableResult
     public func append<Value: Encodable>(_ value: Value, source: String, key: String? = nil,
-                                         meta: [String: String]? = nil) throws(ShareQueueError) -> String {
+                                         meta: JSONMembers<String>? = nil) throws(ShareQueueError) -> String {
         try append(RecordDraft(encoding: value, source: source, key: key, meta: meta))
     }
 

@@ -62,7 +62,7 @@ package struct StoreSink: DrainSink {
                 try insertRecord.run(
                     .text(record.id), .text(record.date), .text(record.source), .text(record.kind.rawValue),
                     .text(record.text), .text(json), .text(record.key),
-                    .text(record.meta.map { Self.jsonText(.object($0.mapValues { .string($0) })) }),
+                    .text(record.meta.map { Self.jsonText(.object(JSONMembers($0.lazy.map { ($0.name, .string($0.value)) }))) }),
                     .text(record.attachments.map { Self.attachmentsJSON($0) }),
                     .text(record.unknownFields.isEmpty ? nil : Self.jsonText(.object(record.unknownFields))), .text(now))
                 // A record seen before (the same id) changes nothing, not even `latest`.
@@ -105,11 +105,12 @@ package struct StoreSink: DrainSink {
 
     private static func attachmentsJSON(_ attachments: [Attachment]) -> String {
         jsonText(.array(attachments.map { attachment in
-            var fields: [String: JSONValue] = [
-                "name": .string(attachment.name), "size": .number(String(attachment.size)),
-                "sha256": .string(attachment.sha256), "type": .string(attachment.type),
-            ]
+            // Sorted by name, as the objects this package makes are.
+            var fields: JSONMembers<JSONValue> = ["name": .string(attachment.name)]
             if let path = attachment.path { fields["path"] = .string(path) }
+            fields["sha256"] = .string(attachment.sha256)
+            fields["size"] = .number(String(attachment.size))
+            fields["type"] = .string(attachment.type)
             return .object(fields)
         }))
     }

@@ -17,14 +17,14 @@ enum BenchmarkReport {
 
     static func jsonLines(_ figures: [Benchmark.Figure]) -> String {
         figures.map { figure in
-            let object: [String: JSONValue] = [
+            let object: JSONMembers<JSONValue> = [
                 "name": .string(figure.name), "unit": .string(figure.unit),
                 "value": .number(String(format: "%.3f", figure.value)),
                 "floor": figure.floor.map { .number(String(format: "%.3f", $0)) } ?? .null,
                 "ratio": figure.ratio.map { .number(String(format: "%.3f", $0)) } ?? .null,
                 "target": .string(figure.target),
             ]
-            return String(decoding: JSONValue.object(object).compactJSON, as: UTF8.self) + "\n"
+            return String(decoding: JSONValue.object(object.sortedByName()).compactJSON, as: UTF8.self) + "\n"
         }.joined()
     }
 

@@ -13,14 +13,15 @@ struct DeliveryLedger {
         var passed: Bool { lost == 0 && corrupt == 0 && outOfOrder == 0 }
     }
 
-    private var acknowledged: [String: (producer: Int, sequence: Int)] = [:]
-    private var deliveries: [String: Int] = [:]
+    /// By id, compared as UTF-8 bytes.
+    private var acknowledged: [ByteKey: (producer: Int, sequence: Int)] = [:]
+    private var deliveries: [ByteKey: Int] = [:]
     private var deliveredSequences: [Int: Set<Int>] = [:]
     private var corrupt = 0
     private var outOfOrder = 0
 
     mutating func acknowledge(id: String, producer: Int, sequence: Int) {
-        acknowledged[id] = (producer, sequence)
+        acknowledged[ByteKey(id)] = (producer, sequence)
     }
 
     /// Takes the JSON Lines one drain printed. A last line without its newline
@@ -32,18 +33,19 @@ struct DeliveryLedger {
         var lastSequence: [Int: Int] = [:]
         for line in lines {
             guard let record = try? Record(jsonBytes: Array(line)), let text = record.text,
-                  let (producer, sequence) = StressText.parse(text), record.source == "stress-p\(producer)" else {
+                  let (producer, sequence) = StressText.parse(text), ByteKey.equal(record.source, "stress-p\(producer)") else {
                 corrupt += 1
                 continue
             }
-            if let expected = acknowledged[record.id], expected != (producer, sequence) {
+            let id = ByteKey(record.id)
+            if let expected = acknowledged[id], expected != (producer, sequence) {
                 corrupt += 1
                 continue
             }
-            deliveries[record.id, default: 0] += 1
+            deliveries[id, default: 0] += 1
             deliveredSequences[producer, default: []].insert(sequence)
             // One drain delivers in queue order, so each producer's numbers rise.
-            if let last = lastSequence[producer], sequence <= last, deliveries[record.id] == 1 { outOfOrder += 1 }
+            if let last = lastSequence[producer], sequence <= last, deliveries[id] == 1 { outOfOrder += 1 }
             lastSequence[producer] = max(sequence, lastSequence[producer] ?? 0)
         }
     }

@@ -187,7 +187,7 @@ public enum StressTool {
         let report = try StressRun(options: options, tools: tools).run()
         let v = report.verdict
         if arguments.has("--json") {
-            let object: [String: JSONValue] = [
+            let object: JSONMembers<JSONValue> = [
                 "producers": .number(String(options.producers)), "records": .number(String(options.records)),
                 "store": .bool(options.store != nil), "watch": .bool(options.watch),
                 "drainers": .number(String(options.drainers)), "library": .bool(options.library),
@@ -199,7 +199,7 @@ public enum StressTool {
                 "failures": .array(report.failures.map { .string($0) }),
                 "seconds": .number(String(format: "%.2f", report.seconds)), "passed": .bool(report.passed),
             ]
-            print(String(decoding: JSONValue.object(object).compactJSON, as: UTF8.self))
+            print(String(decoding: JSONValue.object(object.sortedByName()).compactJSON, as: UTF8.self))
         } else {
             print("share-stress: \(report.passed ? "PASS" : "FAIL"): \(v.acknowledged) acknowledged, \(v.delivered) delivered, "
                   + "\(v.lost) lost, \(v.duplicates) duplicates, \(v.corrupt) corrupt, \(v.outOfOrder) out of order, "
@@ -215,10 +215,10 @@ public enum StressTool {
         let passed = outcomes.allSatisfy(\.ok)
         if json {
             let points: [JSONValue] = outcomes.map { outcome in
-                .object(["name": .string(outcome.point.rawValue), "runs": .number(String(outcome.runs)), "ok": .bool(outcome.ok),
-                         "failures": .array(outcome.failures.map { .string($0) })])
+                .object(["failures": .array(outcome.failures.map { .string($0) }), "name": .string(outcome.point.rawValue),
+                         "ok": .bool(outcome.ok), "runs": .number(String(outcome.runs))])
             }
-            print(String(decoding: JSONValue.object(["points": .array(points), "passed": .bool(passed)]).compactJSON, as: UTF8.self))
+            print(String(decoding: JSONValue.object(["passed": .bool(passed), "points": .array(points)]).compactJSON, as: UTF8.self))
         } else {
             print("point".padding(to: 28) + "runs  ok")
             for outcome in outcomes {

@@ -315,7 +315,7 @@ def write_value(value):
         return write_string(value)
     if is_object(value):
         fields = last(value)
-        return "{" + ",".join(write_string(n) + ":" + write_value(fields[n]) for n in sorted(fields, key=by_bytes)) + "}"
+        return "{" + ",".join(write_string(n) + ":" + write_value(fields[n]) for n in fields) + "}"
     return "[" + ",".join(write_value(v) for v in value) + "]"
 
 
@@ -334,10 +334,10 @@ def reencode(fields, queue):
                 e = last(entry)
                 e = {"name": e["name"], "file": e["file"], "size": ("number", str(int(e["size"][1]))), "sha256": e["sha256"], "type": e["type"],
                      "path": os.path.join(os.path.abspath(queue), "attachments", e["file"])}
-                entries.append(Obj(e.items()))
+                entries.append(Obj(sorted(e.items(), key=lambda member: by_bytes(member[0]))))
             value = entries
         parts.append(write_string(name) + ":" + write_value(value))
-    for name in sorted((n for n in fields if n not in KNOWN), key=by_bytes):
+    for name in (n for n in fields if n not in KNOWN):
         parts.append(write_string(name) + ":" + write_value(fields[name]))
     return ("{" + ",".join(parts) + "}").encode("utf-8", "surrogatepass")
 

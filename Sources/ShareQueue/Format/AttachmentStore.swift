@@ -49,7 +49,8 @@ public struct AttachmentStore: Sendable {
         do { status = try input.status() } catch { throw ShareQueueError("cannot read the attachment", path: source, error) }
         guard status.isRegularFile else { throw ShareQueueError(.badData, "an attachment must be a regular file", path: source) }
         guard let folderFD = try openFolder(creating: true) else { throw ShareQueueError(.ioError, "the attachments folder vanished", path: folder) }
-        let name = String(source.split(separator: "/").last ?? Substring(source))
+        // Split at the byte '/': a '/' followed by a combining mark is one Character, and still a folder's end.
+        let name = String(decoding: source.utf8.split(separator: UInt8(ascii: "/")).last ?? source.utf8[...], as: UTF8.self)
         let file = RecordID.random() + (MediaType.safeExtension(of: name).map { "." + $0 } ?? "")
         let temporary = QueueLayout.attachmentTemporary(file)
         // nil: the file is over `maxBytes`.

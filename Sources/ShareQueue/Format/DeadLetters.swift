@@ -142,9 +142,9 @@ struct DeadLetters {
 
     // MARK: Refusal counts
 
-    /// Refusal counts by id. The key is the id's UTF-8 bytes: Swift compares
-    /// strings by canonical equivalence, which would merge distinct ids.
-    typealias Counts = [[UInt8]: Int]
+    /// Refusal counts by id, compared as UTF-8 bytes: Swift compares strings
+    /// by canonical equivalence, which would merge distinct ids.
+    typealias Counts = [ByteKey: Int]
 
     /// The refusal counts of records still queued, read strictly: a line that is
     /// not exactly `{"id":"…","attempts":N}` counts for nothing, so damage can only
@@ -168,7 +168,7 @@ struct DeadLetters {
                 damaged += 1
                 continue
             }
-            counts[Array(id.utf8)] = count
+            counts[ByteKey(id)] = count
         }
         if damaged > 0 { warn("skipped \(damaged) damaged line\(damaged == 1 ? "" : "s") of \(attemptsPath); those refusal counts start over") }
         return (counts, damaged > 0)
@@ -191,9 +191,9 @@ struct DeadLetters {
             return
         }
         var text: [UInt8] = []
-        for (id, count) in counts.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
+        for (id, count) in counts.sorted(by: { ByteKey.precedes($0.key.text, $1.key.text) }) {
             text += Array("{\"id\":".utf8)
-            JSONWriter.appendString(String(decoding: id, as: UTF8.self), to: &text)
+            JSONWriter.appendString(id.text, to: &text)
             text += Array(",\"attempts\":\(count)}\n".utf8)
         }
         let folder = directory.folder

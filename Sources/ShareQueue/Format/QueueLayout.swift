@@ -65,7 +65,7 @@ package enum QueueLayout {
 
     /// Whether `name` is `sealed-<ASCII digits>.log`, spelled as the queue spells it or not.
     package static func looksLikeSegment(_ name: String) -> Bool {
-        guard name.hasPrefix(sealedPrefix), name.hasSuffix(sealedSuffix), name.utf8.count > sealedPrefix.count + sealedSuffix.count else { return false }
+        guard name.utf8.starts(with: sealedPrefix.utf8), name.utf8.reversed().starts(with: sealedSuffix.utf8.reversed()), name.utf8.count > sealedPrefix.count + sealedSuffix.count else { return false }
         return name.utf8.dropFirst(sealedPrefix.count).dropLast(sealedSuffix.count).allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
     }
 
@@ -77,7 +77,7 @@ package enum QueueLayout {
     package static func keptSegment(_ segmentName: String) -> String { keptSegmentPrefix + segmentName }
 
     /// Whether `name` is a segment kept whole by `keptSegment`.
-    package static func isKeptSegment(_ name: String) -> Bool { name.hasPrefix(keptSegmentPrefix) }
+    package static func isKeptSegment(_ name: String) -> Bool { name.utf8.starts(with: keptSegmentPrefix.utf8) }
 
     /// The name `name` is moved aside to, unread, at `milliseconds` since 1970.
     package static func rejected(_ name: String, atMilliseconds milliseconds: Int64) -> String {
@@ -101,9 +101,9 @@ package enum QueueLayout {
     package static func attachmentTemporary(_ file: String) -> String { attachmentTemporaryPrefix + file }
 
     /// Whether `name`, in the attachments folder, is a copy that was never finished.
-    package static func isAttachmentTemporary(_ name: String) -> Bool { name.hasPrefix(attachmentTemporaryPrefix) }
+    package static func isAttachmentTemporary(_ name: String) -> Bool { name.utf8.starts(with: attachmentTemporaryPrefix.utf8) }
 
     /// Whether `name`, in the attachments folder, is an attachment rather than
     /// work in progress: the folder's own names start with a dot.
-    package static func isAttachment(_ name: String) -> Bool { !name.hasPrefix(".") }
+    package static func isAttachment(_ name: String) -> Bool { name.utf8.first != UInt8(ascii: ".") }
 }

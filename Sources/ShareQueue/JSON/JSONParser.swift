@@ -89,7 +89,8 @@ struct JSONParser {
         try enter()
         defer { depth -= 1 }
         index += 1
-        var members: [String: JSONValue] = [:]
+        // A name that occurs again keeps its first place and takes its last value.
+        var members = JSONMembers<JSONValue>()
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; return .object(members) }
         while true {

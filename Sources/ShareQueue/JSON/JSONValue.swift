@@ -7,6 +7,9 @@
 /// more than 64 bits loses digits, and one beyond `Double`'s range (`1e400`) does
 /// not encode at all. ShareQueue's own paths (``compactJSON``, stored records, and
 /// the typed coders of `ShareQueueCodable`) keep every literal as it was written.
+///
+/// Strings and names are compared as their UTF-8 bytes, never by Swift's canonical
+/// equivalence: two values are equal when ``compactJSON`` writes them as the same bytes.
 public enum JSONValue: Sendable, Hashable {
     /// `null`.
     case null
@@ -18,8 +21,34 @@ public enum JSONValue: Sendable, Hashable {
     case string(String)
     /// An array.
     case array([JSONValue])
-    /// An object; a name that occurs twice counts with its last value.
-    case object([String: JSONValue])
+    /// An object: its members in order, each name exactly as written (see ``JSONMembers``).
+    /// A name that occurs twice in the text read counts once, with its last value, where it first occurred.
+    case object(JSONMembers<JSONValue>)
+
+    /// Whether both are the same value, strings and names compared as UTF-8 bytes and members in order.
+    public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): true
+        case (.bool(let l), .bool(let r)): l == r
+        case (.number(let l), .number(let r)): ByteKey.equal(l, r)
+        case (.string(let l), .string(let r)): ByteKey.equal(l, r)
+        case (.array(let l), .array(let r)): l == r
+        case (.object(let l), .object(let r)): l == r
+        default: false
+        }
+    }
+
+    /// Hashes the value as `==` compares it.
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .null: hasher.combine(0)
+        case .bool(let value): hasher.combine(1); hasher.combine(value)
+        case .number(let literal): hasher.combine(2); ByteKey.hashBytes(of: literal, into: &hasher)
+        case .string(let text): hasher.combine(3); ByteKey.hashBytes(of: text, into: &hasher)
+        case .array(let elements): hasher.combine(4); hasher.combine(elements)
+        case .object(let members): hasher.combine(5); hasher.combine(members)
+        }
+    }
 }
 
 extension JSONValue: Codable {
@@ -43,7 +72,7 @@ extension JSONValue: Codable {
         } else if let value = try? container.decode([JSONValue].self) {
             self = .array(value)
         } else {
-            self = .object(try container.decode([String: JSONValue].self))
+            self = .object(try container.decode(JSONMembers<JSONValue>.self))
         }
     }
 

@@ -1,5 +1,6 @@
-/// Writes compact JSON: no whitespace, object keys sorted so that equal values
-/// are equal bytes, and only the escapes that JSON requires.
+/// Writes compact JSON: no whitespace, object members in their order with their
+/// exact names, and only the escapes that JSON requires. So a value read and
+/// written back is the text read, compacted, with only those escapes.
 package enum JSONWriter {
     static func append(_ value: JSONValue, to out: inout [UInt8]) {
         switch value {
@@ -16,11 +17,11 @@ package enum JSONWriter {
             out.append(UInt8(ascii: "]"))
         case .object(let members):
             out.append(UInt8(ascii: "{"))
-            for (i, key) in members.keys.sorted().enumerated() {
+            for (i, member) in members.enumerated() {
                 if i > 0 { out.append(UInt8(ascii: ",")) }
-                appendString(key, to: &out)
+                appendString(member.name, to: &out)
                 out.append(UInt8(ascii: ":"))
-                append(members[key]!, to: &out)
+                append(member.value, to: &out)
             }
             out.append(UInt8(ascii: "}"))
         }
@@ -60,7 +61,7 @@ package enum JSONWriter {
 }
 
 extension JSONValue {
-    /// This value as compact JSON, object keys sorted.
+    /// This value as compact JSON, object members in their order.
     public var compactJSON: [UInt8] {
         var bytes: [UInt8] = []
         JSONWriter.append(self, to: &bytes)

@@ -26,15 +26,15 @@ extension DrainRun {
         store.removeStaleTemporaries(olderThan: QueueDrainer.staleAge)
         let stale = store.staleFiles(olderThan: QueueDrainer.staleAge)
         guard !stale.isEmpty else { return }
-        var referenced: Set<String> = []
+        var referenced: Set<ByteKey> = []
         do {
             try QueueInspector(directory: directory).forEachPending { drained in
-                if drained.hasAttachments { drained.record.attachments?.forEach { referenced.insert($0.file) } }
+                if drained.hasAttachments { drained.record.attachments?.forEach { referenced.insert(ByteKey($0.file)) } }
             }
             let letters = DeadLetters(directory: directory, warn: drainer.warn)
             for file in [QueueLayout.deadLetters, QueueLayout.deadLettersRequeue] {
                 let skipped = try letters.forEachRecord(in: file) { payload in
-                    (try? Record(jsonBytes: payload))?.attachments?.forEach { referenced.insert($0.file) }
+                    (try? Record(jsonBytes: payload))?.attachments?.forEach { referenced.insert(ByteKey($0.file)) }
                 }
                 // A damaged letter might refer to any of them.
                 if skipped > 0 { return }
@@ -42,6 +42,6 @@ extension DrainRun {
         } catch {
             return  // When in doubt, keep them.
         }
-        store.removeFiles(stale.filter { !referenced.contains($0) })
+        store.removeFiles(stale.filter { !referenced.contains(ByteKey($0)) })
     }
 }

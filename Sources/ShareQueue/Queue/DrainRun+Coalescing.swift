@@ -4,10 +4,10 @@ extension DrainRun {
     /// record of each key: the latest instant its date denotes (see `DateInstant`),
     /// and of equal instants the last appended.
     mutating func findNewestOfEachKey() throws {
-        var newest: [String: (instant: DateInstant, id: String)] = [:]
+        var newest: [ByteKey: (instant: DateInstant, id: String)] = [:]
         let store = attachments
         try QueueInspector(directory: directory).forEachPending(includingUnsealed: false) { drained in
-            guard let key = drained.key else { return }
+            guard let key = drained.key.map(ByteKey.init) else { return }
             // Only a record that will itself be delivered may supersede others.
             if drained.hasAttachments {
                 guard let record = try? Record(jsonBytes: drained.storedJSON),
@@ -17,6 +17,6 @@ extension DrainRun {
             if let current = newest[key], instant < current.instant { return }
             newest[key] = (instant, drained.id)
         }
-        newestOfKey = newest.mapValues(\.id)
+        newestOfKey = newest.mapValues { ByteKey($0.id) }
     }
 }

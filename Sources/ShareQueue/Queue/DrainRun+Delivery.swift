@@ -79,8 +79,8 @@ extension DrainRun {
     /// attempt for the first refused record still under the limit, stopping there.
     /// - Returns: the steps that follow: offering, committing, counting.
     mutating func settle(_ records: ArraySlice<DrainedRecord>, refusing refusal: RecordRefusal) throws -> [DeliveryStep] {
-        var refusedByID: [[UInt8]: RecordRefusal.Refused] = [:]
-        for refused in refusal.refused where refusedByID[Array(refused.id.utf8)] == nil { refusedByID[Array(refused.id.utf8)] = refused }
+        var refusedByID: [ByteKey: RecordRefusal.Refused] = [:]
+        for refused in refusal.refused where refusedByID[ByteKey(refused.id)] == nil { refusedByID[ByteKey(refused.id)] = refused }
         var accepted: [DrainedRecord] = []
         var final: [DeadLetters.Letter] = []
         var counted: (index: Int, reason: String)?
@@ -88,7 +88,7 @@ extension DrainRun {
         // time is set aside in this pass, so that the rest are not offered once for each.
         var attempts: DeadLetters.Counts?
         for index in records.indices {
-            guard let refused = refusedByID[Array(records[index].id.utf8)] else {
+            guard let refused = refusedByID[ByteKey(records[index].id)] else {
                 accepted.append(records[index])
                 continue
             }
@@ -99,7 +99,7 @@ extension DrainRun {
                 continue
             }
             if attempts == nil { attempts = DeadLetters(directory: directory, warn: drainer.warn).attempts().counts }
-            let count = (attempts?[Array(refused.id.utf8)] ?? 0) + 1
+            let count = (attempts?[ByteKey(refused.id)] ?? 0) + 1
             guard count >= options.maxAttempts else {
                 counted = (index, refused.reason)
                 break
@@ -135,7 +135,7 @@ extension DrainRun {
         for item in done {
             switch item {
             case .record(let drained):
-                guard options.attachmentsDestination != nil, let delivered = drained.decoded?.attachments, !deadLettered.contains(drained.id) else { continue }
+                guard options.attachmentsDestination != nil, let delivered = drained.decoded?.attachments, !deadLettered.contains(ByteKey(drained.id)) else { continue }
                 // A checkpoint that a power cut took back would offer these records again without their files.
                 try checkpoint.synchronize()
                 delivered.forEach(attachments.remove)

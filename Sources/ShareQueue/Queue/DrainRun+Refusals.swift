@@ -4,7 +4,7 @@ extension DrainRun {
     mutating func refused(_ drained: DrainedRecord, error: String) throws {
         let letters = DeadLetters(directory: directory, warn: drainer.warn)
         var attempts = letters.attempts().counts
-        let key = Array(drained.id.utf8)
+        let key = ByteKey(drained.id)
         let count = (attempts[key] ?? 0) + 1
         if count >= options.maxAttempts {
             try deadLetter([DeadLetters.Letter(record: drained, attempts: count, error: error)])
@@ -32,7 +32,7 @@ extension DrainRun {
         try file.add(new)
         for (letter, digest) in zip(letters, digests) {
             knownDeadLetters!.insert(digest)
-            deadLettered.insert(letter.record.id)
+            deadLettered.insert(ByteKey(letter.record.id))
         }
         summary.deadLettered += letters.count
     }
@@ -44,7 +44,7 @@ extension DrainRun {
         var (attempts, damaged) = letters.attempts()
         guard !attempts.isEmpty || damaged else { return }
         let before = attempts.count
-        for case .record(let record) in items { attempts[Array(record.id.utf8)] = nil }
+        for case .record(let record) in items { attempts[ByteKey(record.id)] = nil }
         // A damaged file is rewritten clean, so that its damage is reported once.
         if attempts.count != before || damaged { try letters.saveAttempts(attempts) }
     }

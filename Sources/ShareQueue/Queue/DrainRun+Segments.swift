@@ -101,14 +101,14 @@ extension DrainRun {
         var record: Record
         if buildRecords {
             do { record = try Record(jsonBytes: payload) } catch { return damaged(error.message) }
-            if let key = record.key, let newest = newestOfKey[key], newest != record.id {
+            if let key = record.key, let newest = newestOfKey[ByteKey(key)], newest != ByteKey(record.id) {
                 return .superseded(DrainedRecord(record: record, storedJSON: payload, end: end))
             }
         } else {
             // The sink passes the stored JSON on: check it all, but build only what the drain itself needs.
             let summary: RecordSummary
             do { summary = try RecordSummary(jsonBytes: payload) } catch { return damaged(error.message) }
-            if let key = summary.key, let newest = newestOfKey[key], newest != summary.id {
+            if let key = summary.key, let newest = newestOfKey[ByteKey(key)], newest != ByteKey(summary.id) {
                 return .superseded(DrainedRecord(summary: summary, storedJSON: payload, end: end))
             }
             guard summary.hasAttachments else { return .record(DrainedRecord(summary: summary, storedJSON: payload, end: end)) }

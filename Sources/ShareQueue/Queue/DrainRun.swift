@@ -12,11 +12,11 @@ struct DrainRun {
     var uncommitted: [BatchItem] = []
     var firstUncommitted = 0
     /// Records dead-lettered in this batch, whose attachments must stay.
-    var deadLettered: Set<String> = []
+    var deadLettered: Set<ByteKey> = []
     /// The SHA-256 digests of the records the dead-letter file holds, read when this drain first sets one aside.
     var knownDeadLetters: Set<DeadLetters.StoredDigest>?
-    /// The id of the newest record of each key, with `coalesceKeys`.
-    var newestOfKey: [String: String] = [:]
+    /// The id of the newest record of each key, with `coalesceKeys`; keys and ids as bytes.
+    var newestOfKey: [ByteKey: ByteKey] = [:]
     /// Set when damaged data of the segment being read could not be copied to
     /// the quarantine file (a full disk): the segment is then kept whole instead of removed.
     var keepSegmentForDamage = false

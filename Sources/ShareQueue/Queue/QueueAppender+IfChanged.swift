@@ -33,7 +33,7 @@ extension QueueAppender {
             let index = try KeyIndex(in: directory, creating: true)
             if let earlier = index?.entry(of: key), earlier.content == content { return (earlier.id, false) }
             // Forgotten first, so that a crash after the write leaves no entry naming older content.
-            try forgetPublished([key])
+            try forgetPublished([ByteKey(key)])
             let file = try writeLocked(frames)
             // Durable before the entry names it: an entry must never claim a record a power cut could lose.
             if options.synchronize { try synchronize(file) }

@@ -74,7 +74,7 @@ public final class QueueAppender {
         var buffers = scratch.take()
         defer { scratch.keep(buffers) }
         let id = try encode(draft, date: clock.now(), last: true, into: &buffers)
-        try write(buffers.frames, forgetting: draft.key.map { [$0] } ?? [])
+        try write(buffers.frames, forgetting: draft.key.map { [ByteKey($0)] } ?? [])
         return id
     }
 
@@ -91,7 +91,7 @@ public final class QueueAppender {
         var buffers = scratch.take()
         defer { scratch.keep(buffers) }
         let ids = try encode(drafts, into: &buffers)
-        try write(buffers.frames, forgetting: Set(drafts.compactMap(\.key)))
+        try write(buffers.frames, forgetting: Set(drafts.compactMap { $0.key.map(ByteKey.init) }))
         return ids
     }
 
@@ -131,14 +131,14 @@ public final class QueueAppender {
 
     /// Appends records already encoded, such as dead letters put back, as one atomic batch.
     /// - Parameter keys: The keys of those records, whose published entries they supersede.
-    func appendStored(_ payloads: [[UInt8]], forgetting keys: Set<String> = []) throws(ShareQueueError) {
+    func appendStored(_ payloads: [[UInt8]], forgetting keys: Set<ByteKey> = []) throws(ShareQueueError) {
         try write(try Self.frames(of: payloads, options: options), forgetting: keys)
     }
 
     /// Writes an append's frames under the lock, then makes them durable.
     /// - Parameter keys: The keys of its records, whose index entries go first:
     ///   an entry must never name older content than the last record of its key.
-    private func write(_ frames: [UInt8], forgetting keys: Set<String> = []) throws(ShareQueueError) {
+    private func write(_ frames: [UInt8], forgetting keys: Set<ByteKey> = []) throws(ShareQueueError) {
         let file = try withProducersLock { () throws(ShareQueueError) in
             try forgetPublished(keys)
             return try writeLocked(frames)
@@ -159,10 +159,10 @@ public final class QueueAppender {
 
     /// Removes the index entries of `keys` (see ``KeyIndex``); called under the producers' lock.
     /// Usually costs one failed `openat`: no `keys` folder, or one `unlinkat` of a name that is not there.
-    func forgetPublished(_ keys: Set<String>) throws(ShareQueueError) {
+    func forgetPublished(_ keys: Set<ByteKey>) throws(ShareQueueError) {
         guard !keys.isEmpty, let index = try KeyIndex(in: directory, creating: false) else { return }
         for key in keys {
-            do { try index.forget(key, durably: options.synchronize) } catch {
+            do { try index.forget(key.text, durably: options.synchronize) } catch {
                 throw ShareQueueError("cannot remove the published entry of the record's key", path: directory.path(of: QueueLayout.keys), error)
             }
         }

@@ -81,20 +81,20 @@ public final class QueueDrainer {
             }
         }
         // A requeue that died after appending left the file: skip what it already put back.
-        var queued: Set<String> = []
-        try QueueInspector(directory: directory).forEachPending { queued.insert($0.id) }
+        var queued: Set<ByteKey> = []
+        try QueueInspector(directory: directory).forEachPending { queued.insert(ByteKey($0.id)) }
         // Records are put back as they were taken, whatever limit the producer used, in atomic appends of at most 16 MiB.
         var options = AppendOptions()
         options.maxRecordBytes = Frame.maximumPayloadSize
         let appender = try QueueAppender(directory: directory, options: options)
         var chunk: [[UInt8]] = []
-        var chunkKeys: Set<String> = []
+        var chunkKeys: Set<ByteKey> = []
         var chunkBytes = 0
         var count = 0
         // Read a letter at a time: the file may be far larger than memory.
         let skipped = try letters.forEachRecord(in: QueueLayout.deadLettersRequeue) { payload throws(ShareQueueError) in
             let summary = try? RecordSummary(jsonBytes: payload)
-            if let summary, queued.contains(summary.id) { return }
+            if let summary, queued.contains(ByteKey(summary.id)) { return }
             if !chunk.isEmpty && chunkBytes + payload.count + Frame.overhead > Frame.maximumBatchSize {
                 try appender.appendStored(chunk, forgetting: chunkKeys)
                 chunk = []
@@ -103,7 +103,7 @@ public final class QueueDrainer {
             }
             chunk.append(payload)
             // A letter put back is now its key's newest record: the key's published entry no longer names it.
-            if let key = summary?.key { chunkKeys.insert(key) }
+            if let key = summary?.key { chunkKeys.insert(ByteKey(key)) }
             chunkBytes += payload.count + Frame.overhead
             count += 1
         }

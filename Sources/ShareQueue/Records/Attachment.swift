@@ -1,5 +1,6 @@
 /// A file that travels with a record. The producer copies it into the queue's
 /// `attachments` folder first; a drain hands it on and records where it went.
+/// Attachments are equal when their fields have the same bytes (names as UTF-8).
 public struct Attachment: Sendable, Hashable, Codable {
     /// The file's original name, without its folder.
     public var name: String
@@ -32,12 +33,25 @@ public struct Attachment: Sendable, Hashable, Codable {
         self.path = path
     }
 
+    /// Whether both have the same fields, strings compared as UTF-8 bytes.
+    public static func == (lhs: Attachment, rhs: Attachment) -> Bool {
+        ByteKey.equal(lhs.name, rhs.name) && ByteKey.equal(lhs.file, rhs.file) && lhs.size == rhs.size
+            && ByteKey.equal(lhs.sha256, rhs.sha256) && ByteKey.equal(lhs.type, rhs.type) && ByteKey.equal(lhs.path, rhs.path)
+    }
+
+    /// Hashes the copy's name and contents digest, as UTF-8 bytes.
+    public func hash(into hasher: inout Hasher) {
+        ByteKey.hashBytes(of: file, into: &hasher)
+        ByteKey.hashBytes(of: sha256, into: &hasher)
+    }
+
+    /// The entry as stored, its members sorted by name as a producer writes the objects it makes.
     var jsonValue: JSONValue {
-        var fields: [String: JSONValue] = [
-            "name": .string(name), "file": .string(file), "size": .number(String(size)),
-            "sha256": .string(sha256), "type": .string(type),
-        ]
+        var fields: JSONMembers<JSONValue> = ["file": .string(file), "name": .string(name)]
         if let path { fields["path"] = .string(path) }
+        fields["sha256"] = .string(sha256)
+        fields["size"] = .number(String(size))
+        fields["type"] = .string(type)
         return .object(fields)
     }
 

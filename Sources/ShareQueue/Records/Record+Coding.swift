@@ -4,8 +4,8 @@ extension Record {
     /// The compact JSON object stored for a record. `jsonBytes` is the `json`
     /// field already as compact JSON, so a producer's own tokens are kept.
     static func encode(version: Int = Record.currentVersion, id: String, date: String, source: String, kind: Kind,
-                       text: String?, jsonBytes: [UInt8]?, key: String?, meta: [String: String]?,
-                       attachments: [Attachment]? = nil, unknownFields: [String: JSONValue] = [:]) -> [UInt8] {
+                       text: String?, jsonBytes: [UInt8]?, key: String?, meta: JSONMembers<String>?,
+                       attachments: [Attachment]? = nil, unknownFields: JSONMembers<JSONValue> = JSONMembers()) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(96 + (text?.utf8.count ?? 0) + (jsonBytes?.count ?? 0))
         encode(version: version, id: id, date: date, source: source, kind: kind, text: text, jsonBytes: jsonBytes, key: key,
@@ -19,9 +19,10 @@ extension Record {
     }
 
     /// Appends the stored JSON of a record to `out`: an appender writes it straight into its frames.
+    /// Objects are written with their members in their order (`meta` too: a producer sorts its own first).
     static func encode(version: Int = Record.currentVersion, id: String, date: String, source: String, kind: Kind,
-                       text: String?, jsonBytes: [UInt8]?, key: String?, meta: [String: String]?,
-                       attachments: [Attachment]? = nil, unknownFields: [String: JSONValue] = [:], into out: inout [UInt8]) {
+                       text: String?, jsonBytes: [UInt8]?, key: String?, meta: JSONMembers<String>?,
+                       attachments: [Attachment]? = nil, unknownFields: JSONMembers<JSONValue> = JSONMembers(), into out: inout [UInt8]) {
         if version == 1 { append("{\"v\":1,\"id\":", to: &out) } else { out.append(contentsOf: "{\"v\":\(version),\"id\":".utf8) }
         JSONWriter.appendString(id, to: &out)
         append(",\"date\":", to: &out)
@@ -43,18 +44,24 @@ extension Record {
             JSONWriter.appendString(key, to: &out)
         }
         if let meta {
-            append(",\"meta\":", to: &out)
-            JSONWriter.append(.object(meta.mapValues { .string($0) }), to: &out)
+            append(",\"meta\":{", to: &out)
+            for (index, member) in meta.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                JSONWriter.appendString(member.name, to: &out)
+                out.append(UInt8(ascii: ":"))
+                JSONWriter.appendString(member.value, to: &out)
+            }
+            out.append(UInt8(ascii: "}"))
         }
         if let attachments {
             append(",\"attachments\":", to: &out)
             JSONWriter.append(.array(attachments.map(\.jsonValue)), to: &out)
         }
-        for name in unknownFields.keys.sorted() {
+        for (name, value) in unknownFields {
             out.append(UInt8(ascii: ","))
             JSONWriter.appendString(name, to: &out)
             out.append(UInt8(ascii: ":"))
-            JSONWriter.append(unknownFields[name]!, to: &out)
+            JSONWriter.append(value, to: &out)
         }
         out.append(UInt8(ascii: "}"))
     }
@@ -77,8 +84,13 @@ extension Record {
     public init(jsonBytes: [UInt8]) throws(ShareQueueError) {
         let fields = try StoredFields(jsonBytes, buildingAll: true)
         let checked = try fields.check()
-        var meta: [String: String]? = nil
-        if case .object(let members)? = fields.meta { meta = members.mapValues { if case .string(let text) = $0 { text } else { "" } } }
+        var meta: JSONMembers<String>? = nil
+        if case .object(let members)? = fields.meta {
+            // The checks passed, so every member is a string.
+            var labels = JSONMembers<String>()
+            for (name, value) in members { if case .string(let text) = value { labels[name] = text } }
+            meta = labels
+        }
         var attachments: [Attachment]? = nil
         if case .array(let values)? = fields.attachments {
             attachments = []
@@ -148,7 +160,8 @@ struct StoredFields {
     /// Built only when building all; their kinds are always known.
     var json, attachments: JSONValue?
     var jsonKind, attachmentsKind: JSONParser.Kind?
-    var unknown: [String: JSONValue] = [:]
+    /// In their stored order; a name that occurs again keeps its first place and takes its last value.
+    var unknown = JSONMembers<JSONValue>()
     /// Whether the stored JSON spans lines.
     let spansLines: Bool
 
@@ -189,9 +202,9 @@ struct StoredFields {
         return (value, value.kind)
     }
 
-    /// Which name a member has, by the comparison `String` makes: stored
-    /// bytes equal to a name are that name, and other plain ASCII is none of
-    /// them; only escapes and other characters need the name built.
+    /// Which name a member has, by its UTF-8 bytes: stored bytes equal to a
+    /// name are that name, and other plain ASCII is none of them; only escapes
+    /// and other characters need the name built.
     private static func name(_ span: JSONParser.StringSpan, in parser: JSONParser) -> Name {
         if !span.hasEscapes && !span.contents.isEmpty {
             // Told apart by length and first byte, then compared once.
@@ -212,20 +225,14 @@ struct StoredFields {
             if let (name, text) = candidate, parser.storedBytes(span, equal: text) { return name }
             if parser.isPlainASCII(span) { return .other }
         }
-        switch parser.string(span) {
-        case "v": return .v
-        case "id": return .id
-        case "date": return .date
-        case "source": return .source
-        case "kind": return .kind
-        case "text": return .text
-        case "json": return .json
-        case "key": return .key
-        case "meta": return .meta
-        case "attachments": return .attachments
-        default: return .other
-        }
+        let text = parser.string(span)
+        return knownNames.first { ByteKey.equal($0.text, text) }?.name ?? .other
     }
+
+    private static let knownNames: [(text: String, name: Name)] = [
+        ("v", .v), ("id", .id), ("date", .date), ("source", .source), ("kind", .kind), ("text", .text),
+        ("json", .json), ("key", .key), ("meta", .meta), ("attachments", .attachments),
+    ]
 
     /// Checks one value, noting where it is when it is a string.
     private static func member(_ parser: inout JSONParser) throws(ShareQueueError) -> Member {
@@ -331,8 +338,8 @@ extension Record: Codable {
     /// - Throws: `DecodingError` when a required field is missing or of the wrong type.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: FieldName.self)
-        var unknown: [String: JSONValue] = [:]
-        for field in container.allKeys where !Record.knownFields.contains(field.stringValue) {
+        var unknown = JSONMembers<JSONValue>()
+        for field in container.allKeys where !Record.knownFields.contains(ByteKey(field.stringValue)) {
             unknown[field.stringValue] = try container.decode(JSONValue.self, forKey: field)
         }
         self.init(
@@ -343,7 +350,7 @@ extension Record: Codable {
             text: try container.decodeIfPresent(String.self, forKey: FieldName("text")),
             json: try container.decodeIfPresent(JSONValue.self, forKey: FieldName("json")),
             key: try container.decodeIfPresent(String.self, forKey: FieldName("key")),
-            meta: try container.decodeIfPresent([String: String].self, forKey: FieldName("meta")),
+            meta: try container.decodeIfPresent(JSONMembers<String>.self, forKey: FieldName("meta")),
             attachments: try container.decodeIfPresent([Attachment].self, forKey: FieldName("attachments")),
             unknownFields: unknown,
             version: try container.decode(Int.self, forKey: FieldName("v")))

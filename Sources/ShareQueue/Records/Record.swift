@@ -4,6 +4,9 @@
 /// then `text` (for text and URLs) or `json`, then the optional `key`, `meta`
 /// and `attachments`. Fields this version does not know (a newer producer's) are kept in
 /// `unknownFields` and written back out, never dropped.
+///
+/// Two records are equal when their fields have the same bytes: ids, keys, kinds,
+/// sources and every other string compare as UTF-8, never by Swift's canonical equivalence.
 public struct Record: Sendable, Hashable {
     /// The record format this version writes.
     public static let currentVersion = 1
@@ -11,6 +14,7 @@ public struct Record: Sendable, Hashable {
     /// What the payload is. Kinds a newer producer invents pass through unchanged.
     /// A struct rather than an enum, so that a host switching over kinds
     /// needs a default case, and a kind it does not know stays readable.
+    /// Kinds are equal when their UTF-8 bytes are.
     public struct Kind: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
         /// The kind as stored, such as `url`.
         public let rawValue: String
@@ -26,6 +30,10 @@ public struct Record: Sendable, Hashable {
         public static let file = Kind(rawValue: "file")
         /// The kind as stored.
         public var description: String { rawValue }
+        /// Whether both are the same bytes.
+        public static func == (lhs: Kind, rhs: Kind) -> Bool { ByteKey.equal(lhs.rawValue, rhs.rawValue) }
+        /// Hashes the kind's UTF-8 bytes.
+        public func hash(into hasher: inout Hasher) { ByteKey.hashBytes(of: rawValue, into: &hasher) }
     }
 
     /// The record format version (`v`).
@@ -44,19 +52,19 @@ public struct Record: Sendable, Hashable {
     public var json: JSONValue?
     /// Records with the same key supersede each other, newest first.
     public var key: String?
-    /// The producer's own labels, strings only.
-    public var meta: [String: String]?
+    /// The producer's own labels, strings only, in their stored order with their exact names.
+    public var meta: JSONMembers<String>?
     /// Files that travel with the record.
     public var attachments: [Attachment]?
-    /// Fields written by a newer producer, passed through as they are.
-    public var unknownFields: [String: JSONValue]
+    /// Fields written by a newer producer, passed through as they are, in their stored order.
+    public var unknownFields: JSONMembers<JSONValue>
 
     /// A record with these fields, for a host that builds one itself (a producer
     /// appends a ``RecordDraft`` instead). Each parameter sets the property of its name;
     /// `version` sets ``version``.
     public init(id: String, date: String, source: String, kind: Kind, text: String? = nil, json: JSONValue? = nil,
-                key: String? = nil, meta: [String: String]? = nil, attachments: [Attachment]? = nil,
-                unknownFields: [String: JSONValue] = [:], version: Int = Record.currentVersion) {
+                key: String? = nil, meta: JSONMembers<String>? = nil, attachments: [Attachment]? = nil,
+                unknownFields: JSONMembers<JSONValue> = JSONMembers(), version: Int = Record.currentVersion) {
         self.version = version
         self.id = id
         self.date = date
@@ -70,5 +78,18 @@ public struct Record: Sendable, Hashable {
         self.unknownFields = unknownFields
     }
 
-    static let knownFields: Set<String> = ["v", "id", "date", "source", "kind", "text", "json", "key", "meta", "attachments"]
+    static let knownFields: Set<ByteKey> = Set(["v", "id", "date", "source", "kind", "text", "json", "key", "meta", "attachments"].map(ByteKey.init))
+
+    /// Whether both records have the same fields, every string compared as UTF-8 bytes.
+    public static func == (lhs: Record, rhs: Record) -> Bool {
+        lhs.version == rhs.version && ByteKey.equal(lhs.id, rhs.id) && ByteKey.equal(lhs.date, rhs.date)
+            && ByteKey.equal(lhs.source, rhs.source) && lhs.kind == rhs.kind && ByteKey.equal(lhs.text, rhs.text)
+            && lhs.json == rhs.json && ByteKey.equal(lhs.key, rhs.key) && lhs.meta == rhs.meta
+            && lhs.attachments == rhs.attachments && lhs.unknownFields == rhs.unknownFields
+    }
+
+    /// Hashes the record's id, the field consumers tell records apart by.
+    public func hash(into hasher: inout Hasher) {
+        ByteKey.hashBytes(of: id, into: &hasher)
+    }
 }

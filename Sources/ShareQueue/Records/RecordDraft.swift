@@ -2,6 +2,7 @@
 /// appender adds the id (unless given), the date and the format version.
 public struct RecordDraft: Sendable {
     /// What the record carries; each case makes a record of its ``Record/Kind``.
+    /// Contents are equal when their stored bytes are: text compares as UTF-8.
     public enum Content: Sendable, Hashable {
         /// Text: a `text` record.
         case text(String)
@@ -16,6 +17,28 @@ public struct RecordDraft: Sendable {
         case value(JSONText, kind: Record.Kind)
         /// No text: the record carries only its attachments (a `file` record).
         case attachmentsOnly
+
+        /// Whether both are the same content, text compared as UTF-8 bytes.
+        public static func == (lhs: Content, rhs: Content) -> Bool {
+            switch (lhs, rhs) {
+            case (.text(let l), .text(let r)), (.url(let l), .url(let r)): ByteKey.equal(l, r)
+            case (.json(let l), .json(let r)): l == r
+            case (.value(let l, let lk), .value(let r, let rk)): l == r && lk == rk
+            case (.attachmentsOnly, .attachmentsOnly): true
+            default: false
+            }
+        }
+
+        /// Hashes the content as `==` compares it.
+        public func hash(into hasher: inout Hasher) {
+            switch self {
+            case .text(let text): hasher.combine(0); ByteKey.hashBytes(of: text, into: &hasher)
+            case .url(let url): hasher.combine(1); ByteKey.hashBytes(of: url, into: &hasher)
+            case .json(let json): hasher.combine(2); hasher.combine(json)
+            case .value(let json, let kind): hasher.combine(3); hasher.combine(json); hasher.combine(kind)
+            case .attachmentsOnly: hasher.combine(4)
+            }
+        }
     }
 
     /// What the record carries.
@@ -25,8 +48,9 @@ public struct RecordDraft: Sendable {
     /// A key that a newer record with the same key supersedes, when a drain
     /// coalesces keys: 1 to 1024 bytes.
     public var key: String?
-    /// The producer's own labels, strings only.
-    public var meta: [String: String]?
+    /// The producer's own labels, strings only. Names are compared as UTF-8 bytes, so
+    /// `"\u{E9}"` and `"e\u{301}"` are two labels; they are stored sorted by those bytes.
+    public var meta: JSONMembers<String>?
     /// A caller's own UUID string, for a producer that retries; nil makes a new one.
     public var id: String?
     /// Files already copied into the queue with `AttachmentStore.add(copyOf:)`.
@@ -40,7 +64,7 @@ public struct RecordDraft: Sendable {
     ///   - meta: The producer's own labels.
     ///   - id: A UUID string of the caller's own, so that a retried append keeps its id; nil makes a new one.
     ///   - attachments: Files already copied into the queue with ``AttachmentStore/add(copyOf:maxBytes:)``.
-    public init(_ content: Content, source: String, key: String? = nil, meta: [String: String]? = nil, id: String? = nil,
+    public init(_ content: Content, source: String, key: String? = nil, meta: JSONMembers<String>? = nil, id: String? = nil,
                 attachments: [Attachment]? = nil) {
         self.content = content
         self.source = source
@@ -60,7 +84,8 @@ public struct RecordDraft: Sendable {
     /// Appends the stored JSON of this draft to `out`.
     func appendPayload(id: String, date: String, to out: inout [UInt8]) {
         let (kind, text, json) = storedContent
-        Record.encode(id: id, date: date, source: source, kind: kind, text: text, jsonBytes: json, key: key, meta: meta,
+        // Sorted, as a producer writes the objects it makes.
+        Record.encode(id: id, date: date, source: source, kind: kind, text: text, jsonBytes: json, key: key, meta: meta?.sortedByName(),
                       attachments: attachments, into: &out)
     }
 

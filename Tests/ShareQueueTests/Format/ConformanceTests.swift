@@ -22,11 +22,6 @@ struct ConformanceTests {
         .filter { FileManager.default.fileExists(atPath: corpus + "/" + $0 + "/queue") }
         .sorted()
 
-    /// Cases whose expected results follow Format.md where the drain does not
-    /// yet: names compared as bytes and "newest" compared as instants. A
-    /// difference there is a known issue, not a failure, until the drain agrees.
-    static let awaitingTheDrain: Set<String> = ["names-equivalent-kept-apart", "coalesce-newest-instant-keys"]
-
     /// The drain's arguments besides `--dir`: the case's `options` file, one a line.
     static func options(of name: String) -> [String] {
         guard let text = FileManager.default.contents(atPath: corpus + "/" + name + "/options") else { return [] }
@@ -69,13 +64,7 @@ struct ConformanceTests {
             for (file, text) in actual { try Data(text.utf8).write(to: URL(fileURLWithPath: expectedFolder + "/" + file)) }
             return
         }
-        if Self.awaitingTheDrain.contains(name) {
-            withKnownIssue("the drain does not yet do what Format.md says for \(name)", isIntermittent: true) {
-                try compare(name, actual, expectedFolder, result)
-            }
-        } else {
-            try compare(name, actual, expectedFolder, result)
-        }
+        try compare(name, actual, expectedFolder, result)
         // A queue a drain refuses (a newer or unknown format) must be left exactly as it was.
         if result.status == 78 { #expect(after == before, "\(name): a refused queue was changed") }
         // No drain reads, changes or removes anything in the keys folder.

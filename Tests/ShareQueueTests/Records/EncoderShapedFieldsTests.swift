@@ -131,9 +131,9 @@ struct EncoderShapedFieldsTests {
                                       sha256: String(repeating: "0", count: 64), type: "image/png")
             }
         }
-        var unknown: [String: JSONValue] = [:]
+        var unknown: JSONMembers<JSONValue> = [:]
         if inputs.chance(15) {
-            // Names in other scripts or with escapes are left to the full reading, which compares them as text.
+            // Names in other scripts or with escapes are left to the full reading, which compares them as bytes.
             let name = ordinary ? ["x-later", "Text", "", "a b", "zz"].randomElement(using: &inputs.random)! : inputs.text(maxLength: 6)
             unknown[name] = inputs.chance(50) ? .string(inputs.text()) : .array([.number("1"), .null])
         }

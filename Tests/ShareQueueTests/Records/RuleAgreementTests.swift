@@ -137,9 +137,9 @@ struct DraftInputs {
         }
     }
 
-    mutating func meta() -> [String: String]? {
+    mutating func meta() -> JSONMembers<String>? {
         guard chance(30) else { return nil }
-        var meta: [String: String] = [:]
+        var meta: JSONMembers<String> = [:]
         for _ in 0..<Int.random(in: 0...3, using: &random) { meta[text(maxLength: 12)] = text() }
         return meta
     }
