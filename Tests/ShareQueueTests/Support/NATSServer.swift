@@ -16,7 +16,7 @@ final class NATSServer {
     static let isInstalled: Bool = {
         let scratch = TemporaryDirectory()
         let server = try? run("/usr/bin/env", ["sh", "-c", "command -v nats-server"], in: scratch)
-        let client = try? run("/usr/bin/env", ["pkg-config", "--exists", "libnats"], in: scratch)
+        let client = try? run("/usr/bin/env", ["sh", "-c", "[ -e /usr/include/nats/nats.h ] || pkg-config --exists libnats"], in: scratch)
         return server?.status == 0 && client?.status == 0
     }()
 

@@ -139,6 +139,116 @@ struct NATSForwardingTests {
         #expect(!FileManager.default.fileExists(atPath: scratch.queue + "/dead-letters.log"))
     }
 
+    @Test("The server stops in the middle of a batch: exit 75; started again, everything arrives once")
+    func serverStopsMidBatch() throws {
+        let bin = try bin()
+        let scratch = TemporaryDirectory()
+        let server = try NATSServer(in: scratch)
+        try createStream(bin, server, "RESTART", subject: "restart", in: scratch)
+        let appended = try appendLines(1000, "restart", scratch.queue, in: scratch)
+        // The batch reaches the forwarder in two parts: 100 records, then the rest once the test says so.
+        let half = scratch.file("half-sent")
+        let go = scratch.file("go-on")
+        let command = """
+            { for i in $(seq 100); do IFS= read -r line; printf '%s\\n' "$line"; done; touch '\(half)'; \
+            while [ ! -e '\(go)' ]; do sleep 0.01; done; cat; } | \(forwarder(bin, server, subject: "restart"))
+            """
+        let drain = try RunningTool("host-drain", ["--dir", scratch.queue, "-q", "--exec", command], in: scratch)
+        try waitUntil("the first 100 records in the stream") {
+            try #require(drain.process.isRunning, "host-drain ended early: \(drain.wait().stderr)")
+            guard FileManager.default.fileExists(atPath: half) else { return false }
+            return try count(bin, server, "RESTART", in: scratch) == 100
+        }
+        server.stop()
+        _ = FileManager.default.createFile(atPath: go, contents: nil)
+        let stopped = drain.wait()
+        #expect(stopped.status == 75, "\(stopped.stderr)")
+        #expect(stopped.stderr.contains("asked to try again later (status 75)"), "\(stopped.stderr)")
+        #expect(try run("host-drain", ["--dir", scratch.queue, "--peek"], in: scratch).lines.count == 1000)
+
+        try server.start()
+        let again = try run("host-drain", ["--dir", scratch.queue, "-q", "--exec", forwarder(bin, server, subject: "restart")], in: scratch)
+        #expect(again.status == 0, "\(again.stderr)")
+        try expectEachOnce(appended, in: "RESTART", bin, server, in: scratch)
+    }
+
+    @Test("A duplicate window shorter than the wait for a retry lets a duplicate in; a longer one does not")
+    func duplicateWindowShorterThanARetry() throws {
+        let bin = try bin()
+        let scratch = TemporaryDirectory()
+        let server = try NATSServer(in: scratch)
+        // A drain killed after the forwarder's acknowledgements and before its checkpoint: its answer is lost.
+        let window = 1.0
+        var appended: [String: [String]] = [:]
+        for (stream, dupeWindow) in [("SHORT", ["--dupe-window", "\(Int(window * 1000))ms"]), ("DEFAULT", [])] {
+            let queue = scratch.file(stream)
+            try createStream(bin, server, stream, subject: stream.lowercased(), dupeWindow, in: scratch)
+            appended[stream] = try appendLines(10, stream, queue, in: scratch)
+            let lost = try run("host-drain", ["--dir", queue, "-q", "--exec",
+                                              forwarder(bin, server, subject: stream.lowercased()) + " && kill -KILL $PPID"], in: scratch)
+            #expect(lost.status == 128 + SIGKILL)
+            #expect(try count(bin, server, stream, in: scratch) == 10)
+        }
+        // The server forgets ids on a timer that runs once per window: three windows are past all of them.
+        usleep(UInt32(3 * window * 1_000_000))
+        for stream in ["SHORT", "DEFAULT"] {
+            let retry = try run("host-drain", ["--dir", scratch.file(stream), "-q", "--exec", forwarder(bin, server, subject: stream.lowercased())],
+                                in: scratch)
+            #expect(retry.status == 0, "\(retry.stderr)")
+        }
+        let short = try messages(bin, server, "SHORT", in: scratch).map(\.id)
+        #expect(short == appended["SHORT"]! + appended["SHORT"]!, "each id twice: the window had passed")
+        try expectEachOnce(appended["DEFAULT"]!, in: "DEFAULT", bin, server, in: scratch)
+    }
+
+    @Test("A record larger than the server takes is refused for good (65): host-drain bisects, delivers the rest and sets it aside")
+    func recordTooLargeIsRefused() throws {
+        let bin = try bin()
+        let scratch = TemporaryDirectory()
+        let server = try NATSServer(in: scratch)
+        try createStream(bin, server, "LARGE", subject: "large", in: scratch)
+        var appended = try appendLines(3, "before", scratch.queue, in: scratch)
+        // nats-server takes at most 1 MiB a message unless told otherwise.
+        let large = try run("share-append", ["--dir", scratch.queue, "--max-record-bytes", "2000000"],
+                            stdin: String(repeating: "x", count: 1_100_000), in: scratch)
+        try #require(large.status == 0, "\(large.stderr)")
+        appended += try appendLines(3, "after", scratch.queue, in: scratch)
+
+        let drain = try run("host-drain", ["--dir", scratch.queue, "-q", "--max-attempts", "1", "--exec", forwarder(bin, server, subject: "large")],
+                            in: scratch)
+        #expect(drain.stderr.contains("the server takes at most 1048576"), "\(drain.stderr)")
+        #expect(try run("host-drain", ["--dir", scratch.queue, "-q", "--exec", forwarder(bin, server, subject: "large")], in: scratch).status == 0)
+        try expectEachOnce(appended, in: "LARGE", bin, server, in: scratch)
+        let deadLetters = try String(contentsOfFile: scratch.queue + "/dead-letters.log", encoding: .utf8)
+        #expect(deadLetters.contains(large.lines[0]))
+    }
+
+    @Test("forward-nats: --help, usage errors (64); an unreachable server or an unusable file (75)")
+    func commandLine() throws {
+        let bin = try bin()
+        let scratch = TemporaryDirectory()
+        let help = try run(bin + "/forward-nats", ["--help"], in: scratch)
+        #expect(help.status == 0 && help.output.contains("USAGE: forward-nats --subject SUBJECT"))
+        for arguments in [[], ["--subject"], ["--subject", "a.*"], ["--subject", "a", "--bogus"],
+                          ["--subject", "a", "--dupe-window", "1s"], ["--subject", "a", "--timeout", "soon"]] {
+            let usage = try run(bin + "/forward-nats", arguments, in: scratch)
+            #expect(usage.status == 64, "\(arguments): \(usage.stderr)")
+            #expect(usage.stderr.hasPrefix("forward-nats: error: ") && usage.stderr.contains("Usage: "), "\(usage.stderr)")
+        }
+        // A port nothing listens on: a server that was just stopped.
+        let server = try NATSServer(in: scratch)
+        server.stop()
+        let unreachable = try run(bin + "/forward-nats", ["--server", server.url, "--subject", "a"], stdin: "{\"id\":\"x\"}\n", in: scratch)
+        #expect(unreachable.status == 75)
+        #expect(unreachable.stderr.contains("cannot connect to \(server.url)"), "\(unreachable.stderr)")
+        // A certificate or credentials file that cannot be used holds the batch rather than refusing its records.
+        for option in ["--tlsca", "--creds"] {
+            let unusable = try run(bin + "/forward-nats", ["--server", server.url, "--subject", "a", option, scratch.file("missing")],
+                                   stdin: "{\"id\":\"x\"}\n", in: scratch)
+            #expect(unusable.status == 75, "\(option): \(unusable.stderr)")
+        }
+    }
+
     /// Whether a process is gone, or a zombie nobody has reaped yet (an orphan's parent is init).
     static func hasEnded(_ pid: Int32) -> Bool {
         guard kill(pid, 0) == 0 else { return true }

@@ -12,6 +12,8 @@ import Darwin
 /// with one, so a last line without it is a batch cut short.
 public struct StandardInputLines {
     private var buffer: [UInt8] = []
+    /// What one read fills, before it joins the buffer.
+    private var piece = [UInt8](repeating: 0, count: 1 << 16)
     private var start = 0
     private var atEnd = false
     /// Whether the input ended in the middle of a line.
@@ -24,7 +26,7 @@ public struct StandardInputLines {
     public mutating func forEach(_ body: (UnsafeBufferPointer<UInt8>) throws(ForwardingFailure) -> Void) throws(ForwardingFailure) {
         var scanned = 0
         while true {
-            if let newline = buffer[(start + scanned)...].firstIndex(of: 0x0A) {
+            if let newline = newlineIndex(from: start + scanned) {
                 try buffer.withUnsafeBufferPointer { (all) throws(ForwardingFailure) in
                     try body(UnsafeBufferPointer(rebasing: all[start..<newline]))
                 }
@@ -46,20 +48,22 @@ public struct StandardInputLines {
         }
     }
 
+    private func newlineIndex(from index: Int) -> Int? {
+        buffer.withUnsafeBufferPointer { all in
+            guard index < all.count, let found = memchr(all.baseAddress! + index, 0x0A, all.count - index) else { return nil }
+            return all.baseAddress!.distance(to: found.assumingMemoryBound(to: UInt8.self))
+        }
+    }
+
     private mutating func readMore() throws(ForwardingFailure) {
-        let piece = 1 << 16
-        let before = buffer.count
-        buffer.append(contentsOf: repeatElement(0, count: piece))
         var count = -1
         while count < 0 {
-            count = buffer.withUnsafeMutableBufferPointer { read(0, $0.baseAddress! + before, piece) }
+            count = piece.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
             if count < 0 && errno != EINTR {
-                let cause = String(cString: strerror(errno))
-                buffer.removeSubrange(before...)
-                throw ForwardingFailure(.tryAgain, "cannot read standard input: \(cause)")
+                throw ForwardingFailure(.tryAgain, "cannot read standard input: \(String(cString: strerror(errno)))")
             }
         }
-        buffer.removeSubrange((before + count)...)
+        buffer += piece[..<count]
         atEnd = count == 0
     }
 }
