@@ -5,9 +5,8 @@ import Synchronization
 /// ``acknowledgeRecord`` for each answer on its own thread, so the counts are guarded.
 public final class AcknowledgementTally: Sendable {
     struct Counts {
+        /// Records stored, or already held under their id within the stream's duplicate window.
         var acknowledged = 0
-        /// Records the stream already held under their id, within its duplicate window.
-        var duplicates = 0
         /// The first refusal for good, and the first failure to try again later.
         var refusal: ForwardingFailure? = nil
         var failure: ForwardingFailure? = nil
@@ -23,9 +22,8 @@ public final class AcknowledgementTally: Sendable {
 
     func record(_ answer: UnsafeMutablePointer<jsPubAck>?, _ error: UnsafeMutablePointer<jsPubAckErr>?, id: String) {
         counts.withLock { counts in
-            if let answer {
+            if answer != nil {
                 counts.acknowledged += 1
-                if answer.pointee.Duplicate { counts.duplicates += 1 }
             } else if let error {
                 let problem = classify(error.pointee, id: id)
                 if problem.kind == .refused {

@@ -1,17 +1,10 @@
 /// forward-nats's work: one batch from standard input into JetStream.
 public enum Forwarder {
-    /// What a batch came to.
-    public struct Summary: Sendable {
-        /// Records acknowledged by the stream.
-        public let acknowledged: Int
-        /// Of those, records the stream already held under their id.
-        public let duplicates: Int
-    }
-
     /// Connects, creates the stream if asked, publishes every line of standard input as it
-    /// is read, and waits for every acknowledgement.
+    /// is read, and waits for every acknowledgement. A record the stream already held under
+    /// its id is acknowledged as a duplicate, and counts as stored.
     /// - Throws: ``ForwardingFailure``, whose kind says what host-drain should do with the batch.
-    public static func forwardStandardInput(_ options: ForwarderOptions) throws(ForwardingFailure) -> Summary {
+    public static func forwardStandardInput(_ options: ForwarderOptions) throws(ForwardingFailure) {
         let tally = AcknowledgementTally(subject: options.subject)
         let connection = try JetStreamConnection(options, acknowledgements: tally)
         if let stream = options.createStream { try connection.createStreamIfMissing(stream) }
@@ -23,7 +16,6 @@ public enum Forwarder {
         }
         // Cut short, the batch is not all here: what was sent stays deduplicated, the rest comes again.
         if input.endedMidLine { throw ForwardingFailure(.tryAgain, "standard input ended in the middle of a record") }
-        let duplicates = try publisher.waitForAcknowledgements()
-        return Summary(acknowledged: publisher.published, duplicates: duplicates)
+        try publisher.waitForAcknowledgements()
     }
 }

@@ -13,12 +13,14 @@ public struct ForwarderOptions: Sendable {
     public var timeout = 5.0
     /// A credentials file (a user JWT and its NKey seed).
     public var credentials: String? = nil
-    /// The client certificate and its key, for TLS.
+    /// The client certificate, for TLS.
     public var tlsCertificate: String? = nil
+    /// The client certificate's private key.
     public var tlsKey: String? = nil
     /// The certificate authority that signed the server's certificate.
     public var tlsAuthority: String? = nil
 
+    /// The defaults: the local server, no subject yet.
     public init() {}
 
     /// Whether the connection uses TLS.
@@ -29,7 +31,9 @@ public struct ForwarderOptions: Sendable {
 
 /// What a command line asks for.
 public enum ForwarderCommand: Sendable {
+    /// Print the help.
     case help
+    /// Forward standard input with these options.
     case forward(ForwarderOptions)
 }
 

@@ -33,5 +33,6 @@ public struct ForwardingFailure: Error, CustomStringConvertible {
         }
     }
 
+    /// The message.
     public var description: String { message }
 }

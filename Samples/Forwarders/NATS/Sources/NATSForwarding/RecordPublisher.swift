@@ -33,11 +33,10 @@ public final class RecordPublisher {
     }
 
     /// Waits, up to the timeout, until every record published has its answer.
-    /// - Returns: how many the stream already held under their ids (dropped as duplicates).
     /// - Throws: ``ForwardingFailure``: `.refused` when the stream refused a record for good
     ///   (it wins, so that host-drain finds that record), else `.tryAgain` for any other
     ///   failure or an answer that did not come.
-    public func waitForAcknowledgements() throws(ForwardingFailure) -> Int {
+    public func waitForAcknowledgements() throws(ForwardingFailure) {
         var options = jsPubOptions()
         jsPubOptions_Init(&options)
         options.MaxWait = JetStreamConnection.milliseconds(connection.options.timeout)
@@ -52,6 +51,5 @@ public final class RecordPublisher {
         guard counts.acknowledged == published else {
             throw ForwardingFailure(.tryAgain, "only \(counts.acknowledged) of \(published) records were acknowledged")
         }
-        return counts.duplicates
     }
 }

@@ -19,6 +19,7 @@ public struct StandardInputLines {
     /// Whether the input ended in the middle of a line.
     public private(set) var endedMidLine = false
 
+    /// A reader of this process's standard input, from where it stands.
     public init() {}
 
     /// Calls `body` with each complete line, without its newline, until the input ends.

@@ -7,7 +7,7 @@ do {
     case .help:
         printOutput(ForwarderOptions.help)
     case .forward(let options):
-        _ = try Forwarder.forwardStandardInput(options)
+        try Forwarder.forwardStandardInput(options)
     }
     exitProcess(0)
 } catch {
