@@ -1,0 +1,259 @@
+import Foundation
+import Testing
+
+/// README's NATS recipe, run for real: host-drain hands its batches to the sample
+/// forwarder (`Samples/Forwarders/NATS`), which publishes them to a local JetStream
+/// with `Nats-Msg-Id` set to each record's id. What the stream holds is read back with
+/// the sample's `nats-stream-dump`, message by message.
+///
+/// They need `nats-server` and libnats (`.ci/run` installs them); without them these tests
+/// are skipped with that reason, except under CI, where that is a failure.
+@Suite("Forwarding to NATS JetStream", .serialized,
+       .enabled(if: NATSServer.isInstalled || ProcessInfo.processInfo.environment["CI"] != nil,
+                "nats-server and libnats are not installed: apt-get install nats-server libnats-dev"))
+struct NATSForwardingTests {
+    static let package = ServiceSampleTests.samples + "/Forwarders/NATS"
+
+    /// The sample's programs, built once per test run into the sample's own `.build`.
+    static let built: Result<String, SharingAppTests.SampleBuildFailed> = {
+        let scratch = TemporaryDirectory()
+        do {
+            let build = try run("/usr/bin/env", ["swift", "build", "--package-path", package], in: scratch)
+            guard build.status == 0 else { return .failure(.init(output: build.output + build.stderr)) }
+            return .success(package + "/.build/debug")
+        } catch {
+            return .failure(.init(output: "\(error)"))
+        }
+    }()
+
+    /// The sample's bin folder, or a failure that says what is missing.
+    func bin() throws -> String {
+        try #require(NATSServer.isInstalled, "nats-server and libnats are needed (.ci/run installs nats-server and libnats-dev)")
+        return try Self.built.get()
+    }
+
+    /// The forwarder as host-drain runs it: a shell command.
+    func forwarder(_ bin: String, _ server: NATSServer, subject: String, _ extra: String = "") -> String {
+        "'\(bin)/forward-nats' --server \(server.url) --subject \(subject) \(extra)"
+    }
+
+    /// Creates the stream `name` capturing `subject`, through the forwarder with an empty batch.
+    func createStream(_ bin: String, _ server: NATSServer, _ name: String, subject: String, _ extra: [String] = [],
+                      in scratch: TemporaryDirectory) throws {
+        let made = try run(bin + "/forward-nats", ["--server", server.url, "--subject", subject, "--create-stream", name] + extra,
+                           in: scratch)
+        #expect(made.status == 0, "\(made.stderr)")
+    }
+
+    /// Every message of `stream`: its `Nats-Msg-Id`, and the `id` of the record it carries.
+    func messages(_ bin: String, _ server: NATSServer, _ stream: String, in scratch: TemporaryDirectory) throws -> [(header: String, id: String)] {
+        let dump = try run(bin + "/nats-stream-dump", ["--server", server.url, "--stream", stream], in: scratch)
+        try #require(dump.status == 0, "\(dump.stderr)")
+        return try dump.lines.map { line in
+            let parts = line.split(separator: "\t", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+            try #require(parts.count == 2, "\(line)")
+            return (parts[0], try ids(in: Data(parts[1].utf8))[0])
+        }
+    }
+
+    func count(_ bin: String, _ server: NATSServer, _ stream: String, in scratch: TemporaryDirectory) throws -> Int {
+        let dump = try run(bin + "/nats-stream-dump", ["--server", server.url, "--stream", stream, "--count"], in: scratch)
+        try #require(dump.status == 0, "\(dump.stderr)")
+        return Int(dump.lines.first ?? "") ?? -1
+    }
+
+    /// Checks that the stream holds each of `ids` exactly once, under its own id, and nothing else.
+    func expectEachOnce(_ ids: [String], in stream: String, _ bin: String, _ server: NATSServer,
+                        in scratch: TemporaryDirectory, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let held = try messages(bin, server, stream, in: scratch)
+        #expect(held.count == ids.count, "the stream holds \(held.count) messages for \(ids.count) ids", sourceLocation: sourceLocation)
+        #expect(held.allSatisfy { $0.header == $0.id }, sourceLocation: sourceLocation)
+        var seen: [String: Int] = [:]
+        for message in held { seen[message.id, default: 0] += 1 }
+        #expect(seen.values.allSatisfy { $0 == 1 }, "ids held more than once: \(seen.filter { $0.value > 1 }.count)", sourceLocation: sourceLocation)
+        #expect(Set(seen.keys) == Set(ids), sourceLocation: sourceLocation)
+    }
+
+    func appendLines(_ count: Int, _ prefix: String, _ queue: String, in scratch: TemporaryDirectory) throws -> [String] {
+        let lines = (1...count).map { "\(prefix) \($0) https://example.com/\(prefix)/\($0)" }.joined(separator: "\n")
+        let appended = try run("share-append", ["--dir", queue, "--lines", "--no-sync"], stdin: lines, in: scratch)
+        try #require(appended.status == 0, "\(appended.stderr)")
+        return appended.lines
+    }
+
+    @Test("10,000 records drained through forward-nats: the stream holds exactly 10,000 messages, one per id")
+    func tenThousandRecords() throws {
+        let bin = try bin()
+        let scratch = TemporaryDirectory()
+        let server = try NATSServer(in: scratch)
+        let appended = try appendLines(10_000, "shared link", scratch.queue, in: scratch)
+        #expect(appended.count == 10_000)
+
+        let drain = try run("host-drain", ["--dir", scratch.queue, "-q", "--exec",
+                                           forwarder(bin, server, subject: "shared.items", "--create-stream SHARED")], in: scratch)
+        #expect(drain.status == 0, "\(drain.stderr)")
+        try expectEachOnce(appended, in: "SHARED", bin, server, in: scratch)
+        #expect(try run("host-drain", ["--dir", scratch.queue, "--peek"], in: scratch).output.isEmpty)
+    }
+
+    @Test("Killing host-drain or the forwarder at random points over 20 runs leaves each acknowledged id once in the stream")
+    func killsAtRandomPoints() throws {
+        let bin = try bin()
+        let scratch = TemporaryDirectory()
+        let server = try NATSServer(in: scratch)
+        try createStream(bin, server, "KILLS", subject: "kills", in: scratch)
+        // Each forwarder writes its pid first (the shell's, which exec hands on to it).
+        let pids = scratch.file("forwarders")
+        let command = "echo $$ >> '\(pids)'; exec " + forwarder(bin, server, subject: "kills")
+        var appended: [String] = []
+        var generator = SystemRandomNumberGenerator()
+        for round in 1...20 {
+            appended += try appendLines(100, "round \(round)", scratch.queue, in: scratch)
+            let startedBefore = (try? String(contentsOfFile: pids, encoding: .utf8))?.split(separator: "\n").count ?? 0
+            let drain = try RunningTool("host-drain", ["--dir", scratch.queue, "-q", "--batch", "25", "--exec", command], in: scratch)
+            if round.isMultiple(of: 2) {
+                usleep(UInt32.random(in: 0..<150_000, using: &generator))
+                drain.kill()
+            } else {
+                // The first forwarder of this run, some way into its batch.
+                var victim: Int32? = nil
+                try? waitUntil("a forwarder", seconds: 10) {
+                    let started = (try? String(contentsOfFile: pids, encoding: .utf8))?.split(separator: "\n") ?? []
+                    victim = started.count > startedBefore ? Int32(started[startedBefore]) : nil
+                    return victim != nil || !drain.process.isRunning
+                }
+                usleep(UInt32.random(in: 0..<20_000, using: &generator))
+                if let victim { kill(victim, SIGKILL) }
+            }
+            let status = drain.wait().status
+            #expect([0, 75, 128 + SIGKILL].contains(status), "round \(round): status \(status)")
+        }
+        // A forwarder whose drain was killed goes on alone to the end of its input.
+        let started = (try? String(contentsOfFile: pids, encoding: .utf8))?.split(separator: "\n").compactMap { Int32($0) } ?? []
+        for pid in started { try waitUntil("forwarder \(pid) to end") { Self.hasEnded(pid) } }
+
+        let last = try run("host-drain", ["--dir", scratch.queue, "-q", "--exec", forwarder(bin, server, subject: "kills")], in: scratch)
+        #expect(last.status == 0, "\(last.stderr)")
+        #expect(appended.count == 2000)
+        try expectEachOnce(appended, in: "KILLS", bin, server, in: scratch)
+        #expect(!FileManager.default.fileExists(atPath: scratch.queue + "/dead-letters.log"))
+    }
+
+    @Test("The server stops in the middle of a batch: exit 75; started again, everything arrives once")
+    func serverStopsMidBatch() throws {
+        let bin = try bin()
+        let scratch = TemporaryDirectory()
+        let server = try NATSServer(in: scratch)
+        try createStream(bin, server, "RESTART", subject: "restart", in: scratch)
+        let appended = try appendLines(1000, "restart", scratch.queue, in: scratch)
+        // The batch reaches the forwarder in two parts: 100 records, then the rest once the test says so.
+        let half = scratch.file("half-sent")
+        let go = scratch.file("go-on")
+        let command = """
+            { for i in $(seq 100); do IFS= read -r line; printf '%s\\n' "$line"; done; touch '\(half)'; \
+            while [ ! -e '\(go)' ]; do sleep 0.01; done; cat; } | \(forwarder(bin, server, subject: "restart"))
+            """
+        let drain = try RunningTool("host-drain", ["--dir", scratch.queue, "-q", "--exec", command], in: scratch)
+        try waitUntil("the first 100 records in the stream") {
+            try #require(drain.process.isRunning, "host-drain ended early: \(drain.wait().stderr)")
+            guard FileManager.default.fileExists(atPath: half) else { return false }
+            return try count(bin, server, "RESTART", in: scratch) == 100
+        }
+        server.stop()
+        _ = FileManager.default.createFile(atPath: go, contents: nil)
+        let stopped = drain.wait()
+        #expect(stopped.status == 75, "\(stopped.stderr)")
+        #expect(stopped.stderr.contains("asked to try again later (status 75)"), "\(stopped.stderr)")
+        #expect(try run("host-drain", ["--dir", scratch.queue, "--peek"], in: scratch).lines.count == 1000)
+
+        try server.start()
+        let again = try run("host-drain", ["--dir", scratch.queue, "-q", "--exec", forwarder(bin, server, subject: "restart")], in: scratch)
+        #expect(again.status == 0, "\(again.stderr)")
+        try expectEachOnce(appended, in: "RESTART", bin, server, in: scratch)
+    }
+
+    @Test("A duplicate window shorter than the wait for a retry lets a duplicate in; a longer one does not")
+    func duplicateWindowShorterThanARetry() throws {
+        let bin = try bin()
+        let scratch = TemporaryDirectory()
+        let server = try NATSServer(in: scratch)
+        // A drain killed after the forwarder's acknowledgements and before its checkpoint: its answer is lost.
+        let window = 1.0
+        var appended: [String: [String]] = [:]
+        for (stream, dupeWindow) in [("SHORT", ["--dupe-window", "\(Int(window * 1000))ms"]), ("DEFAULT", [])] {
+            let queue = scratch.file(stream)
+            try createStream(bin, server, stream, subject: stream.lowercased(), dupeWindow, in: scratch)
+            appended[stream] = try appendLines(10, stream, queue, in: scratch)
+            let lost = try run("host-drain", ["--dir", queue, "-q", "--exec",
+                                              forwarder(bin, server, subject: stream.lowercased()) + " && kill -KILL $PPID"], in: scratch)
+            #expect(lost.status == 128 + SIGKILL)
+            #expect(try count(bin, server, stream, in: scratch) == 10)
+        }
+        // The server forgets ids on a timer that runs once per window: three windows are past all of them.
+        usleep(UInt32(3 * window * 1_000_000))
+        for stream in ["SHORT", "DEFAULT"] {
+            let retry = try run("host-drain", ["--dir", scratch.file(stream), "-q", "--exec", forwarder(bin, server, subject: stream.lowercased())],
+                                in: scratch)
+            #expect(retry.status == 0, "\(retry.stderr)")
+        }
+        let short = try messages(bin, server, "SHORT", in: scratch).map(\.id)
+        #expect(short == appended["SHORT"]! + appended["SHORT"]!, "each id twice: the window had passed")
+        try expectEachOnce(appended["DEFAULT"]!, in: "DEFAULT", bin, server, in: scratch)
+    }
+
+    @Test("A record larger than the server takes is refused for good (65): host-drain bisects, delivers the rest and sets it aside")
+    func recordTooLargeIsRefused() throws {
+        let bin = try bin()
+        let scratch = TemporaryDirectory()
+        let server = try NATSServer(in: scratch)
+        try createStream(bin, server, "LARGE", subject: "large", in: scratch)
+        var appended = try appendLines(3, "before", scratch.queue, in: scratch)
+        // nats-server takes at most 1 MiB a message unless told otherwise.
+        let large = try run("share-append", ["--dir", scratch.queue, "--max-record-bytes", "2000000"],
+                            stdin: String(repeating: "x", count: 1_100_000), in: scratch)
+        try #require(large.status == 0, "\(large.stderr)")
+        appended += try appendLines(3, "after", scratch.queue, in: scratch)
+
+        let drain = try run("host-drain", ["--dir", scratch.queue, "-q", "--max-attempts", "1", "--exec", forwarder(bin, server, subject: "large")],
+                            in: scratch)
+        #expect(drain.stderr.contains("the server takes at most 1048576"), "\(drain.stderr)")
+        #expect(try run("host-drain", ["--dir", scratch.queue, "-q", "--exec", forwarder(bin, server, subject: "large")], in: scratch).status == 0)
+        try expectEachOnce(appended, in: "LARGE", bin, server, in: scratch)
+        let deadLetters = try String(contentsOfFile: scratch.queue + "/dead-letters.log", encoding: .utf8)
+        #expect(deadLetters.contains(large.lines[0]))
+    }
+
+    @Test("forward-nats: --help, usage errors (64); an unreachable server or an unusable file (75)")
+    func commandLine() throws {
+        let bin = try bin()
+        let scratch = TemporaryDirectory()
+        let help = try run(bin + "/forward-nats", ["--help"], in: scratch)
+        #expect(help.status == 0 && help.output.contains("USAGE: forward-nats --subject SUBJECT"))
+        for arguments in [[], ["--subject"], ["--subject", "a.*"], ["--subject", "a", "--bogus"],
+                          ["--subject", "a", "--dupe-window", "1s"], ["--subject", "a", "--timeout", "soon"]] {
+            let usage = try run(bin + "/forward-nats", arguments, in: scratch)
+            #expect(usage.status == 64, "\(arguments): \(usage.stderr)")
+            #expect(usage.stderr.hasPrefix("forward-nats: error: ") && usage.stderr.contains("Usage: "), "\(usage.stderr)")
+        }
+        // A port nothing listens on: a server that was just stopped.
+        let server = try NATSServer(in: scratch)
+        server.stop()
+        let unreachable = try run(bin + "/forward-nats", ["--server", server.url, "--subject", "a"], stdin: "{\"id\":\"x\"}\n", in: scratch)
+        #expect(unreachable.status == 75)
+        #expect(unreachable.stderr.contains("cannot connect to \(server.url)"), "\(unreachable.stderr)")
+        // A certificate or credentials file that cannot be used holds the batch rather than refusing its records.
+        for option in ["--tlsca", "--creds"] {
+            let unusable = try run(bin + "/forward-nats", ["--server", server.url, "--subject", "a", option, scratch.file("missing")],
+                                   stdin: "{\"id\":\"x\"}\n", in: scratch)
+            #expect(unusable.status == 75, "\(option): \(unusable.stderr)")
+        }
+    }
+
+    /// Whether a process is gone, or a zombie nobody has reaped yet (an orphan's parent is init).
+    static func hasEnded(_ pid: Int32) -> Bool {
+        guard kill(pid, 0) == 0 else { return true }
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return false }
+        return stat[close...].dropFirst(2).first == "Z"
+    }
+}
