@@ -14,7 +14,13 @@ import ShareQueueSystem
 ///   descriptors (EMFILE, ENFILE), memory (ENOMEM, ENOBUFS), EAGAIN, or signals
 ///   that kept interrupting a call (EINTR);
 /// - 74 (`.ioError`) for the rest: EIO, a full disk (ENOSPC, EDQUOT), access
-///   refused to a file inside the queue (EACCES, EPERM), a read-only file system.
+///   refused to a file inside the queue (EACCES, EPERM), a read-only file system;
+/// - 78 (`.configuration`) where something other than the queue's own file
+///   stands at a name the caller could not set aside (a FIFO, a symlink).
+///
+/// Opening the queue itself (its directory and format marker) is setup, not
+/// reading: there, access refused is 77, as for any tool (see
+/// ``ShareQueueError/init(_:path:_:creating:)``); a shortage is 75 there too.
 ///
 /// A few readers keep going on a failure instead, where going on can cost at
 /// most a duplicate, never a record: a producer that cannot read a key's
@@ -29,9 +35,11 @@ enum ReadFailure {
     }
 
     /// The kind of a failure that proves nothing: `.tryAgain` (75) when a
-    /// resource ran short, `.ioError` (74) otherwise.
+    /// resource ran short, `.configuration` (78) for a planted file that is
+    /// not a regular one, `.ioError` (74) otherwise.
     static func kind(of error: SystemError) -> ShareQueueError.Kind {
-        error.isResourceShortage ? .tryAgain : .ioError
+        if error.isResourceShortage { return .tryAgain }
+        return error.isUnexpectedFileType ? .configuration : .ioError
     }
 
     /// A failure that proves nothing, as the drain reports it.

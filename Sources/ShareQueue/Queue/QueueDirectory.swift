@@ -155,7 +155,8 @@ public struct QueueDirectory: Sendable {
             bytes = try fd.status().isRegularFile ? try fd.readFully(count: 256, at: 0) : nil
         } catch {
             if error.isNotFound { return nil }
-            throw ReadFailure.error("cannot read the queue's format marker", path: formatPath, error)
+            // Part of opening the queue: access refused is 77 here, as for the directory.
+            throw ShareQueueError("cannot read the queue's format marker", path: formatPath, error)
         }
         guard let bytes else { throw ShareQueueError(.configuration, "the format marker is not a regular file", path: formatPath) }
         return bytes

@@ -147,7 +147,9 @@ struct PassingFailureTests {
         let lettersBefore = try queue.deadLetters().count
         let environment = ["SHARE_QUEUE_FAULT": "pread:\(fault.errno):name=\(target.name)"]
         let result = try queue.drain(faulted, environment: environment)
-        #expect(result.status == fault.status, "\(result.stderr)")
+        // Reading the format marker is part of opening the queue, where access refused is 77 for every tool.
+        let status = target == .formatMarker && fault.code == EACCES ? 77 : fault.status
+        #expect(result.status == status, "\(result.stderr)")
         #expect(result.stderr.contains("(\(queue.path)/\(target.name)"), "the message names the file: \(result.stderr)")
         #expect(result.stderr.contains(String(cString: strerror(fault.code))), "the message gives the cause: \(result.stderr)")
         Self.expectNothingSetAside(queue, result.stderr)
