@@ -99,24 +99,27 @@ struct PassingFailureTests {
         }
     }
 
-    /// An error and the exit status a drain must give for it.
+    /// A call that fails, its error, and the exit status a drain must give for it.
     struct Fault: CustomTestStringConvertible {
+        let call: String
         let errno: String
         let code: Int32
         let status: Int32
-        var testDescription: String { errno }
+        var testDescription: String { "\(call) \(errno)" }
     }
 
     static let faults = [
-        Fault(errno: "EIO", code: EIO, status: 74),
-        Fault(errno: "EACCES", code: EACCES, status: 74),
-        Fault(errno: "EAGAIN", code: EAGAIN, status: 75),
-        Fault(errno: "ENOMEM", code: ENOMEM, status: 75),
+        Fault(call: "pread", errno: "EIO", code: EIO, status: 74),
+        Fault(call: "pread", errno: "EACCES", code: EACCES, status: 74),
+        Fault(call: "pread", errno: "EAGAIN", code: EAGAIN, status: 75),
+        Fault(call: "pread", errno: "ENOMEM", code: ENOMEM, status: 75),
         // Unbounded: more interruptions in a row than any call retries.
-        Fault(errno: "EINTR", code: EINTR, status: 75),
+        Fault(call: "pread", errno: "EINTR", code: EINTR, status: 75),
+        Fault(call: "openat", errno: "EMFILE", code: EMFILE, status: 75),
+        Fault(call: "openat", errno: "ENFILE", code: ENFILE, status: 75),
     ]
 
-    @Test("A read that fails at the system layer ends the drain with 74 or 75, naming the file and the cause; nothing is set aside, and the next drain delivers everything once",
+    @Test("Reading or opening a file that fails at the system layer ends the drain with 74 or 75, naming the file and the cause; nothing is set aside, and the next drain delivers everything once",
           arguments: Target.allCases, faults)
     func injectedReadFailure(_ target: Target, _ fault: Fault) throws {
         let scratch = TemporaryDirectory()
@@ -145,7 +148,7 @@ struct PassingFailureTests {
             faulted = []
         }
         let lettersBefore = try queue.deadLetters().count
-        let environment = ["SHARE_QUEUE_FAULT": "pread:\(fault.errno):name=\(target.name)"]
+        let environment = ["SHARE_QUEUE_FAULT": "\(fault.call):\(fault.errno):name=\(target.name)"]
         let result = try queue.drain(faulted, environment: environment)
         // Reading the format marker is part of opening the queue, where access refused is 77 for every tool.
         let status = target == .formatMarker && fault.code == EACCES ? 77 : fault.status
