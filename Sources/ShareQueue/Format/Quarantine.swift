@@ -22,7 +22,8 @@ struct Quarantine {
                 try fd.synchronize()
             }
         } catch {
-            throw ReadFailure.error("cannot set a damaged record aside", path: path, error)
+            // Producers set torn tails aside too: the tools' usual kinds (access refused is 77).
+            throw ShareQueueError("cannot set a damaged record aside", path: path, error)
         }
     }
 
