@@ -22,7 +22,10 @@ extension FileDescriptor {
 
     /// Opens `name` in this directory, never following a symlink there. The corresponding C function is `openat`.
     package func open(_ name: String, _ mode: OpenMode, permissions: UInt16 = 0o600) throws(SystemError) -> FileDescriptor {
-        let fd = try retryingOnInterrupt("openat") { openat(rawValue, name, mode.flags, mode_t(permissions)) }
+        let fd = try retryingOnInterrupt("openat") {
+            InjectedFault.fails("openat", descriptor: rawValue, name: name) ? -1 : openat(rawValue, name, mode.flags, mode_t(permissions))
+        }
+        InjectedFault.opened(fd, name: name, in: rawValue)
         if mode.flags & O_NONBLOCK != 0 { _ = fcntl(fd, F_SETFL, mode.flags & O_APPEND) }
         return FileDescriptor(rawValue: fd)
     }

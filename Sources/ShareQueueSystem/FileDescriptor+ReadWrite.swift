@@ -37,7 +37,8 @@ extension FileDescriptor {
     /// none, which would loop forever. The corresponding C function is `write`.
     private func writeSome(_ bytes: [UInt8], from start: Int) throws(SystemError) -> Int {
         let n = try retryingOnInterrupt("write") {
-            bytes.withUnsafeBytes { raw in systemWrite(rawValue, raw.baseAddress! + start, raw.count - start) }
+            if InjectedFault.fails("write", descriptor: rawValue) { return -1 }
+            return bytes.withUnsafeBytes { raw in systemWrite(rawValue, raw.baseAddress! + start, raw.count - start) }
         }
         if n == 0 { throw SystemError(call: "write", errno: EIO) }
         return n
@@ -47,7 +48,8 @@ extension FileDescriptor {
     /// The corresponding C function is `read`.
     package func read(into array: inout [UInt8], from start: Int) throws(SystemError) -> Int {
         try retryingOnInterrupt("read") {
-            array.withUnsafeMutableBytes { raw in systemRead(rawValue, raw.baseAddress! + start, raw.count - start) }
+            if InjectedFault.fails("read", descriptor: rawValue) { return -1 }
+            return array.withUnsafeMutableBytes { raw in systemRead(rawValue, raw.baseAddress! + start, raw.count - start) }
         }
     }
 
@@ -55,7 +57,8 @@ extension FileDescriptor {
     /// The corresponding C function is `pread`.
     package func read(into array: inout [UInt8], from start: Int, at offset: Int64) throws(SystemError) -> Int {
         try retryingOnInterrupt("pread") {
-            array.withUnsafeMutableBytes { raw in pread(rawValue, raw.baseAddress! + start, raw.count - start, off_t(offset)) }
+            if InjectedFault.fails("pread", descriptor: rawValue) { return -1 }
+            return array.withUnsafeMutableBytes { raw in pread(rawValue, raw.baseAddress! + start, raw.count - start, off_t(offset)) }
         }
     }
 
@@ -97,7 +100,8 @@ extension FileDescriptor {
         var done = 0
         while done < bytes.count {
             let n = try retryingOnInterrupt("pwrite") {
-                bytes.withUnsafeBytes { raw in pwrite(rawValue, raw.baseAddress! + done, raw.count - done, off_t(offset + Int64(done))) }
+                if InjectedFault.fails("pwrite", descriptor: rawValue) { return -1 }
+                return bytes.withUnsafeBytes { raw in pwrite(rawValue, raw.baseAddress! + done, raw.count - done, off_t(offset + Int64(done))) }
             }
             if n == 0 { throw SystemError(call: "pwrite", errno: EIO) }
             done += n
@@ -109,6 +113,7 @@ extension FileDescriptor {
     /// The corresponding C function is `fdatasync` on Linux, which also flushes
     /// a changed file size; `fsync` (after `fcntl` with `F_FULLFSYNC`) elsewhere.
     package func synchronize() throws(SystemError) {
+        if InjectedFault.fails("fsync", descriptor: rawValue) { throw SystemError.last("fsync") }
         #if canImport(Darwin)
         // On Darwin only F_FULLFSYNC makes the drive flush its cache too.
         let result = fcntl(rawValue, F_FULLFSYNC) == 0 ? 0 : fsync(rawValue)

@@ -24,7 +24,10 @@ package struct FileDescriptor: Sendable {
 
     /// Opens a file. The corresponding C function is `open`.
     package static func open(_ path: String, _ mode: OpenMode, permissions: UInt16 = 0o600) throws(SystemError) -> FileDescriptor {
-        let fd = try retryingOnInterrupt("open") { systemOpen(path, mode.flags, mode_t(permissions)) }
+        let fd = try retryingOnInterrupt("open") {
+            InjectedFault.fails("open", descriptor: AT_FDCWD, name: path) ? -1 : systemOpen(path, mode.flags, mode_t(permissions))
+        }
+        InjectedFault.opened(fd, name: path, in: AT_FDCWD)
         // O_NONBLOCK only keeps a FIFO planted at the path from blocking the open.
         if mode.flags & O_NONBLOCK != 0 { _ = fcntl(fd, F_SETFL, mode.flags & O_APPEND) }
         return FileDescriptor(rawValue: fd)
@@ -55,7 +58,10 @@ package struct FileDescriptor: Sendable {
 
     /// Closes the descriptor; not retried on EINTR, since the descriptor is gone
     /// either way on Linux. The corresponding C function is `close`.
-    package func close() { _ = systemClose(rawValue) }
+    package func close() {
+        InjectedFault.closed(rawValue)
+        _ = systemClose(rawValue)
+    }
 
     /// Runs `body` and closes the descriptor on every path.
     package func closeAfter<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
@@ -66,7 +72,7 @@ package struct FileDescriptor: Sendable {
     /// The status of the open file. The corresponding C function is `fstat`.
     package func status() throws(SystemError) -> FileStatus {
         var s = stat()
-        guard fstat(rawValue, &s) == 0 else { throw SystemError.last("fstat") }
+        guard !InjectedFault.fails("fstat", descriptor: rawValue), fstat(rawValue, &s) == 0 else { throw SystemError.last("fstat") }
         return FileStatus(s)
     }
 }

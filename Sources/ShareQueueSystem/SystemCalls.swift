@@ -36,15 +36,34 @@ package func currentErrno() -> Int32 {
     #endif
 }
 
-/// Calls `body` again for as long as it fails with EINTR (a signal arrived):
-/// `body` returns what the C call returned, negative on failure with errno set.
+/// Sets C's `errno`, as a failing C call would.
+package func setErrno(_ value: Int32) {
+    #if canImport(Glibc)
+    Glibc.errno = value
+    #elseif canImport(Musl)
+    Musl.errno = value
+    #else
+    Darwin.errno = value
+    #endif
+}
+
+/// The most times in a row one call is retried after a signal interrupted it.
+/// A storm that outlasts them is reported as EINTR, a failure that passes,
+/// rather than spinning for as long as it lasts.
+package let maximumInterruptions = 1000
+
+/// Calls `body` again for as long as it fails with EINTR (a signal arrived),
+/// up to ``maximumInterruptions`` times in a row: `body` returns what the C
+/// call returned, negative on failure with errno set.
 /// - Throws: the failure, named `call`.
 @inline(__always)
 package func retryingOnInterrupt<Result: FixedWidthInteger>(_ call: String, _ body: () -> Result) throws(SystemError) -> Result {
+    var interruptions = 0
     while true {
         let result = body()
         if result >= 0 { return result }
         let error = SystemError.last(call)
-        if error.errno != EINTR { throw error }
+        interruptions += 1
+        if error.errno != EINTR || interruptions > maximumInterruptions { throw error }
     }
 }

@@ -48,11 +48,12 @@ package struct SystemError: Error, CustomStringConvertible, Sendable {
     package var isAccessDenied: Bool { errno == EACCES || errno == EPERM }
     /// The disk, or the user's quota, is full (ENOSPC, EDQUOT).
     package var isNoSpace: Bool { errno == ENOSPC || errno == EDQUOT }
-    /// A resource ran short that may come back by itself: descriptors (EMFILE,
-    /// ENFILE), memory (ENOMEM, ENOBUFS), space (ENOSPC, EDQUOT), or a call that
-    /// would block or was interrupted (EAGAIN, EINTR).
+    /// A resource ran short that comes back by itself, with no one acting:
+    /// descriptors (EMFILE, ENFILE), memory (ENOMEM, ENOBUFS), or a call that
+    /// would block or that signals kept interrupting (EAGAIN, EINTR). Not a
+    /// full disk: that stays full until someone frees space.
     package var isResourceShortage: Bool {
-        [EMFILE, ENFILE, ENOMEM, ENOBUFS, ENOSPC, EDQUOT, EAGAIN, EWOULDBLOCK, EINTR].contains(errno)
+        [EMFILE, ENFILE, ENOMEM, ENOBUFS, EAGAIN, EWOULDBLOCK, EINTR].contains(errno)
     }
     /// The reader of a pipe is gone (EPIPE).
     package var isBrokenPipe: Bool { errno == EPIPE }

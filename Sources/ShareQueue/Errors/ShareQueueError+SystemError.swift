@@ -1,7 +1,8 @@
 import ShareQueueSystem
 
 extension ShareQueueError {
-    /// Wraps a failed system call, choosing the kind from its errno.
+    /// Wraps a failed system call, choosing the kind from its errno: a resource
+    /// that comes back by itself (see ``ReadFailure``) is `.tryAgain`, whatever the call.
     /// - Parameters:
     ///   - message: what failed.
     ///   - path: the file or directory concerned.
@@ -9,7 +10,9 @@ extension ShareQueueError {
     ///   - creating: whether the call was creating something, which makes a failure `.cannotCreate`.
     package init(_ message: String, path: String, _ error: SystemError, creating: Bool = false) {
         let kind: Kind
-        if error.isAccessDenied {
+        if error.isResourceShortage {
+            kind = .tryAgain
+        } else if error.isAccessDenied {
             kind = .permissionDenied
         } else if error.isUnexpectedFileType {
             kind = .configuration

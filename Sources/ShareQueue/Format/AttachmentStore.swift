@@ -204,28 +204,41 @@ public struct AttachmentStore: Sendable {
         }
     }
 
-    /// The regular files in the folder, with their status.
-    private func files() -> [(name: String, status: FileStatus)] {
-        guard let folderFD = try? openFolder() else { return [] }
-        return ((try? folderFD.entries()) ?? []).compactMap { name in
-            guard let status = try? folderFD.status(of: name), status.isRegularFile else { return nil }
-            return (name, status)
+    /// The regular files in the folder, with their status; a name removed
+    /// while the folder is listed is not one of them.
+    /// - Throws: a failure that proves nothing (see ``ReadFailure``).
+    private func files() throws(ShareQueueError) -> [(name: String, status: FileStatus)] {
+        do throws(SystemError) {
+            guard let folderFD = try directory.folder.subfolder(QueueLayout.attachments, creating: false) else { return [] }
+            var found: [(name: String, status: FileStatus)] = []
+            for name in try folderFD.entries() {
+                guard let status = try folderFD.status(of: name), status.isRegularFile else { continue }
+                found.append((name, status))
+            }
+            return found
+        } catch {
+            // Not a directory there: the drain moves it aside; it holds no attachments.
+            if error.isUnexpectedFileType { return [] }
+            throw ReadFailure.error("cannot list the attachments", path: folder, error)
         }
     }
 
     /// Attachment copies: not dot files, which are copies being made.
-    private func attachmentFiles() -> [(name: String, status: FileStatus)] { files().filter { QueueLayout.isAttachment($0.name) } }
+    private func attachmentFiles() throws(ShareQueueError) -> [(name: String, status: FileStatus)] {
+        try files().filter { QueueLayout.isAttachment($0.name) }
+    }
 
     /// The number of files and their bytes, for `--status`.
-    func usage() -> (count: Int, bytes: Int64) {
-        let found = attachmentFiles()
+    func usage() throws(ShareQueueError) -> (count: Int, bytes: Int64) {
+        let found = try attachmentFiles()
         return (found.count, found.reduce(0) { $0 + $1.status.size })
     }
 
-    /// Attachment files with one name, older than `age` seconds.
+    /// Attachment files with one name, older than `age` seconds; none when the
+    /// folder cannot be listed, so that cleanup keeps what it cannot see.
     func staleFiles(olderThan age: Int64) -> [String] {
         let cutoff = Host.millisecondsSince1970() / 1000 - age
-        return attachmentFiles().filter { $0.status.modificationSeconds < cutoff && $0.status.linkCount == 1 }.map(\.name)
+        return ((try? attachmentFiles()) ?? []).filter { $0.status.modificationSeconds < cutoff && $0.status.linkCount == 1 }.map(\.name)
     }
 
     /// Removes the named files of the folder.
@@ -237,6 +250,6 @@ public struct AttachmentStore: Sendable {
     /// Removes copies left by producers that died mid-copy, once older than `age` seconds.
     func removeStaleTemporaries(olderThan age: Int64) {
         let cutoff = Host.millisecondsSince1970() / 1000 - age
-        removeFiles(files().filter { QueueLayout.isAttachmentTemporary($0.name) && $0.status.modificationSeconds < cutoff }.map(\.name))
+        removeFiles(((try? files()) ?? []).filter { QueueLayout.isAttachmentTemporary($0.name) && $0.status.modificationSeconds < cutoff }.map(\.name))
     }
 }

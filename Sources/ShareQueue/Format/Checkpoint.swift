@@ -34,7 +34,7 @@ final class Checkpoint {
         do {
             file = try directory.folder.openOwnFile(QueueLayout.checkpoint, .lockFile)
         } catch {
-            throw ShareQueueError("cannot open the checkpoint", path: path, error, creating: true)
+            throw ReadFailure.error("cannot open the checkpoint", path: path, error)
         }
         do throws(SystemError) {
             let bytes = try file.readFully(count: 2 * Self.slotSize, at: 0)
@@ -49,7 +49,7 @@ final class Checkpoint {
             }
         } catch {
             file.close()
-            throw ShareQueueError(error.isNoSpace ? "no space left to create the checkpoint" : "cannot prepare the checkpoint", path: path, error)
+            throw ReadFailure.error(error.isNoSpace ? "no space left to create the checkpoint" : "cannot prepare the checkpoint", path: path, error)
         }
     }
 
@@ -63,7 +63,7 @@ final class Checkpoint {
         do throws(SystemError) {
             try file.write(Self.slot(serial: next, position), at: Int64(target * Self.slotSize))
         } catch {
-            throw ShareQueueError("cannot record the checkpoint", path: path, error)
+            throw ReadFailure.error("cannot record the checkpoint", path: path, error)
         }
         serial = next
         newestSlot = target
@@ -75,7 +75,7 @@ final class Checkpoint {
     func synchronize() throws(ShareQueueError) {
         guard mayBeUndone else { return }
         do { try file.synchronize() } catch {
-            throw ShareQueueError("cannot make the checkpoint durable", path: path, error)
+            throw ReadFailure.error("cannot make the checkpoint durable", path: path, error)
         }
         mayBeUndone = false
     }
@@ -91,7 +91,7 @@ final class Checkpoint {
             return parse(try file.readFully(count: 2 * slotSize, at: 0), path: path, warn: warn).position
         } catch {
             if error.isNotFound { return .start }
-            throw ShareQueueError("cannot read the checkpoint", path: path, error)
+            throw ReadFailure.error("cannot read the checkpoint", path: path, error)
         }
     }
 

@@ -51,7 +51,7 @@ struct DeadLetters {
                 try file.synchronize()
             }
         } catch {
-            throw ShareQueueError("cannot set a refused record aside", path: path, error)
+            throw ReadFailure.error("cannot set a refused record aside", path: path, error)
         }
     }
 
@@ -111,11 +111,12 @@ struct DeadLetters {
     /// before its checkpoint set aside at most one batch there, the letters it
     /// could meet again. A letter older than that written twice would be put back
     /// twice, and so delivered twice at worst, never lost.
-    func storedRecordDigests() -> Set<StoredDigest> {
+    /// - Throws: a failure to read that proves nothing (see ``ReadFailure``):
+    ///   the drain stops rather than write letters it could not check.
+    func storedRecordDigests() throws(ShareQueueError) -> Set<StoredDigest> {
         var digests: Set<StoredDigest> = []
-        let status = try? directory.folder.status(of: QueueLayout.deadLetters)
-        let size = status?.size ?? 0
-        _ = try? forEachRecord(in: QueueLayout.deadLetters, from: max(0, size - Self.recentLettersSize)) { record in digests.insert(StoredDigest(record)) }
+        let size = try directory.status(of: QueueLayout.deadLetters)?.size ?? 0
+        try forEachRecord(in: QueueLayout.deadLetters, from: max(0, size - Self.recentLettersSize)) { record in digests.insert(StoredDigest(record)) }
         return digests
     }
 
@@ -150,11 +151,23 @@ struct DeadLetters {
     /// not exactly `{"id":"…","attempts":N}` counts for nothing, so damage can only
     /// make a record's count start over (it is then refused more times, never fewer).
     /// - Returns: the counts, and whether the file held damage and should be rewritten.
-    func attempts() -> (counts: Counts, damaged: Bool) {
-        guard let file = try? directory.folder.open(QueueLayout.attempts, .readOnly) else { return ([:], false) }
-        defer { file.close() }
-        guard let status = try? file.status(), status.isRegularFile,
-              let bytes = try? file.readFully(count: Int(min(status.size, Int64(Self.maximumAttemptsSize))) + 1, at: 0) else { return ([:], false) }
+    /// - Throws: a failure to read that proves nothing (see ``ReadFailure``). Counts
+    ///   that started over on such a failure would cost only extra attempts, but a
+    ///   rewrite would then drop every other record's count, and a clear would
+    ///   leave stale ones behind: the drain stops instead, and the file stays as it is.
+    func attempts() throws(ShareQueueError) -> (counts: Counts, damaged: Bool) {
+        let bytes: [UInt8]
+        do throws(SystemError) {
+            let file = try directory.folder.open(QueueLayout.attempts, .readOnly)
+            defer { file.close() }
+            let status = try file.status()
+            // Not a regular file: no counts (a drain moves it aside before it starts).
+            guard status.isRegularFile else { return ([:], false) }
+            bytes = try file.readFully(count: Int(min(status.size, Int64(Self.maximumAttemptsSize))) + 1, at: 0)
+        } catch {
+            if ReadFailure.damage(error) != nil { return ([:], false) }
+            throw ReadFailure.error("cannot read the refusal counts", path: attemptsPath, error)
+        }
         guard bytes.count <= Self.maximumAttemptsSize else {
             setAsideAttempts()
             return ([:], false)
@@ -187,7 +200,9 @@ struct DeadLetters {
     /// Replaces the attempts file (temporary file, fsync, rename), or removes it when no count is left.
     func saveAttempts(_ counts: Counts) throws(ShareQueueError) {
         if counts.isEmpty {
-            try? directory.folder.remove(QueueLayout.attempts)
+            do { try directory.folder.remove(QueueLayout.attempts) } catch {
+                throw ReadFailure.error("cannot clear the refusal counts", path: attemptsPath, error)
+            }
             return
         }
         var text: [UInt8] = []
@@ -208,7 +223,7 @@ struct DeadLetters {
             try folder.rename(temporary, to: QueueLayout.attempts)
         } catch {
             try? folder.remove(temporary)
-            throw ShareQueueError("cannot record a refusal", path: attemptsPath, error)
+            throw ReadFailure.error("cannot record a refusal", path: attemptsPath, error)
         }
     }
 

@@ -8,7 +8,8 @@ import ShareQueueSystem
 /// it outlives the records it names. It is distrusted like every file in the
 /// shared directory: an entry that is not a small regular file holding one
 /// well-formed line counts as no entry, which costs at worst a duplicate
-/// record, never a lost one.
+/// record, never a lost one. So does an entry that cannot be read at all (too
+/// many open files, an I/O error): the publish appends rather than fail.
 struct KeyIndex {
     /// What an entry says: the last record appended with the key, and its content digest.
     struct Entry: Equatable {

@@ -20,7 +20,7 @@ struct LineReader {
     ///   is the first that begins at or after it.
     /// - Throws: what `visit` throws, and `.ioError` and others if the file cannot be read.
     func forEachLine(in folder: QueueFolder, name: String, from firstOffset: Int64 = 0, _ visit: (Piece) throws(ShareQueueError) -> Void) throws(ShareQueueError) {
-        func failure(_ error: SystemError) -> ShareQueueError { ShareQueueError("cannot read a file of the queue", path: folder.path(of: name), error) }
+        func failure(_ error: SystemError) -> ShareQueueError { ReadFailure.error("cannot read a file of the queue", path: folder.path(of: name), error) }
         let file: FileDescriptor
         do { file = try folder.open(name, .readOnly) } catch {
             if error.isNotFound || error.isUnexpectedFileType { return }

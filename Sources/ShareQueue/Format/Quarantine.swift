@@ -22,6 +22,7 @@ struct Quarantine {
                 try fd.synchronize()
             }
         } catch {
+            // Producers set torn tails aside too: the tools' usual kinds (access refused is 77).
             throw ShareQueueError("cannot set a damaged record aside", path: path, error)
         }
     }
@@ -43,7 +44,7 @@ struct Quarantine {
 
     /// How many entries the quarantine file holds, and whole segments kept for lack of space.
     func count() throws(ShareQueueError) -> Int {
-        let kept = (try? directory.folder.entries())?.filter(QueueLayout.isKeptSegment).count ?? 0
+        let kept = try directory.names().filter(QueueLayout.isKeptSegment).count
         return try entryCount() + kept
     }
 
@@ -77,7 +78,7 @@ struct Quarantine {
             return lines
         } catch {
             if error.isNotFound { return 0 }
-            throw ShareQueueError("cannot read the quarantine file", path: path, error)
+            throw ReadFailure.error("cannot read the quarantine file", path: path, error)
         }
     }
 }

@@ -98,7 +98,7 @@ extension DrainRun {
                 drainer.warn("record \(quotedID) was refused for good; moved it to the dead letters: \(refused.reason)")
                 continue
             }
-            if attempts == nil { attempts = DeadLetters(directory: directory, warn: drainer.warn).attempts().counts }
+            if attempts == nil { attempts = try DeadLetters(directory: directory, warn: drainer.warn).attempts().counts }
             let count = (attempts?[ByteKey(refused.id)] ?? 0) + 1
             guard count >= options.maxAttempts else {
                 counted = (index, refused.reason)

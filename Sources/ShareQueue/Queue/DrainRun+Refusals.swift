@@ -3,7 +3,7 @@ extension DrainRun {
     /// Counts a refusal; at the limit the record becomes a dead letter, else the drain stops here.
     mutating func refused(_ drained: DrainedRecord, error: String) throws {
         let letters = DeadLetters(directory: directory, warn: drainer.warn)
-        var attempts = letters.attempts().counts
+        var attempts = try letters.attempts().counts
         let key = ByteKey(drained.id)
         let count = (attempts[key] ?? 0) + 1
         if count >= options.maxAttempts {
@@ -21,7 +21,7 @@ extension DrainRun {
     /// drain which died before its checkpoint had already moved there.
     mutating func deadLetter(_ letters: [DeadLetters.Letter]) throws {
         let file = DeadLetters(directory: directory, warn: drainer.warn)
-        if knownDeadLetters == nil { knownDeadLetters = file.storedRecordDigests() }
+        if knownDeadLetters == nil { knownDeadLetters = try file.storedRecordDigests() }
         var new: [DeadLetters.Letter] = []
         var digests: [DeadLetters.StoredDigest] = []
         for letter in letters {
@@ -41,7 +41,7 @@ extension DrainRun {
     /// their ids are spelled out only when some refusal is counted at all.
     func clearAttempts(_ items: ArraySlice<BatchItem>) throws {
         let letters = DeadLetters(directory: directory, warn: drainer.warn)
-        var (attempts, damaged) = letters.attempts()
+        var (attempts, damaged) = try letters.attempts()
         guard !attempts.isEmpty || damaged else { return }
         let before = attempts.count
         for case .record(let record) in items { attempts[ByteKey(record.id)] = nil }

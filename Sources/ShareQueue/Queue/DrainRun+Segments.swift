@@ -13,10 +13,11 @@ extension DrainRun {
             file = try directory.folder.open(name, .readOnly)
         } catch {
             if error.isUnexpectedFileType { try setAsideFile(name); return true }
-            throw ShareQueueError("cannot open a sealed segment", path: path, error)
+            throw ReadFailure.error("cannot open a sealed segment", path: path, error)
         }
         defer { file.close() }
-        let status = try file.status()
+        let status: FileStatus
+        do { status = try file.status() } catch { throw ReadFailure.error("cannot read a sealed segment", path: path, error) }
         guard status.isRegularFile else { try setAsideFile(name); return true }
         // A segment with other names is still read (every frame is checked), but
         // none of its bytes are copied out: they might belong to someone else.
@@ -34,7 +35,7 @@ extension DrainRun {
         var bytes = 0
         while true {
             let next: SegmentEvent?
-            do { next = try reader.next() } catch { throw ShareQueueError(.ioError, "cannot read a sealed segment", path: path, underlying: error) }
+            do { next = try reader.next() } catch { throw ReadFailure.error("cannot read a sealed segment", path: path, error) }
             var finished = false
             var end = DrainPosition(segment: sequence, offset: reader.position)
             // Unwrapped at once: an optional event left to destroy costs a generic call per record.

@@ -38,7 +38,8 @@ public struct QueueDirectory: Sendable {
         self.path = path
         do { folder = try QueueFolder.openQueue(atPath: path) } catch {
             // A file in the way is a directory that cannot be created (73), not a planted file (78).
-            let kind: ShareQueueError.Kind = error.isAccessDenied ? .permissionDenied
+            let kind: ShareQueueError.Kind = error.isResourceShortage ? .tryAgain
+                : error.isAccessDenied ? .permissionDenied
                 : error.isNotDirectory ? .cannotCreate
                 : error.isUnexpectedFileType ? .configuration : .cannotCreate
             throw ShareQueueError(kind, "cannot open the queue directory", path: path, underlying: error)
@@ -84,7 +85,7 @@ public struct QueueDirectory: Sendable {
 
     /// The status of the entry `name` itself, not following a symlink; nil if there is none.
     func status(of name: String) throws(ShareQueueError) -> FileStatus? {
-        do { return try folder.status(of: name) } catch { throw ShareQueueError("cannot examine a file", path: path(of: name), error) }
+        do { return try folder.status(of: name) } catch { throw ReadFailure.error("cannot examine a file", path: path(of: name), error) }
     }
 
     /// The `attachments` or `keys` folder, opened without following a symlink; nil if it is missing.
@@ -92,6 +93,11 @@ public struct QueueDirectory: Sendable {
         do { return try folder.subfolder(name, creating: creating) } catch {
             throw ShareQueueError("cannot use the queue's \(name) folder", path: path(of: name), error, creating: creating)
         }
+    }
+
+    /// The names in the queue directory, without "." and "..".
+    func names() throws(ShareQueueError) -> [String] {
+        do { return try folder.entries() } catch { throw ReadFailure.error("cannot list the queue directory", path: path, error) }
     }
 
     /// The sealed segments waiting for delivery, oldest first.
@@ -104,8 +110,7 @@ public struct QueueDirectory: Sendable {
     /// as the queue spells them (`sealed-7.log`), which a drain moves aside.
     /// Each listed number has exactly one name, so a drain opens what it found.
     func segmentListing() throws(ShareQueueError) -> (sealed: [UInt64], foreign: [String]) {
-        let names: [String]
-        do { names = try folder.entries() } catch { throw ShareQueueError("cannot list the queue directory", path: path, error) }
+        let names = try names()
         var sealed: [UInt64] = []
         var foreign: [String] = []
         for name in names where QueueLayout.looksLikeSegment(name) {
@@ -150,6 +155,7 @@ public struct QueueDirectory: Sendable {
             bytes = try fd.status().isRegularFile ? try fd.readFully(count: 256, at: 0) : nil
         } catch {
             if error.isNotFound { return nil }
+            // Part of opening the queue: access refused is 77 here, as for the directory.
             throw ShareQueueError("cannot read the queue's format marker", path: formatPath, error)
         }
         guard let bytes else { throw ShareQueueError(.configuration, "the format marker is not a regular file", path: formatPath) }

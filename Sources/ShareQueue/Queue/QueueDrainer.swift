@@ -50,17 +50,14 @@ public final class QueueDrainer {
         do {
             try run.deliverAll(into: &marked)
             try run.checkpoint.synchronize()
-        } catch let error as ShareQueueError {
-            throw error
         } catch let error as SinkErrorMarking<Sink>.Failure {
             throw ShareQueueError(.tryAgain, "the sink failed after \(run.summary.delivered) records; the rest stay queued", underlying: error.underlying)
         } catch let refusal as RecordRefusal {
             // Left unsettled when a stop was asked for: nothing is set aside, and it is the sink's doing, not the disk's.
             throw ShareQueueError(.tryAgain, "the sink refused records as the drain was stopping; they and the rest stay queued", underlying: refusal)
-        } catch let error as SystemError {
-            throw ShareQueueError(.ioError, "cannot read or write the queue's files", path: directory.path, underlying: error)
         } catch {
-            throw ShareQueueError(.ioError, "the drain failed", path: directory.path, underlying: error)
+            // The queue's own failures: what they prove is ReadFailure's to say.
+            throw ReadFailure.error("cannot read or write the queue's files", path: directory.path, error)
         }
         if !run.summary.stoppedAtLimit && !run.summary.stoppedOnRequest { run.removeStaleFiles() }
         return run.summary

@@ -65,16 +65,16 @@ public struct QueueInspector {
         status.quarantinedBytes = try Quarantine(directory: directory).bytes()
         status.lastDrainSeconds = try Checkpoint.lastWrittenSeconds(directory: directory)
         status.deadLetters = try DeadLetters(directory: directory, warn: warn).count()
-        (status.attachments, status.attachmentBytes) = AttachmentStore(directory: directory).usage()
+        (status.attachments, status.attachmentBytes) = try AttachmentStore(directory: directory).usage()
         return status
     }
 
     private func walk(includingUnsealed: Bool, _ visit: (DrainedRecord) throws -> Void) throws(ShareQueueError) -> QueueStatus {
         var status = QueueStatus()
-        do {
-            let segments = try segmentsToRead()
-            status.sealedSegments = segments.count - 1
-            for (name, sequence, offset) in segments where includingUnsealed || sequence != UInt64.max {
+        let segments = try segmentsToRead()
+        status.sealedSegments = segments.count - 1
+        for (name, sequence, offset) in segments where includingUnsealed || sequence != UInt64.max {
+            do {
                 let file: FileDescriptor
                 do { file = try directory.folder.open(name, .readOnly) } catch {
                     if error.isNotFound { continue }  // delivered meanwhile
@@ -87,18 +87,17 @@ public struct QueueInspector {
                 status.pendingBytes += fileStatus.size - start
                 var reader = SegmentReader(file: file, from: start)
                 while let event = try reader.next() {
+                    // A record that breaks the rules is damage, which a drain sets aside: not pending.
                     guard case .record(_, let end, let payload, _) = event, let summary = try? RecordSummary(jsonBytes: payload) else { continue }
                     status.pending += 1
                     if status.oldest == nil { status.oldest = summary.date }
-                    try visit(DrainedRecord(summary: summary, storedJSON: payload, end: DrainPosition(segment: sequence, offset: end)))
+                    do { try visit(DrainedRecord(summary: summary, storedJSON: payload, end: DrainPosition(segment: sequence, offset: end))) } catch {
+                        throw ReadFailure.error("cannot show the pending records", path: directory.path, error)
+                    }
                 }
+            } catch {
+                throw ReadFailure.error("cannot read a segment", path: directory.path(of: name), error)
             }
-        } catch let error as SystemError {
-            throw ShareQueueError("cannot read the queue", path: directory.path, error)
-        } catch let error as ShareQueueError {
-            throw error
-        } catch {
-            throw ShareQueueError(.ioError, "cannot show the pending records", path: directory.path, underlying: error)
         }
         return status
     }
@@ -107,25 +106,17 @@ public struct QueueInspector {
     /// files' sizes alone: what `status()` counts as `pendingBytes`, without reading a record.
     /// - Throws: `.ioError` when the queue cannot be read.
     package func undeliveredBytes() throws(ShareQueueError) -> Int64 {
-        do {
-            var bytes: Int64 = 0
-            for (name, _, offset) in try segmentsToRead() {
-                guard let file = try directory.folder.status(of: name), file.isRegularFile else { continue }
-                bytes += file.size - (offset <= file.size ? offset : 0)
-            }
-            return bytes
-        } catch let error as SystemError {
-            throw ShareQueueError("cannot read the queue", path: directory.path, error)
-        } catch let error as ShareQueueError {
-            throw error
-        } catch {
-            throw ShareQueueError(.ioError, "cannot read the queue", path: directory.path, underlying: error)
+        var bytes: Int64 = 0
+        for (name, _, offset) in try segmentsToRead() {
+            guard let file = try directory.status(of: name), file.isRegularFile else { continue }
+            bytes += file.size - (offset <= file.size ? offset : 0)
         }
+        return bytes
     }
 
     /// What a drain would read now: the sealed segments from the checkpoint on,
     /// each with the offset it starts at, then the pending file (sequence `UInt64.max`).
-    private func segmentsToRead() throws -> [(name: String, sequence: UInt64, offset: Int64)] {
+    private func segmentsToRead() throws(ShareQueueError) -> [(name: String, sequence: UInt64, offset: Int64)] {
         let all = try directory.sealedSegments()
         var position = try Checkpoint.read(directory: directory, warn: { _ in })
         // As a drain would: a checkpoint no drain can have written hides nothing.

@@ -17,7 +17,9 @@ let canMountTmpfs: Bool = {
 }()
 
 /// A file system that fills up: a 1 MiB tmpfs.
-@Suite("Full disk", .serialized, .enabled(if: canMountTmpfs, "needs root to mount a small tmpfs"))
+/// Skipped where a tmpfs cannot be mounted, except on CI (`CI` set), where that is a failure.
+@Suite("Full disk", .serialized, .enabled(if: canMountTmpfs || ProcessInfo.processInfo.environment["CI"] != nil,
+                                          "needs root to mount a small tmpfs"))
 struct FullDiskTests {
     final class SmallFileSystem {
         let path: String
@@ -99,6 +101,56 @@ struct FullDiskTests {
         let again = try queue.drain()
         #expect(again.status == 0)
         #expect(again.stdout.isEmpty)
+    }
+
+    @Test("A drain that cannot write its refusal counts or dead letters on a full disk exits 74 and keeps every record",
+          arguments: [[], ["--max-attempts", "1"]])
+    func fullDiskBookkeeping(_ limit: [String]) throws {
+        let scratch = TemporaryDirectory()
+        let disk = try SmallFileSystem(in: scratch)
+        let queue = TestQueue(at: disk.path + "/queue", in: scratch)
+        let appended = try queue.appendLines(["a", "poison", "b"])
+        disk.fill()
+        let out = scratch.file("delivered")
+        let refusing = try queue.drain(["--exec", PassingFailureTests.refusingPoison(out)] + limit)
+        #expect(refusing.status == 74, "\(refusing.stderr)")
+        let file = limit.isEmpty ? "attempts" : "dead-letters.log"
+        #expect(refusing.stderr.contains("(\(queue.path)/\(file)): No space left on device"), "\(refusing.stderr)")
+        #expect(!queue.names().contains("quarantine.log"))
+        #expect(try queue.deadLetters().isEmpty)
+        #expect(!queue.names().contains { $0.hasPrefix(".") || $0.hasPrefix("rejected-") })
+
+        disk.empty()
+        let clean = try queue.drain()
+        #expect(clean.status == 0, "\(clean.stderr)")
+        let delivered = try ids(in: Data(contentsOf: URL(fileURLWithPath: out))) + ids(in: clean.stdout)
+        #expect(delivered == appended)
+    }
+
+    @Test("Attachments delivered to a full disk: 74 and nothing set aside; delivered intact once there is room")
+    func fullAttachmentsDestination() throws {
+        let scratch = TemporaryDirectory()
+        let disk = try SmallFileSystem(in: scratch)
+        let queue = TestQueue(in: scratch)
+        let (appended, files) = try PassingFailureTests.appendWithAttachments(to: queue)
+        disk.fill()
+        let inbox = disk.path + "/inbox"
+        let full = try queue.drain(["--attachments-to", inbox])
+        #expect(full.status == 74, "\(full.stderr)")
+        #expect(full.stderr.contains("no space left to deliver an attachment"), "\(full.stderr)")
+        #expect(full.stdout.isEmpty)
+        PassingFailureTests.expectNothingSetAside(queue, full.stderr)
+
+        disk.empty()
+        let clean = try queue.drain(["--attachments-to", inbox])
+        #expect(clean.status == 0, "\(clean.stderr)")
+        let records = try jsonObjects(clean.stdout)
+        #expect(records.map { $0["id"] as! String } == appended)
+        for (record, bytes) in zip(records, files) {
+            let path = try #require((record["attachments"] as? [[String: Any]])?.first?["path"] as? String)
+            #expect(path.hasPrefix(inbox + "/"))
+            #expect(FileManager.default.contents(atPath: path) == bytes)
+        }
     }
 
     @Test("A sink whose disk is full keeps the undelivered records")
