@@ -60,6 +60,8 @@ public enum HostDrainTool {
     }
 
     static func run(_ arguments: ParsedArguments, standardOutputWasClosed: Bool) throws(ShareQueueError) {
+        // A watcher stopped while it starts must still stop cleanly: SIGTERM is its way to finish.
+        if arguments.has("--watch") { _ = StopRequest.install() }
         guard arguments.arguments.isEmpty else { throw ShareQueueError(.invalidArgument, "unexpected argument '\(arguments.arguments[0])'") }
         let formatName = arguments.value("--format") ?? "json"
         guard let format = RecordFormat(rawValue: formatName) else { throw ShareQueueError(.invalidArgument, "--format is json or text, not '\(formatName)'") }

@@ -196,7 +196,8 @@ final class StressRun: @unchecked Sendable {
             var arguments = ["--dir", options.directory, "-q", "--wait", "1", "--batch", String(batch)] + sinkArguments
             if options.watch { arguments += ["--watch", "--debounce", "\(Int.random(in: 0...50))ms"] }
             do {
-                let outcome = try tools.run("host-drain", arguments, environment: plan,
+                // A watcher told to stop before it is ready must still stop cleanly.
+                let outcome = try tools.run("host-drain", arguments, environment: plan, holdingStops: options.watch,
                                             started: { pid = $0; track($0, producer: false) }, finished: untrack)
                 locked {
                     countSelfKill(outcome, pid: pid, planned: plan)

@@ -17,15 +17,18 @@ struct ToolRunner: Sendable {
 
     /// Runs a tool to its end, collecting its standard output. `started` gets
     /// the pid as soon as the child runs (for a killer), `finished` before it is reaped.
+    /// With `holdingStops`, a SIGTERM sent before the tool is ready waits for it (see `Host.spawn`).
     func run(_ tool: String, _ arguments: [String], input: [UInt8]? = nil, environment: [String: String] = [:],
-             started: (Int32) -> Void = { _ in }, finished: (Int32) -> Void = { _ in }) throws -> Outcome {
-        try Self.run(program: path(tool), arguments, input: input, environment: environment, started: started, finished: finished)
+             holdingStops: Bool = false, started: (Int32) -> Void = { _ in }, finished: (Int32) -> Void = { _ in }) throws -> Outcome {
+        try Self.run(program: path(tool), arguments, input: input, environment: environment, holdingStops: holdingStops,
+                     started: started, finished: finished)
     }
 
     /// Runs any program, by its path, as `run` runs a tool.
     static func run(program: String, _ arguments: [String], input: [UInt8]? = nil, environment: [String: String] = [:],
-                    started: (Int32) -> Void = { _ in }, finished: (Int32) -> Void = { _ in }) throws -> Outcome {
-        let child = try Host.spawn(program, arguments, environment: environment, pipeInput: input != nil, pipeOutput: true, silenceErrors: true)
+                    holdingStops: Bool = false, started: (Int32) -> Void = { _ in }, finished: (Int32) -> Void = { _ in }) throws -> Outcome {
+        let child = try Host.spawn(program, arguments, environment: environment, pipeInput: input != nil, pipeOutput: true,
+                                   silenceErrors: true, holdingStops: holdingStops)
         started(child.pid)
         if let input, let pipe = child.input {
             // The tools read all their input before they print, so this cannot deadlock.

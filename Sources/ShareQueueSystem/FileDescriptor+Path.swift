@@ -35,11 +35,16 @@ extension FileDescriptor {
                 do throws(SystemError) {
                     next = try current.openComponent(name, creating: creating, permissions: permissions)
                 } catch where error.errno == ELOOP || error.errno == ENOTDIR {
-                    guard let link = try current.linkStatus(of: name), link.isSymbolicLink else { throw error }
-                    guard !remaining.isEmpty else { throw SystemError.symlinkRefused }
-                    guard link.owner == 0 || link.owner == Host.effectiveUserID else { throw SystemError.untrustedSymlink }
+                    guard let link = try current.linkStatus(of: name) else { throw error }
                     linksFollowed += 1
                     guard linksFollowed <= maximumLinksFollowed else { throw SystemError(call: "openat", errno: ELOOP) }
+                    guard link.isSymbolicLink else {
+                        // A directory again: the name was swapped between the two looks. Look again.
+                        if link.isDirectory { remaining.append(name); continue }
+                        throw error
+                    }
+                    guard !remaining.isEmpty else { throw SystemError.symlinkRefused }
+                    guard link.owner == 0 || link.owner == Host.effectiveUserID else { throw SystemError.untrustedSymlink }
                     let target = try current.linkTarget(name, expecting: link)
                     if target.hasPrefix("/") {
                         current.close()

@@ -23,10 +23,13 @@ extension Host {
     /// - Parameter environment: variables to set on top of this process's own.
     /// The child starts with default signal handling (this process ignores
     /// SIGPIPE), and with `newProcessGroup` in a group of its own, so that a
-    /// Ctrl-C meant for this process does not kill it mid-batch.
+    /// Ctrl-C meant for this process does not kill it mid-batch. With
+    /// `holdingStops`, SIGINT and SIGTERM start blocked: one sent before the
+    /// child installs its handlers waits for them (`StopRequest` unblocks them)
+    /// instead of killing it.
     package static func spawn(_ path: String, _ arguments: [String], environment: [String: String] = [:],
                               pipeInput: Bool = false, pipeOutput: Bool = false, silenceErrors: Bool = false,
-                              newProcessGroup: Bool = false) throws(SystemError) -> Child {
+                              newProcessGroup: Bool = false, holdingStops: Bool = false) throws(SystemError) -> Child {
         func makePipe() throws(SystemError) -> (read: Int32, write: Int32) {
             var fds: [Int32] = [0, 0]
             guard pipe(&fds) == 0 else { throw SystemError.last("pipe") }
@@ -87,9 +90,13 @@ extension Host {
         sigaddset(&defaults, SIGINT)
         sigaddset(&defaults, SIGTERM)
         posix_spawnattr_setsigdefault(&attributes, &defaults)
-        var unblocked = sigset_t()
-        sigemptyset(&unblocked)
-        posix_spawnattr_setsigmask(&attributes, &unblocked)
+        var blocked = sigset_t()
+        sigemptyset(&blocked)
+        if holdingStops {
+            sigaddset(&blocked, SIGINT)
+            sigaddset(&blocked, SIGTERM)
+        }
+        posix_spawnattr_setsigmask(&attributes, &blocked)
         var flags = Int32(POSIX_SPAWN_SETSIGDEF) | Int32(POSIX_SPAWN_SETSIGMASK)
         if newProcessGroup {
             flags |= Int32(POSIX_SPAWN_SETPGROUP)

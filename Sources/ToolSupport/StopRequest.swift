@@ -12,13 +12,16 @@ import ShareQueue
 // handler, which may only use async-signal-safe calls.
 nonisolated(unsafe) private var stopRequestedFlag: Int32 = 0
 nonisolated(unsafe) private var stopPipeWriteEnd: Int32 = -1
+// The read end, once installed; set by one thread, at start-up.
+nonisolated(unsafe) private var stopPipeReadEnd: Int32 = -1
 
 /// SIGINT and SIGTERM as a request to stop, for long-running drains: the
 /// handler sets a flag and writes to a pipe, so that a process waiting for
 /// changes wakes at once.
 package enum StopRequest {
-    /// Installs the handlers. Returns the pipe's read end, readable once a stop is requested.
+    /// Installs the handlers, once. Returns the pipe's read end, readable once a stop is requested.
     package static func install() -> Int32 {
+        if stopPipeReadEnd >= 0 { return stopPipeReadEnd }
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else { return -1 }
         for fd in fds {
@@ -39,6 +42,7 @@ package enum StopRequest {
         sigaddset(&stops, SIGINT)
         sigaddset(&stops, SIGTERM)
         sigprocmask(SIG_UNBLOCK, &stops, nil)
+        stopPipeReadEnd = fds[0]
         return fds[0]
     }
 

@@ -24,14 +24,20 @@ struct KeyIndex {
     private let folder: QueueFolder
 
     /// Opens the keys folder of `directory`, creating it if `creating` says so.
-    /// Nil when it is missing: there is then no entry to trust or remove.
-    /// - Throws: when something else than a directory of the queue's own stands
-    ///   there (a symlink is never followed), or it cannot be opened: an entry
-    ///   in it might then name older content than the record about to be
-    ///   appended, so the append must not go ahead. A drain moves such a thing aside.
+    /// Nil when it is missing, or something else than a directory stands there
+    /// (a symlink is never followed): the queue then has no entry to trust or
+    /// remove, and a drain moves that thing aside.
+    /// - Throws: when the folder is there but cannot be opened (too many open
+    ///   files, say): an entry in it might name older content than the record
+    ///   about to be appended, so the append must not go ahead.
     init?(in directory: QueueDirectory, creating: Bool) throws(ShareQueueError) {
-        guard let folder = try directory.subfolder(QueueLayout.keys, creating: creating) else { return nil }
-        self.folder = folder
+        let found: QueueFolder?
+        do { found = try directory.folder.subfolder(QueueLayout.keys, creating: creating) } catch {
+            if error.isUnexpectedFileType { return nil }
+            throw ShareQueueError("cannot use the queue's keys folder", path: directory.path(of: QueueLayout.keys), error, creating: creating)
+        }
+        guard let found else { return nil }
+        folder = found
     }
 
     /// The entry of `key`, or nil if there is none that can be trusted.
