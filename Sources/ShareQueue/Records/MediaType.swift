@@ -15,16 +15,23 @@ enum MediaType {
         "key": "application/vnd.apple.keynote", "pages": "application/vnd.apple.pages", "numbers": "application/vnd.apple.numbers",
     ]
 
+    /// The media type of `fileName`'s extension (ASCII case-insensitive), or `application/octet-stream`.
     static func guess(fileName: String) -> String {
-        guard let dot = fileName.lastIndex(of: "."), dot != fileName.startIndex else { return "application/octet-stream" }
-        return byExtension[fileName[fileName.index(after: dot)...].lowercased()] ?? "application/octet-stream"
+        safeExtension(of: fileName).flatMap { byExtension[$0] } ?? "application/octet-stream"
     }
 
-    /// The extension kept on a stored copy: short, alphanumeric, lower case; else none.
+    /// The extension kept on a stored copy: after the last '.', not a leading one, 1 to 10
+    /// ASCII letters and digits, lower-cased as ASCII; else none. Checked on the bytes
+    /// before any lower-casing: a non-ASCII letter (U+212A KELVIN SIGN) can lower-case to an ASCII one.
     static func safeExtension(of fileName: String) -> String? {
-        guard let dot = fileName.lastIndex(of: "."), dot != fileName.startIndex else { return nil }
-        let ext = fileName[fileName.index(after: dot)...].lowercased()
-        guard !ext.isEmpty, ext.count <= 10, ext.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)) }) else { return nil }
-        return ext
+        let bytes = fileName.utf8
+        guard let dot = bytes.lastIndex(of: UInt8(ascii: ".")), dot != bytes.startIndex else { return nil }
+        let ext = bytes[bytes.index(after: dot)...]
+        guard (1...10).contains(ext.count), ext.allSatisfy({ isASCIILetterOrDigit($0) }) else { return nil }
+        return String(decoding: ext.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }, as: UTF8.self)
+    }
+
+    private static func isASCIILetterOrDigit(_ byte: UInt8) -> Bool {
+        (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
     }
 }
