@@ -35,6 +35,10 @@ package enum Host {
     /// The user this process acts as, whose files it may change. The corresponding C function is `geteuid`.
     package static var effectiveUserID: UInt32 { UInt32(geteuid()) }
 
+    /// Stops the calling process with SIGSTOP, as a debugger or a suspended app
+    /// would, until another sends it SIGCONT. The corresponding C function is `kill`.
+    package static func stopSelf() { _ = systemKill(getpid(), SIGSTOP) }
+
     /// Kills the calling process with SIGKILL, as a crash would. The corresponding C function is `kill`.
     package static func killSelf() -> Never {
         _ = systemKill(getpid(), SIGKILL)
