@@ -45,6 +45,7 @@ public enum HostDrainTool {
     public static func main() -> Never {
         let closed = Host.openClosedStandardDescriptors()
         Host.ignoreBrokenPipes()
+        Host.ignoreFileSizeLimitSignal()
         // Each batch frees what the next allocates again: kept, its pages are not faulted in anew each time.
         Host.keepFreedMemory(upTo: 64 << 20)
         let arguments = tool.parse()

@@ -41,6 +41,7 @@ public enum ShareAppendTool {
 
     public static func main() -> Never {
         let closed = Host.openClosedStandardDescriptors()
+        Host.ignoreFileSizeLimitSignal()
         let arguments = tool.parse()
         do throws(ShareQueueError) {
             // An appended record whose id cannot be printed would look failed and be appended again.

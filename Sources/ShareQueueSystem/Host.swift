@@ -18,6 +18,11 @@ package enum Host {
     /// killing the process. The corresponding C function is `signal`.
     package static func ignoreBrokenPipes() { signal(SIGPIPE, SIG_IGN) }
 
+    /// Ignores SIGXFSZ: a write past the file size limit (`ulimit -f`) then fails
+    /// with EFBIG, which can be reported with the file's path, instead of killing
+    /// the process without a word. The corresponding C function is `signal`.
+    package static func ignoreFileSizeLimitSignal() { signal(SIGXFSZ, SIG_IGN) }
+
     /// Ends the process with exit status `code`. The corresponding C function is `exit`.
     package static func exit(_ code: Int32) -> Never {
         #if canImport(Glibc)
