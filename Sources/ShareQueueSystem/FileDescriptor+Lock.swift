@@ -34,12 +34,13 @@ extension FileDescriptor {
     /// The corresponding C function is `flock` with `LOCK_EX | LOCK_NB`.
     package func lockExclusive(waitingUpTo seconds: Double, shouldStop: (() -> Bool)? = nil) throws(SystemError) -> Bool {
         if try lockExclusive(wait: false) { return true }
-        let deadline = Host.monotonicSeconds() + seconds
+        // A wait that is not a number is no wait; an infinite one never ends.
+        let deadline = Host.monotonicSeconds() + (seconds.isNaN ? 0 : seconds)
         var pause = 50
         while true {
             let left = deadline - Host.monotonicSeconds()
-            if left <= 0 || shouldStop?() == true { return false }
-            Host.sleep(microseconds: min(pause, Int(left * 1e6) + 1))
+            if !(left > 0) || shouldStop?() == true { return false }
+            Host.sleep(microseconds: Int(min(Double(pause), left * 1e6 + 1)))
             if try lockExclusive(wait: false) { return true }
             pause = min(pause * 2, 10_000)
         }
