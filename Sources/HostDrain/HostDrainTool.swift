@@ -24,7 +24,7 @@ public enum HostDrainTool {
             OptionSpec(names: ["--requeue-dead"], value: nil, help: "Put the dead letters back at the end of the queue, and exit."),
             OptionSpec(names: ["--batch"], value: "N", help: "Deliver at most N records at a time (default 1000 with --exec, else 5000); the checkpoint moves after each batch."),
             OptionSpec(names: ["--max"], value: "N", help: "Deliver at most N records in this run."),
-            OptionSpec(names: ["--wait"], value: "SECONDS", help: "If another drain is running, wait up to SECONDS for it instead of exiting with 75."),
+            OptionSpec(names: ["--wait"], value: "SECONDS", help: "Wait up to SECONDS for a lock another process holds (another drain's; the producers' lock, at least 1s, for the rename that seals) instead of exiting with 75."),
             OptionSpec(names: ["--status"], value: nil, help: "Show what is waiting (pending records and bytes, the oldest, quarantined, dead letters, attachments) without draining."),
             OptionSpec(names: ["--json"], value: nil, help: "With --status, print one JSON object."),
             OptionSpec(names: ["--prometheus"], value: nil, help: "With --status, print the queue's state as Prometheus metrics (text format 0.0.4), for node_exporter's textfile collector."),
@@ -48,6 +48,7 @@ public enum HostDrainTool {
     public static func main() -> Never {
         let closed = Host.openClosedStandardDescriptors()
         Host.ignoreBrokenPipes()
+        Host.ignoreFileSizeLimitSignal()
         // Each batch frees what the next allocates again: kept, its pages are not faulted in anew each time.
         Host.keepFreedMemory(upTo: 64 << 20)
         let arguments = tool.parse()

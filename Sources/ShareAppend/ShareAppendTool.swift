@@ -27,6 +27,7 @@ public enum ShareAppendTool {
             OptionSpec(names: ["--no-sync"], value: nil, help: "Do not fsync before reporting success (faster; a power cut may lose the record)."),
             OptionSpec(names: ["--max-record-bytes"], value: "N", help: "Refuse a record whose stored JSON is over N bytes (default 1048576, at most 16777216)."),
             OptionSpec(names: ["--max-pending-bytes"], value: "N", help: "Refuse to append while the pending file would grow over N bytes (default 268435456)."),
+            OptionSpec(names: ["--lock-timeout"], value: "SECONDS", help: "Wait at most SECONDS for the producers' lock (default 10), then exit with 75 naming the process that holds it."),
         ] + ProgressLine.options + Tool.commonOptions,
         examples: examples, environment: Tool.queueEnvironment, files: Tool.queueFiles)
 
@@ -40,6 +41,7 @@ public enum ShareAppendTool {
 
     public static func main() -> Never {
         let closed = Host.openClosedStandardDescriptors()
+        Host.ignoreFileSizeLimitSignal()
         let arguments = tool.parse()
         do throws(ShareQueueError) {
             // An appended record whose id cannot be printed would look failed and be appended again.
@@ -66,6 +68,12 @@ public enum ShareAppendTool {
         options.synchronize = !arguments.has("--no-sync")
         if let limit = try arguments.integer("--max-record-bytes", in: 1...(16 << 20)) { options.maxRecordBytes = limit }
         if let cap = try arguments.integer("--max-pending-bytes", in: Int64(1)...Int64.max / 2) { options.maxPendingBytes = cap }
+        if let timeout = arguments.value("--lock-timeout") {
+            guard let seconds = Double(timeout), seconds >= 0, seconds <= 86_400 else {
+                throw ShareQueueError(.invalidArgument, "--lock-timeout needs a number of seconds from 0 to 86400, not '\(timeout)'")
+            }
+            options.lockTimeoutSeconds = seconds
+        }
         if arguments.has("--json") && arguments.has("--url") { throw ShareQueueError(.invalidArgument, "give --json or --url, not both") }
         if arguments.has("--lines") && !arguments.arguments.isEmpty { throw ShareQueueError(.invalidArgument, "--lines reads standard input; give no TEXT") }
         let chunkBytes = try chunkSize(arguments)

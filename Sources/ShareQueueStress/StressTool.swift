@@ -46,6 +46,7 @@ public enum StressTool {
 
     public static func main() -> Never {
         Host.ignoreBrokenPipes()
+        Host.ignoreFileSizeLimitSignal()
         switch CommandLine.arguments.dropFirst().first {
         case "produce": produce()
         case "bench": bench()

@@ -19,13 +19,33 @@ extension FileDescriptor {
         }
     }
 
+    /// Takes an exclusive lock, waiting at most `seconds` for another holder to let it go.
+    ///
+    /// A free lock costs one `flock` call. A held one is tried again after pauses
+    /// that grow from 50 µs to 10 ms: a holder that lets go within moments is
+    /// followed at once, and one that never does (a stopped process) costs a waiter
+    /// at most a hundred calls a second, never a blocked thread that cannot give up.
+    /// - Parameters:
+    ///   - seconds: How long to wait; 0 tries once.
+    ///   - shouldStop: Asked between tries; true gives up at once.
+    /// - Returns: false if another still held the lock when the time ran out or `shouldStop` said so.
+    /// - Throws: The failure of `flock` itself, such as EBADF or ENOLCK.
+    ///
+    /// The corresponding C function is `flock` with `LOCK_EX | LOCK_NB`.
+    package func lockExclusive(waitingUpTo seconds: Double, shouldStop: (() -> Bool)? = nil) throws(SystemError) -> Bool {
+        if try lockExclusive(wait: false) { return true }
+        // A wait that is not a number is no wait; an infinite one never ends.
+        let deadline = Host.monotonicSeconds() + (seconds.isNaN ? 0 : seconds)
+        var pause = 50
+        while true {
+            let left = deadline - Host.monotonicSeconds()
+            if !(left > 0) || shouldStop?() == true { return false }
+            Host.sleep(microseconds: Int(min(Double(pause), left * 1e6 + 1)))
+            if try lockExclusive(wait: false) { return true }
+            pause = min(pause * 2, 10_000)
+        }
+    }
+
     /// Releases the lock. The corresponding C function is `flock` with `LOCK_UN`.
     package func unlock() { _ = flock(rawValue, LOCK_UN) }
-
-    /// Runs `body` under an exclusive lock and unlocks on every path. The corresponding C function is `flock`.
-    package func withExclusiveLock<R>(_ body: () throws -> R) throws -> R {
-        _ = try lockExclusive()
-        defer { unlock() }
-        return try body()
-    }
 }

@@ -35,8 +35,11 @@ extension Host {
     }
 
     /// Sleeps for `milliseconds`, however many signals arrive meanwhile. The corresponding C function is `nanosleep`.
-    package static func sleep(milliseconds: Int) {
-        var request = timespec(tv_sec: milliseconds / 1000, tv_nsec: (milliseconds % 1000) * 1_000_000)
+    package static func sleep(milliseconds: Int) { sleep(microseconds: milliseconds * 1000) }
+
+    /// Sleeps for `microseconds`, however many signals arrive meanwhile. The corresponding C function is `nanosleep`.
+    package static func sleep(microseconds: Int) {
+        var request = timespec(tv_sec: microseconds / 1_000_000, tv_nsec: (microseconds % 1_000_000) * 1000)
         var remaining = timespec()
         // Interrupted, it sleeps only for what remains; any other failure (EINVAL) cannot be helped.
         _ = try? retryingOnInterrupt("nanosleep") {

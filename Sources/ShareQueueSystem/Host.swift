@@ -18,6 +18,11 @@ package enum Host {
     /// killing the process. The corresponding C function is `signal`.
     package static func ignoreBrokenPipes() { signal(SIGPIPE, SIG_IGN) }
 
+    /// Ignores SIGXFSZ: a write past the file size limit (`ulimit -f`) then fails
+    /// with EFBIG, which can be reported with the file's path, instead of killing
+    /// the process without a word. The corresponding C function is `signal`.
+    package static func ignoreFileSizeLimitSignal() { signal(SIGXFSZ, SIG_IGN) }
+
     /// Ends the process with exit status `code`. The corresponding C function is `exit`.
     package static func exit(_ code: Int32) -> Never {
         #if canImport(Glibc)
@@ -34,6 +39,10 @@ package enum Host {
 
     /// The user this process acts as, whose files it may change. The corresponding C function is `geteuid`.
     package static var effectiveUserID: UInt32 { UInt32(geteuid()) }
+
+    /// Stops the calling process with SIGSTOP, as a debugger or a suspended app
+    /// would, until another sends it SIGCONT. The corresponding C function is `kill`.
+    package static func stopSelf() { _ = systemKill(getpid(), SIGSTOP) }
 
     /// Kills the calling process with SIGKILL, as a crash would. The corresponding C function is `kill`.
     package static func killSelf() -> Never {

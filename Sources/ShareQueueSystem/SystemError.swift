@@ -25,6 +25,7 @@ package struct SystemError: Error, CustomStringConvertible, Sendable {
         case Self.notRegularFileCode: "not a regular file with a single name"
         case Self.symlinkRefusedCode: "it is a symlink, which is never followed there: give the directory's own path"
         case Self.untrustedSymlinkCode: "a directory on the way is a symlink that another user owns, which is never followed"
+        case EFBIG: "File too large: past the file size limit of this process (ulimit -f) or of the file system"
         default: String(cString: strerror(errno))
         }
     }

@@ -22,7 +22,7 @@ extension Host {
     /// output a new pipe or this process's, standard error this process's or /dev/null.
     /// - Parameter environment: variables to set on top of this process's own.
     /// The child starts with default signal handling (this process ignores
-    /// SIGPIPE), and with `newProcessGroup` in a group of its own, so that a
+    /// SIGPIPE and SIGXFSZ), and with `newProcessGroup` in a group of its own, so that a
     /// Ctrl-C meant for this process does not kill it mid-batch. With
     /// `holdingStops`, SIGINT and SIGTERM start blocked: one sent before the
     /// child installs its handlers waits for them (`StopRequest` unblocks them)
@@ -87,6 +87,7 @@ extension Host {
         var defaults = sigset_t()
         sigemptyset(&defaults)
         sigaddset(&defaults, SIGPIPE)
+        sigaddset(&defaults, SIGXFSZ)
         sigaddset(&defaults, SIGINT)
         sigaddset(&defaults, SIGTERM)
         posix_spawnattr_setsigdefault(&attributes, &defaults)

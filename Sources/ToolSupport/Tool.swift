@@ -140,7 +140,7 @@ package struct Tool {
         ("66", "No input: empty input, or an attachment that does not exist."),
         ("73", "Cannot create the queue directory or one of its files."),
         ("74", "I/O error, a full disk included; a drain that could not read or write a file of the queue keeps its records."),
-        ("75", "Try again later: another drain is running, the queue is full, the sink failed, or the system ran short of descriptors or memory (EMFILE, ENFILE, ENOMEM, EAGAIN, a signal storm)."),
+        ("75", "Try again later: another drain is running, a lock was held past its wait, the queue is full, the sink failed, or the system ran short of descriptors or memory (EMFILE, ENFILE, ENOMEM, EAGAIN, a signal storm)."),
         ("77", "Permission denied."),
         ("78", "Format or configuration problem: a queue in a newer format, a file planted where the queue's own should be, no default directory."),
     ]

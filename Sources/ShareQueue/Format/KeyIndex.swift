@@ -4,7 +4,8 @@ import ShareQueueSystem
 /// ``QueueAppender/appendIfChanged(_:)``, the id and content digest of the last
 /// record appended with that key, one small file per key.
 ///
-/// Read and written only under the producers' lock. Drains never touch it, so
+/// Read and written only under the producers' lock. Drains never touch it, but
+/// to remove an entry's temporary file that a killed producer left a day ago, so
 /// it outlives the records it names. It is distrusted like every file in the
 /// shared directory: an entry that is not a small regular file holding one
 /// well-formed line counts as no entry, which costs at worst a duplicate

@@ -18,6 +18,10 @@
 ///                            written as `keys/.tmp-<pid>` and renamed into place
 ///     rejected-<ms>-<name>   a file moved aside unread: nothing found in the directory is destroyed
 ///
+/// Temporary names (`format.tmp-<pid>`, `attempts.tmp-<pid>`, `keys/.tmp-<pid>`,
+/// `attachments/.tmp-<file>`) are removed on every error path; what a killed
+/// process left under them, a drain removes once it is a day old.
+///
 /// Every name the queue reads or writes is spelled here and nowhere else, so
 /// that a producer, a drain and a tool that watches the directory agree on them.
 package enum QueueLayout {
@@ -38,6 +42,19 @@ package enum QueueLayout {
 
     /// Where process `processID` writes the refusal counts before renaming them into place.
     package static func attemptsTemporary(processID: Int32) -> String { attempts + ".tmp-\(processID)" }
+
+    /// Whether `name`, in the queue directory, is a format marker or refusal counts
+    /// being written by some process (`format.tmp-<pid>`, `attempts.tmp-<pid>`).
+    package static func isTemporary(_ name: String) -> Bool {
+        [formatMarker, attempts].contains { isNumbered(name, after: $0 + ".tmp-") }
+    }
+
+    /// Whether `name` is `prefix` followed by the decimal digits of a process id.
+    private static func isNumbered(_ name: String, after prefix: String) -> Bool {
+        guard name.hasPrefix(prefix) else { return false }
+        let digits = name.utf8.dropFirst(prefix.utf8.count)
+        return (1...10).contains(digits.count) && digits.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+    }
 
     // MARK: Segments
 
@@ -92,6 +109,9 @@ package enum QueueLayout {
 
     /// Where process `processID` writes a key's entry before renaming it into place.
     package static func keyEntryTemporary(processID: Int32) -> String { ".tmp-\(processID)" }
+
+    /// Whether `name`, in the keys folder, is an entry being written by some process.
+    package static func isKeyEntryTemporary(_ name: String) -> Bool { isNumbered(name, after: ".tmp-") }
 
     // MARK: In the attachments folder
 

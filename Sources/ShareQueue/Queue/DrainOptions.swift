@@ -1,5 +1,5 @@
 /// How a drain batches, what it does with keys and attachments, and how long
-/// it waits for another drainer.
+/// it waits for a lock another process holds.
 public struct DrainOptions: Sendable {
     /// Records handed to the sink at once; the checkpoint moves after each batch.
     public var batchSize = 1000
@@ -7,7 +7,11 @@ public struct DrainOptions: Sendable {
     public var batchBytes = 4 << 20
     /// Stop after this many records; nil drains everything.
     public var maxRecords: Int? = nil
-    /// How long to wait for another drainer to finish; 0 gives up at once.
+    /// How long to wait, in seconds, for a lock another process holds: the drain lock
+    /// of another drainer (0 gives up at once), and the producers' lock, which a drain
+    /// takes for the rename that seals the pending file (there at least a second,
+    /// since producers hold it for moments). A lock still taken then ends the drain
+    /// with `.tryAgain`, naming the lock and, where the system can tell, its holder.
     public var waitSeconds: Double = 0
     /// Deliver only the newest record of each key among those this drain sees:
     /// the latest instant its `date` denotes (offsets applied, a date that is not

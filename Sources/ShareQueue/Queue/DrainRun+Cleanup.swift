@@ -20,8 +20,13 @@ extension DrainRun {
     }
 
     /// Removes what producers and drains that died left behind, once a day old:
-    /// half-copied attachments, and attachments no pending record or dead letter refers to.
+    /// files half-written under a temporary name (a format marker, refusal counts,
+    /// a key's entry, an attachment's copy), and attachments no pending record or dead letter refers to.
     func removeStaleFiles() {
+        Self.removeStaleTemporaries(in: directory.folder, matching: QueueLayout.isTemporary)
+        if let keys = try? directory.folder.subfolder(QueueLayout.keys, creating: false) {
+            Self.removeStaleTemporaries(in: keys, matching: QueueLayout.isKeyEntryTemporary)
+        }
         let store = attachments
         store.removeStaleTemporaries(olderThan: QueueDrainer.staleAge)
         let stale = store.staleFiles(olderThan: QueueDrainer.staleAge)
@@ -43,5 +48,16 @@ extension DrainRun {
             return  // When in doubt, keep them.
         }
         store.removeFiles(stale.filter { !referenced.contains(ByteKey($0)) })
+    }
+
+    /// Removes the regular files of `folder` whose names `isTemporary` accepts and
+    /// that are older than a day: a live writer's file is younger, since each
+    /// writer removes its own temporary name before it writes it anew.
+    private static func removeStaleTemporaries(in folder: QueueFolder, matching isTemporary: (String) -> Bool) {
+        let cutoff = Host.millisecondsSince1970() / 1000 - QueueDrainer.staleAge
+        for name in (try? folder.entries()) ?? [] where isTemporary(name) {
+            guard let status = try? folder.status(of: name), status.isRegularFile, status.modificationSeconds < cutoff else { continue }
+            try? folder.remove(name)
+        }
     }
 }

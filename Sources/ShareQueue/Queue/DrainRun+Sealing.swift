@@ -3,9 +3,12 @@ import ShareQueueSystem
 /// Taking the pending file as a new segment, and names that only look like segments.
 extension DrainRun {
     /// Renames the pending file to a sealed segment under the producers' lock,
-    /// never over an existing file.
+    /// never over an existing file. The lock is held for that rename only, so a
+    /// drain stopped at any other instant holds up no producer; the directory is
+    /// synced after it is released, and before anything sealed is delivered.
     /// - Returns: false if nothing was pending, or no segment number is left.
-    /// - Throws: `.tryAgain` if a file took the name since the directory was listed.
+    /// - Throws: `.tryAgain` if a file took the name since the directory was listed,
+    ///   or the producers' lock stayed taken past the drain's wait (``QueueLock/minimumSealWait`` at least).
     mutating func seal(as sequence: UInt64) throws -> Bool {
         guard sequence <= QueueLayout.maximumSequence else {
             drainer.warn("no segment number is left after \(sequence - 1); the pending records stay queued for the next drain")
@@ -16,28 +19,38 @@ extension DrainRun {
         do { lock = try directory.folder.open(QueueLayout.appendLock, .lockFile) } catch {
             throw ShareQueueError("cannot open the queue's lock file", path: lockPath, error, creating: true)
         }
+        // Closing releases the lock on every path.
         defer { lock.close() }
-        return try lock.withExclusiveLock {
-            let pending = directory.pendingPath
-            guard let status = try directory.folder.status(of: QueueLayout.pending), status.size > 0 || !status.isRegularFile else { return false }
-            guard status.isRegularFile else {
-                try setAsideFile(QueueLayout.pending)
-                return false
-            }
-            let target = directory.sealedPath(sequence)
-            do throws(SystemError) {
-                try directory.folder.renameWithoutReplacing(QueueLayout.pending, to: directory.sealedName(sequence))
-                CrashPoint.reached(.drainSealed)
-                try directory.folder.synchronize()
-            } catch {
-                // Not the queue's doing: keep both files; the next drain lists the new one and delivers it first.
-                if error.isAlreadyExists {
-                    throw ShareQueueError(.tryAgain, "a file took the next segment's name while the queue was drained; the pending records stay queued for the next drain", path: target)
-                }
-                throw ShareQueueError("cannot seal the pending file", path: pending, error)
-            }
-            return true
+        try QueueLock.take(lock, path: lockPath, seconds: max(options.waitSeconds, QueueLock.minimumSealWait), shouldStop: options.shouldStop,
+                           busy: "the producers' lock is taken", consequence: "the pending records stay queued for the next drain")
+        guard try renamePending(to: sequence) else { return false }
+        lock.unlock()
+        do { try directory.folder.synchronize() } catch {
+            throw ShareQueueError("cannot seal the pending file", path: directory.pendingPath, error)
         }
+        return true
+    }
+
+    /// Renames the pending file to segment `sequence`; called under the producers' lock.
+    /// - Returns: false if nothing was pending, or what stood there was set aside.
+    private mutating func renamePending(to sequence: UInt64) throws -> Bool {
+        guard let status = try directory.folder.status(of: QueueLayout.pending), status.size > 0 || !status.isRegularFile else { return false }
+        guard status.isRegularFile else {
+            try setAsideFile(QueueLayout.pending)
+            return false
+        }
+        do throws(SystemError) {
+            try directory.folder.renameWithoutReplacing(QueueLayout.pending, to: directory.sealedName(sequence))
+        } catch {
+            // Not the queue's doing: keep both files; the next drain lists the new one and delivers it first.
+            if error.isAlreadyExists {
+                throw ShareQueueError(.tryAgain, "a file took the next segment's name while the queue was drained; the pending records stay queued for the next drain",
+                                      path: directory.sealedPath(sequence))
+            }
+            throw ShareQueueError("cannot seal the pending file", path: directory.pendingPath, error)
+        }
+        CrashPoint.reached(.drainSealed)
+        return true
     }
 
     /// Moves aside, unread, a name that looks like a segment but is not spelled

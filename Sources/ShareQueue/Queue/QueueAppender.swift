@@ -9,8 +9,14 @@ public struct AppendOptions: Sendable {
     public var maxRecordBytes = 1 << 20
     /// An append is refused (`.tryAgain`) while the pending file would grow past this.
     public var maxPendingBytes: Int64 = 256 << 20
+    /// The longest an append waits for the producers' lock, in seconds, before it is
+    /// refused with `.tryAgain` naming the lock and, where the system can tell, the
+    /// process that holds it. Producers and drains hold it for one write or one
+    /// rename, so only a holder that is stopped (or an app suspended) makes an append wait this long.
+    public var lockTimeoutSeconds: Double = 10
 
-    /// The defaults: synchronized appends, records up to 1 MiB, 256 MiB pending at most.
+    /// The defaults: synchronized appends, records up to 1 MiB, 256 MiB pending at most,
+    /// and at most 10 seconds' wait for the producers' lock.
     public init() {}
 }
 
@@ -86,7 +92,8 @@ public final class QueueAppender {
     ///   `.noInput` for no drafts (or an attachments-only draft without any),
     ///   `.badData` for a URL that is not one, a record over the size limit or one a drain would
     ///   refuse (checked on the very bytes written), `.tryAgain` when
-    ///   the queue is full, `.ioError` when the disk fails; the queue is then unchanged.
+    ///   the queue is full or the producers' lock stays taken past `lockTimeoutSeconds`,
+    ///   `.ioError` when the disk fails; the queue is then unchanged.
     public func append(_ drafts: [RecordDraft]) throws(ShareQueueError) -> [String] {
         var buffers = scratch.take()
         defer { scratch.keep(buffers) }
@@ -207,13 +214,11 @@ public final class QueueAppender {
         for draft in drafts { try check.add(draft) }
     }
 
-    /// Runs `body` holding the producers' lock.
+    /// Runs `body` holding the producers' lock, waiting for it at most `options.lockTimeoutSeconds`.
+    /// - Throws: `.tryAgain` naming the lock and its holder if it stays taken that long.
     func withProducersLock<R>(_ body: () throws(ShareQueueError) -> R) throws(ShareQueueError) -> R {
-        do {
-            _ = try lock.lockExclusive()
-        } catch {
-            throw ShareQueueError("cannot lock the queue", path: directory.appendLockPath, error)
-        }
+        try QueueLock.take(lock, path: directory.appendLockPath, seconds: options.lockTimeoutSeconds,
+                           busy: "the producers' lock is taken", consequence: "nothing was appended")
         defer { lock.unlock() }
         CrashPoint.reached(.appendLocked)
         return try body()

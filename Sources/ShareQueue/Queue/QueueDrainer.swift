@@ -83,6 +83,7 @@ public final class QueueDrainer {
         // Records are put back as they were taken, whatever limit the producer used, in atomic appends of at most 16 MiB.
         var options = AppendOptions()
         options.maxRecordBytes = Frame.maximumPayloadSize
+        options.lockTimeoutSeconds = max(self.options.waitSeconds, QueueLock.minimumSealWait)
         let appender = try QueueAppender(directory: directory, options: options)
         var chunk: [[UInt8]] = []
         var chunkKeys: Set<ByteKey> = []
@@ -146,25 +147,21 @@ public final class QueueDrainer {
         warn("\(path) \(problem); moved it aside to \(target) \(unread)")
     }
 
+    /// Takes the drain lock, waiting for another drainer at most `options.waitSeconds`.
+    /// - Throws: `.tryAgain` naming the lock and, where the system can tell, the other drainer.
     private func takeDrainLock() throws(ShareQueueError) -> FileDescriptor {
         let path = directory.drainLockPath
         let file: FileDescriptor
         do { file = try directory.folder.open(QueueLayout.drainLock, .lockFile) } catch {
             throw ShareQueueError("cannot take the drain lock", path: path, error, creating: true)
         }
-        let deadline = Host.monotonicSeconds() + options.waitSeconds
-        while true {
-            let locked: Bool
-            do { locked = try file.lockExclusive(wait: false) } catch {
-                file.close()
-                throw ShareQueueError("cannot take the drain lock", path: path, error)
-            }
-            if locked { return file }
-            if Host.monotonicSeconds() >= deadline || options.shouldStop?() == true {
-                file.close()
-                throw ShareQueueError(.tryAgain, "another drain is running", path: directory.path)
-            }
-            Host.sleep(milliseconds: 20)
+        do {
+            try QueueLock.take(file, path: path, seconds: options.waitSeconds, shouldStop: options.shouldStop,
+                               busy: "another drain is running", consequence: "nothing was drained")
+        } catch {
+            file.close()
+            throw error
         }
+        return file
     }
 }

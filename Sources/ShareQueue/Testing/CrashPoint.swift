@@ -3,7 +3,10 @@ import ShareQueueSystem
 /// The steps where a crash matters. Setting `SHARE_QUEUE_CRASH_AT=<point>[:<n>]`
 /// makes the process kill itself with SIGKILL the n-th time (default: the
 /// first) it reaches that point, so tests can crash at every step in turn, the
-/// way SQLite and LevelDB are tested. Unset, each point costs one comparison.
+/// way SQLite and LevelDB are tested. `SHARE_QUEUE_STOP_AT=<point>[:<n>]` instead
+/// stops the process there with SIGSTOP, holding whatever it holds, as a
+/// debugger or a suspended app would, until it is continued or killed. Unset,
+/// each point costs one comparison.
 /// A test hook for the package's tools and tests, not API.
 package enum CrashPoint: String, CaseIterable, Sendable {
     /// A producer holds the lock and has written nothing.
@@ -20,7 +23,7 @@ package enum CrashPoint: String, CaseIterable, Sendable {
     case appendSynced = "append-synced"
     /// A drainer holds the drain lock and has done nothing else.
     case drainLocked = "drain-locked"
-    /// A drainer has renamed the pending file, before syncing the directory and unlocking.
+    /// A drainer has renamed the pending file and still holds the producers' lock; the directory is not synced.
     case drainSealed = "drain-sealed"
     /// A sink has taken a batch; the checkpoint does not show it yet.
     case drainDelivered = "drain-delivered"
@@ -40,33 +43,46 @@ package enum CrashPoint: String, CaseIterable, Sendable {
 
     /// Whether this process should crash now; counts the visit.
     static func isDue(_ point: CrashPoint) -> Bool {
-        guard let plan = CrashPlan.current, plan.point == point else { return false }
-        plan.visits += 1
-        return plan.visits == plan.visit
+        guard let plan = CrashPlan.current, !plan.stops else { return false }
+        return plan.visit(point)
     }
 
-    /// Kills the process with SIGKILL if this is the visit `SHARE_QUEUE_CRASH_AT` names.
+    /// Kills the process with SIGKILL if this is the visit `SHARE_QUEUE_CRASH_AT` names,
+    /// or stops it with SIGSTOP if it is the one `SHARE_QUEUE_STOP_AT` names.
     static func reached(_ point: CrashPoint) {
-        if isDue(point) { Host.killSelf() }
+        guard let plan = CrashPlan.current, plan.visit(point) else { return }
+        if plan.stops { Host.stopSelf() } else { Host.killSelf() }
     }
 }
 
-/// The parsed `SHARE_QUEUE_CRASH_AT`, read once per process.
+/// The parsed `SHARE_QUEUE_CRASH_AT` (or `SHARE_QUEUE_STOP_AT`), read once per process.
+// Unchecked: a test hook, counted by the one thread of a tool that crashes or stops.
 private final class CrashPlan: @unchecked Sendable {
     let point: CrashPoint
-    let visit: Int
+    let dueVisit: Int
+    /// Whether the plan stops the process rather than kills it.
+    let stops: Bool
     var visits = 0
 
-    init(point: CrashPoint, visit: Int) {
+    init(point: CrashPoint, visit: Int, stops: Bool) {
         self.point = point
-        self.visit = visit
+        self.dueVisit = visit
+        self.stops = stops
+    }
+
+    /// Counts a visit of `point`; true if it is the one the plan names.
+    func visit(_ point: CrashPoint) -> Bool {
+        guard point == self.point else { return false }
+        visits += 1
+        return visits == dueVisit
     }
 
     static let current: CrashPlan? = {
-        guard let text = Host.environment("SHARE_QUEUE_CRASH_AT"), !text.isEmpty else { return nil }
+        let crash = Host.environment("SHARE_QUEUE_CRASH_AT").flatMap { $0.isEmpty ? nil : $0 }
+        guard let text = crash ?? Host.environment("SHARE_QUEUE_STOP_AT"), !text.isEmpty else { return nil }
         let parts = text.split(separator: ":", maxSplits: 1)
         guard let point = CrashPoint(rawValue: String(parts[0])) else { return nil }
         let visit = parts.count == 2 ? Int(parts[1]) ?? 1 : 1
-        return CrashPlan(point: point, visit: max(1, visit))
+        return CrashPlan(point: point, visit: max(1, visit), stops: crash == nil)
     }()
 }

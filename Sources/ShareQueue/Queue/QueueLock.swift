@@ -1,0 +1,41 @@
+import ShareQueueSystem
+
+/// Waiting, within a bound, for one of the queue's locks: `append.lock` or `drain.lock`.
+///
+/// A process stopped while it holds a lock (SIGSTOP, a debugger, an app that iOS
+/// suspended) holds it until it continues or ends. So no one waits for a lock
+/// without a bound, and whoever gives up says which lock, and which process
+/// holds it where the system can tell.
+enum QueueLock {
+    /// How long a drain waits for the producers' lock at least, whatever its own
+    /// wait: producers hold it for one write, which a busy disk can stretch to moments.
+    static let minimumSealWait = 1.0
+
+    /// Takes the exclusive lock on `file`, waiting at most `seconds`; a free lock costs one `flock`.
+    /// - Parameters:
+    ///   - path: The lock file's path, for messages.
+    ///   - shouldStop: Asked between tries; true gives up at once.
+    ///   - busy: What a held lock means, to begin the message: "another drain is running".
+    ///   - consequence: What giving up leaves, to end it: "nothing was appended".
+    /// - Throws: `.tryAgain` naming the lock and its holder when the time runs out,
+    ///   `.ioError` (or another kind from the errno) when `flock` itself fails.
+    static func take(_ file: FileDescriptor, path: String, seconds: Double, shouldStop: (() -> Bool)? = nil,
+                     busy: String, consequence: String) throws(ShareQueueError) {
+        let locked: Bool
+        do { locked = try file.lockExclusive(waitingUpTo: seconds, shouldStop: shouldStop) } catch {
+            throw ShareQueueError("cannot take a lock", path: path, error)
+        }
+        guard !locked else { return }
+        let holder = file.lockHolder().map { "process \($0)" } ?? "a process the system cannot name"
+        // A lock held past a wait is most likely held by a process that is not running.
+        let cause = seconds > 0
+            ? "\(holder) held it throughout \(spelled(seconds)) s; \(consequence). A process stopped or suspended while it holds the lock keeps it until it continues or ends"
+            : "\(holder) holds it; \(consequence)"
+        throw ShareQueueError(.tryAgain, busy, path: path, cause: cause)
+    }
+
+    /// Seconds as people write them: 10, 0.5.
+    private static func spelled(_ seconds: Double) -> String {
+        seconds == seconds.rounded() && seconds < 1e9 ? String(Int(seconds)) : String(seconds)
+    }
+}
