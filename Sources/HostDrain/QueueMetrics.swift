@@ -60,7 +60,7 @@ struct QueueMetrics {
     /// (a producer may write any string there), so that no made-up age is shown.
     private var oldestPendingAgeMilliseconds: Int64? {
         guard let oldest = status.oldest else { return 0 }
-        guard let date = Timestamp.millisecondsSince1970(parsing: oldest) else { return nil }
+        guard let date = DateInstant(oldest).millisecondsSince1970 else { return nil }
         // A producer's clock ahead of the host's is not a negative wait.
         return max(0, nowMilliseconds - date)
     }

@@ -41,21 +41,6 @@ package struct FileDescriptor: Sendable {
         return FileDescriptor(rawValue: fd)
     }
 
-    /// Opens one of the queue's own files and checks that it is a regular file
-    /// with a single name, so that nothing is written into a FIFO, a device, or
-    /// another file hard-linked into the queue. The corresponding C functions are `open` and `fstat`.
-    package static func openOwnFile(_ path: String, _ mode: OpenMode) throws(SystemError) -> FileDescriptor {
-        let file = try open(path, mode)
-        do throws(SystemError) {
-            let status = try file.status()
-            guard status.isRegularFile, status.linkCount == 1 else { throw SystemError.notRegularFile }
-            return file
-        } catch {
-            file.close()
-            throw error
-        }
-    }
-
     /// Closes the descriptor; not retried on EINTR, since the descriptor is gone
     /// either way on Linux. The corresponding C function is `close`.
     package func close() {

@@ -34,7 +34,7 @@ package struct SystemError: Error, CustomStringConvertible, Sendable {
     private static let notRegularFileCode: Int32 = -1
     private static let symlinkRefusedCode: Int32 = -2
     private static let untrustedSymlinkCode: Int32 = -3
-    /// What `openOwnFile` reports for a FIFO, device, symlink or hard link at a queue file's path.
+    /// What `QueueFolder.openOwnFile` reports for a FIFO, device, symlink or hard link at a queue file's path.
     package static let notRegularFile = SystemError(call: "open", errno: notRegularFileCode)
     /// What `openDirectory(atPath:)` reports for a symlink as the directory's own name.
     package static let symlinkRefused = SystemError(call: "openat", errno: symlinkRefusedCode)

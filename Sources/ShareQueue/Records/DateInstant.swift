@@ -45,6 +45,12 @@ package struct DateInstant: Comparable, Sendable {
     /// Whether the date parsed.
     package var isParsed: Bool { seconds != .min }
 
+    /// The instant in whole milliseconds since 1970 (finer digits dropped), or nil for a
+    /// date that does not parse: the age of what waits, as monitoring shows it.
+    package var millisecondsSince1970: Int64? {
+        isParsed ? seconds * 1000 + Int64(fraction / 1_000_000_000_000_000) : nil
+    }
+
     package static func < (a: DateInstant, b: DateInstant) -> Bool {
         if a.seconds != b.seconds { return a.seconds < b.seconds }
         if a.fraction != b.fraction { return a.fraction < b.fraction }

@@ -1,24 +1,26 @@
 import Testing
 @testable import ShareQueue
 
-/// A record's date read back as a moment, for the age of the oldest pending
-/// record: exactly what the formatter writes, RFC 3339 offsets, and nothing else.
+/// A record's date read back as a moment in milliseconds, for the age of the oldest
+/// pending record: exactly what the formatter writes, RFC 3339 offsets, and nothing else.
 @Suite("Reading dates back")
-struct TimestampParsingTests {
+struct DateMillisecondsTests {
+    private func milliseconds(_ text: String) -> Int64? { DateInstant(text).millisecondsSince1970 }
+
     @Test("Every moment the formatter writes reads back to itself",
           arguments: [Int64(0), 1, 999, 86_399_999, 951_782_400_001, 1_795_963_940_123, -1, -62_135_596_800_000, 253_402_300_799_999])
-    func roundTrip(milliseconds: Int64) {
-        #expect(Timestamp.millisecondsSince1970(parsing: Timestamp.format(millisecondsSince1970: milliseconds)) == milliseconds)
+    func roundTrip(moment: Int64) {
+        #expect(milliseconds(Timestamp.format(millisecondsSince1970: moment)) == moment)
     }
 
     @Test("Offsets, fractions of any length and a lower-case t and z are RFC 3339")
     func otherSpellings() {
         let moment: Int64 = 1_795_963_940_123  // 2026-11-29T14:52:20.123Z
-        #expect(Timestamp.millisecondsSince1970(parsing: "2026-11-29T15:52:20.123+01:00") == moment)
-        #expect(Timestamp.millisecondsSince1970(parsing: "2026-11-29T09:22:20.123-05:30") == moment)
-        #expect(Timestamp.millisecondsSince1970(parsing: "2026-11-29t14:52:20.123456789z") == moment)
-        #expect(Timestamp.millisecondsSince1970(parsing: "2026-11-29T14:52:20Z") == moment - 123)
-        #expect(Timestamp.millisecondsSince1970(parsing: "2026-11-29T14:52:20.1Z") == moment - 23)
+        #expect(milliseconds("2026-11-29T15:52:20.123+01:00") == moment)
+        #expect(milliseconds("2026-11-29T09:22:20.123-05:30") == moment)
+        #expect(milliseconds("2026-11-29t14:52:20.123456789z") == moment)
+        #expect(milliseconds("2026-11-29T14:52:20Z") == moment - 123)
+        #expect(milliseconds("2026-11-29T14:52:20.1Z") == moment - 23)
     }
 
     @Test("Anything else is no moment at all", arguments: [
@@ -27,6 +29,6 @@ struct TimestampParsingTests {
         "2026-11-29T14:52:20+0100", "2026-11-29T14:52:20.123Z ", "+2026-11-29T14:52:20Z", "２026-11-29T14:52:20Z",
     ])
     func refused(text: String) {
-        #expect(Timestamp.millisecondsSince1970(parsing: text) == nil)
+        #expect(milliseconds(text) == nil)
     }
 }
