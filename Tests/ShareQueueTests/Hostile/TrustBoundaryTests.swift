@@ -131,7 +131,7 @@ struct TrustBoundaryTests {
     }
 
     @Test("A queue directory swapped with a symlink to root's directory during root's drains: nothing outside is touched, nothing is lost",
-          .enabled(if: TestUsers.canRun, TestUsers.skipReason))
+          .enabled(if: TestUsers.canRun, TestUsers.skipReason), OptionalProgram.needs("/usr/bin/python3"))
     func directorySwappedDuringDrains() throws {
         guard TestUsers.require() else { return }
         let scratch = TemporaryDirectory()
@@ -164,7 +164,7 @@ struct TrustBoundaryTests {
     }
 
     @Test("The attachments and keys folders swapped with symlinks to root's directory: root's drains and appends stay inside",
-          .enabled(if: TestUsers.canRun, TestUsers.skipReason))
+          .enabled(if: TestUsers.canRun, TestUsers.skipReason), OptionalProgram.needs("/usr/bin/python3"))
     func foldersSwappedDuringUse() throws {
         guard TestUsers.require() else { return }
         let scratch = TemporaryDirectory()

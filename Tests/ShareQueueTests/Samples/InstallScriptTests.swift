@@ -3,8 +3,9 @@ import Testing
 
 /// `Samples/install.sh`, README's install command, run into a temporary
 /// DESTDIR with the tools this test run built (`--from`, so that it needs no
-/// release build): each shell, man and the tools themselves find what it put
-/// there, and uninstall takes exactly that away again.
+/// release build): the tools themselves, man and each shell (each where it is
+/// installed, and always under CI) find what it put there, and uninstall takes
+/// exactly that away again.
 @Suite("Install script")
 struct InstallScriptTests {
     static let script = ServiceSampleTests.samples + "/install.sh"
@@ -57,10 +58,6 @@ struct InstallScriptTests {
             #expect(try String(contentsOfFile: root + "/share/man/man1/\(tool).1", encoding: .utf8)
                 == (try run(tool, ["--help-man"], in: scratch)).output)
         }
-        try Self.manFindsThePages(root, in: scratch)
-        try Self.bashLoadsTheCompletion(root, in: scratch)
-        try Self.zshFindsTheCompletion(root, in: scratch)
-        try Self.fishFindsTheCompletion(root, in: scratch)
 
         let uninstall = try Self.installer(["uninstall"], stage: stage, in: scratch)
         #expect(uninstall.status == 0, "\(uninstall.stderr)")
@@ -68,6 +65,40 @@ struct InstallScriptTests {
         #expect(Self.files(under: stage) == ["\(Self.prefix.dropFirst())/bin/other-tool"])
         let again = try Self.installer(["uninstall"], stage: stage, in: scratch)
         #expect(again.status == 0 && again.stdout.isEmpty, "\(again.stderr)")
+    }
+
+    /// A fresh install of the tools this run built under the prefix, in a stage of `scratch`; returns the prefix's path there.
+    static func installed(in scratch: TemporaryDirectory) throws -> String {
+        let stage = scratch.file("stage")
+        let install = try installer(["install", "--from", Executables.directory.path], stage: stage, in: scratch)
+        #expect(install.status == 0, "\(install.stderr)")
+        return stage + prefix
+    }
+
+    @Test("man renders each installed page, and finds it by name", OptionalProgram.needs("man", "groff"))
+    func manFindsThePages() throws {
+        let scratch = TemporaryDirectory()
+        try Self.manFindsThePages(try Self.installed(in: scratch), in: scratch)
+    }
+
+    @Test("bash-completion's loader finds the installed bash completion", OptionalProgram.needs("bash"),
+          .enabled(if: OptionalProgram.isCI || FileManager.default.fileExists(atPath: "/usr/share/bash-completion/bash_completion"),
+                   "not run: bash-completion is not installed (CI requires it; .ci/run installs it)"))
+    func bashLoadsTheCompletion() throws {
+        let scratch = TemporaryDirectory()
+        try Self.bashLoadsTheCompletion(try Self.installed(in: scratch), in: scratch)
+    }
+
+    @Test("zsh's compinit finds the installed zsh completions", OptionalProgram.needs("zsh"))
+    func zshFindsTheCompletion() throws {
+        let scratch = TemporaryDirectory()
+        try Self.zshFindsTheCompletion(try Self.installed(in: scratch), in: scratch)
+    }
+
+    @Test("fish finds the installed fish completions", OptionalProgram.needs("fish"))
+    func fishFindsTheCompletion() throws {
+        let scratch = TemporaryDirectory()
+        try Self.fishFindsTheCompletion(try Self.installed(in: scratch), in: scratch)
     }
 
     /// `man -l` renders each installed page, and `man -M` finds it by name where man looks.
