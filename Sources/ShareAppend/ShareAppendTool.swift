@@ -47,6 +47,8 @@ public enum ShareAppendTool {
                 throw ShareQueueError(.ioError, "standard output was closed when share-append started, so the new ids could not be printed; nothing was appended (use -q to append without them)")
             }
             try run(arguments) { ids throws(ShareQueueError) in
+                // For a power-cut explorer: from here on these ids count as acknowledged.
+                SystemTrace.current?.mark(["printed"] + ids)
                 if arguments.has("--quiet") { return }
                 do {
                     try FileDescriptor.standardOutput.writeAll(Array(ids.map { $0 + "\n" }.joined().utf8))

@@ -22,7 +22,9 @@ extension FileDescriptor {
 
     /// Opens `name` in this directory, never following a symlink there. The corresponding C function is `openat`.
     package func open(_ name: String, _ mode: OpenMode, permissions: UInt16 = 0o600) throws(SystemError) -> FileDescriptor {
+        let existed = SystemTrace.current?.exists(name, in: rawValue, flags: mode.flags)
         let fd = try retryingOnInterrupt("openat") { openat(rawValue, name, mode.flags, mode_t(permissions)) }
+        if let trace = SystemTrace.current, let path = trace.path(of: name, in: rawValue) { trace.opened(fd, at: path, created: existed == false) }
         if mode.flags & O_NONBLOCK != 0 { _ = fcntl(fd, F_SETFL, mode.flags & O_APPEND) }
         return FileDescriptor(rawValue: fd)
     }
@@ -32,13 +34,18 @@ extension FileDescriptor {
         if unlinkat(rawValue, name, 0) != 0 {
             let error = SystemError.last("unlinkat")
             if !error.isNotFound { throw error }
+        } else {
+            SystemTrace.current?.changed("unlink", in: rawValue, name)
         }
     }
 
     /// Removes `name` from this directory, saying whether there was one: a name already gone is not an error.
     /// The corresponding C function is `unlinkat`.
     package func removeIfPresent(_ name: String) throws(SystemError) -> Bool {
-        if unlinkat(rawValue, name, 0) == 0 { return true }
+        if unlinkat(rawValue, name, 0) == 0 {
+            SystemTrace.current?.changed("unlink", in: rawValue, name)
+            return true
+        }
         let error = SystemError.last("unlinkat")
         if error.isNotFound { return false }
         throw error
@@ -47,7 +54,10 @@ extension FileDescriptor {
     /// Creates the directory `name` in this directory with `permissions` (less the umask); returns
     /// false if something (of any type) already has the name. The corresponding C function is `mkdirat`.
     package func makeDirectory(_ name: String, permissions: UInt16 = 0o700) throws(SystemError) -> Bool {
-        if mkdirat(rawValue, name, mode_t(permissions)) == 0 { return true }
+        if mkdirat(rawValue, name, mode_t(permissions)) == 0 {
+            SystemTrace.current?.changed("mkdir", in: rawValue, name)
+            return true
+        }
         let error = SystemError.last("mkdirat")
         if error.isAlreadyExists { return false }
         throw error
@@ -56,12 +66,14 @@ extension FileDescriptor {
     /// Renames `name` to `newName`, both in this directory. The corresponding C function is `renameat`.
     package func rename(_ name: String, to newName: String) throws(SystemError) {
         if renameat(rawValue, name, rawValue, newName) != 0 { throw SystemError.last("renameat") }
+        SystemTrace.current?.changed("rename", in: rawValue, name, newName)
     }
 
     /// Gives the file `name` of this directory a second name, `newName`, in the same directory;
     /// fails with EEXIST if `newName` exists. The corresponding C function is `linkat`.
     package func link(_ name: String, to newName: String) throws(SystemError) {
         if linkat(rawValue, name, rawValue, newName, 0) != 0 { throw SystemError.last("linkat") }
+        SystemTrace.current?.changed("link", in: rawValue, name, newName)
     }
 
     /// Renames `name` to `newName`, both in this directory, or fails with EEXIST
@@ -80,6 +92,8 @@ extension FileDescriptor {
                 try? remove(newName)
                 throw error
             }
+        } else {
+            SystemTrace.current?.changed("rename", in: rawValue, name, newName)
         }
     }
 
@@ -105,5 +119,6 @@ extension FileDescriptor {
             let error = SystemError.last("fsync")
             if error.errno != EINVAL { throw error }
         }
+        SystemTrace.current?.synchronized(rawValue)
     }
 }

@@ -24,7 +24,9 @@ package struct FileDescriptor: Sendable {
 
     /// Opens a file. The corresponding C function is `open`.
     package static func open(_ path: String, _ mode: OpenMode, permissions: UInt16 = 0o600) throws(SystemError) -> FileDescriptor {
+        let existed = SystemTrace.current?.exists(path, in: AT_FDCWD, flags: mode.flags)
         let fd = try retryingOnInterrupt("open") { systemOpen(path, mode.flags, mode_t(permissions)) }
+        SystemTrace.current?.opened(fd, at: SystemTrace.absolute(path), created: existed == false)
         // O_NONBLOCK only keeps a FIFO planted at the path from blocking the open.
         if mode.flags & O_NONBLOCK != 0 { _ = fcntl(fd, F_SETFL, mode.flags & O_APPEND) }
         return FileDescriptor(rawValue: fd)
@@ -55,7 +57,10 @@ package struct FileDescriptor: Sendable {
 
     /// Closes the descriptor; not retried on EINTR, since the descriptor is gone
     /// either way on Linux. The corresponding C function is `close`.
-    package func close() { _ = systemClose(rawValue) }
+    package func close() {
+        SystemTrace.current?.closed(rawValue)
+        _ = systemClose(rawValue)
+    }
 
     /// Runs `body` and closes the descriptor on every path.
     package func closeAfter<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {

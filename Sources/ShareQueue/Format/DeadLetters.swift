@@ -48,7 +48,7 @@ struct DeadLetters {
                 let size = try file.status().size
                 if size > 0, try file.readFully(count: 1, at: size - 1) != [0x0A] { lines.insert(0x0A, at: 0) }
                 try file.writeAll(lines)
-                try file.synchronize()
+                try file.synchronize(.deadLetterData)
             }
         } catch {
             throw ShareQueueError("cannot set a refused record aside", path: path, error)
@@ -203,7 +203,7 @@ struct DeadLetters {
             let file = try folder.open(temporary, .writeCreateExclusive)
             try file.closeAfter { () throws(SystemError) in
                 try file.writeAll(text)
-                try file.synchronize()
+                try file.synchronize(.attemptsData)
             }
             try folder.rename(temporary, to: QueueLayout.attempts)
         } catch {

@@ -19,7 +19,7 @@ struct Quarantine {
             let fd = try directory.folder.openOwnFile(QueueLayout.quarantine, .appendCreate)
             try fd.closeAfter { () throws(SystemError) in
                 for region in regions { try fd.writeAll(Self.entry(region, segment: segment)) }
-                try fd.synchronize()
+                try fd.synchronize(.quarantineData)
             }
         } catch {
             throw ShareQueueError("cannot set a damaged record aside", path: path, error)

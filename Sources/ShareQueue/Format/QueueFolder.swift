@@ -99,5 +99,5 @@ final class QueueFolder: Sendable {
     func entries() throws(SystemError) -> [String] { try descriptor.entries() }
 
     /// Makes the folder's entries (creations, renames, removals) durable.
-    func synchronize() throws(SystemError) { try descriptor.synchronizeDirectory() }
+    func synchronize(_ point: SyncPoint) throws(SystemError) { try descriptor.synchronizeDirectory(point) }
 }

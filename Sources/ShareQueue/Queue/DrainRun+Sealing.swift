@@ -28,7 +28,7 @@ extension DrainRun {
             do throws(SystemError) {
                 try directory.folder.renameWithoutReplacing(QueueLayout.pending, to: directory.sealedName(sequence))
                 CrashPoint.reached(.drainSealed)
-                try directory.folder.synchronize()
+                try directory.folder.synchronize(.sealed)
             } catch {
                 // Not the queue's doing: keep both files; the next drain lists the new one and delivers it first.
                 if error.isAlreadyExists {
