@@ -1,0 +1,91 @@
+import CSQLite
+import Foundation
+
+/// What a user runs after a power cut, on one crash state, and the invariants
+/// checked after it: a producer's append, a drain (to JSON Lines, or into the
+/// store where the workload used one), and a second drain, all with the real tools.
+struct PowerCutRecovery {
+    let workload: PowerCutWorkload
+    let tools: ToolRunner
+    /// The traced run's context: what setup acknowledged and delivered, and every id printed.
+    let run: PowerCutContext
+
+    /// The state's violations, none if every invariant holds.
+    /// - Parameters:
+    ///   - printed: The ids producers printed before the cut.
+    ///   - delivered: The ids sinks took before the cut (the store's are read from its image).
+    ///   - directory: An empty directory to recover in.
+    func check(_ state: FileImage, printed: [String], delivered: [String], in directory: String) throws -> [String] {
+        try state.materialize(into: directory)
+        let context = PowerCutContext(tools: tools, root: directory, inputs: run.inputs)
+        var violations: [String] = []
+        func note(_ what: String, _ outcome: ToolRunner.Outcome) -> Bool {
+            if outcome.status == 0 { return true }
+            if outcome.status == -1 {
+                violations.append("\(what) hung (killed after \(Int(PowerCutContext.deadline)) s)")
+            } else if !PowerCutContext.documentedStatuses.contains(outcome.status) {
+                violations.append("\(what) exited with the undocumented status \(outcome.status)")
+            } else {
+                violations.append("\(what) failed with status \(outcome.status): the queue is blocked")
+            }
+            return false
+        }
+        var mustDeliver = Set(run.acknowledged + printed)
+        var drained: [String] = []
+        let append = try context.run("share-append", ["--dir", context.queue] + workload.recoveryAppend)
+        if note("the producer after the cut", append) { mustDeliver.formUnion(PowerCutContext.lines(append.output)) }
+        let sink = workload.usesStore ? ["--store", context.store]
+            : workload.deliversAttachments ? ["--attachments-to", directory + "/delivered"] : []
+        for attempt in ["the drain after the cut", "a second drain"] {
+            let outcome = try context.run("host-drain", ["--dir", context.queue, "--quiet"] + sink)
+            if !note(attempt, outcome) { break }
+            drained += PowerCutContext.ids(inJSONLines: outcome.output)
+            if workload.deliversAttachments { violations += Self.attachmentProblems(outcome.output, source: run.inputs + "/photo.jpg") }
+        }
+        if workload.usesStore {
+            let rows = Self.storedIDs(context.store)
+            if Set(rows).count != rows.count { violations.append("the store holds a record more than once") }
+            drained += rows
+        }
+        let deadLetters = PowerCutContext.ids(inJSONLines: Array((try? Data(contentsOf: URL(fileURLWithPath: context.queue + "/dead-letters.log"))) ?? Data()))
+        let lost = mustDeliver.subtracting(drained).subtracting(delivered).subtracting(run.delivered).subtracting(deadLetters)
+        if !lost.isEmpty { violations.append("acknowledged but never delivered: \(lost.sorted().joined(separator: " "))") }
+        let invented = Set(drained).subtracting(run.known).subtracting(mustDeliver)
+        if !invented.isEmpty { violations.append("delivered but never appended: \(invented.sorted().joined(separator: " "))") }
+        return violations
+    }
+
+    /// The ids in a store's `records` table, repeats included.
+    static func storedIDs(_ path: String) -> [String] {
+        var handle: OpaquePointer?
+        defer { sqlite3_close(handle) }
+        guard FileManager.default.fileExists(atPath: path),
+              sqlite3_open_v2(path, &handle, SQLITE_OPEN_READONLY, nil) == SQLITE_OK else { return [] }
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(handle, "SELECT id FROM records", -1, &statement, nil) == SQLITE_OK else { return [] }
+        defer { sqlite3_finalize(statement) }
+        var ids: [String] = []
+        while sqlite3_step(statement) == SQLITE_ROW {
+            if let text = sqlite3_column_text(statement, 0) { ids.append(String(cString: text)) }
+        }
+        return ids
+    }
+
+    /// Delivered attachments whose copy is missing or differs from the source.
+    static func attachmentProblems(_ output: [UInt8], source: String) -> [String] {
+        let expected = (try? Data(contentsOf: URL(fileURLWithPath: source))) ?? Data()
+        var problems: [String] = []
+        for line in PowerCutContext.lines(output) {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                  let attachments = object["attachments"] as? [[String: Any]] else { continue }
+            for attachment in attachments {
+                guard let path = attachment["path"] as? String, let copy = try? Data(contentsOf: URL(fileURLWithPath: path)) else {
+                    problems.append("record \(object["id"] ?? "?") was delivered without its attachment's copy")
+                    continue
+                }
+                if copy != expected { problems.append("record \(object["id"] ?? "?") was delivered with a damaged attachment") }
+            }
+        }
+        return problems
+    }
+}
