@@ -5,6 +5,10 @@
 /// at once without syncing. Unset, a sync pays one comparison. A test hook for
 /// the package's tools, not API; the verdict on each point is in the format document.
 package enum SyncPoint: String, CaseIterable, Sendable {
+    /// A directory on the queue's path, after a tool made a directory in it (the queue's own, or a parent).
+    case directoryCreated = "directory-created"
+    /// The queue directory, after the `attachments` or `keys` folder was made in it.
+    case folderCreated = "folder-created"
     /// The format marker's content, before it is linked into place.
     case formatMarkerData = "format-marker-data"
     /// The queue directory, after the format marker is linked into place.
@@ -35,8 +39,12 @@ package enum SyncPoint: String, CaseIterable, Sendable {
     case segmentRemoved = "segment-removed"
     /// Damaged bytes appended to the quarantine file.
     case quarantineData = "quarantine-data"
+    /// The queue directory, after the quarantine file was made.
+    case quarantineCreated = "quarantine-created"
     /// Dead letters appended to the dead-letter file.
     case deadLetterData = "dead-letter-data"
+    /// The queue directory, after the dead-letter file was made: before a checkpoint can move past its first letter.
+    case deadLettersCreated = "dead-letters-created"
     /// The refusal counts, written to a temporary name before it replaces the attempts file.
     case attemptsData = "attempts-data"
     /// A drain's copy of an attachment for its destination, before it is renamed into place.

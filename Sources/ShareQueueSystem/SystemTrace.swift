@@ -13,10 +13,12 @@ import Darwin
 /// truncate, sync, rename, link, unlink and mkdir appends one line to it (one
 /// `write` with `O_APPEND`, so the lines of several processes interleave whole),
 /// naming files by absolute path. A descriptor is mapped to the path it was
-/// opened at while it is open. Off, each wrapper pays one check of ``current``.
+/// opened at while it is open; since another process may rename the file
+/// meanwhile, what goes through a descriptor also names its inode number.
+/// Off, each wrapper pays one check of ``current``.
 /// Lines: `<op> <pid> <fields...>`, paths percent-encoded, data in hex; ops are
-/// `create PATH`, `mkdir PATH`, `write PATH OFFSET HEX`, `truncate PATH SIZE`,
-/// `sync PATH`, `rename FROM TO`, `link FROM TO`, `unlink PATH`,
+/// `create PATH INODE`, `mkdir PATH`, `write PATH INODE OFFSET HEX`, `truncate PATH INODE SIZE`,
+/// `sync PATH INODE`, `rename FROM TO`, `link FROM TO`, `unlink PATH`,
 /// `image PATH HEX|-` (a file's whole durable content, for files another library
 /// syncs, such as a SQLite store) and `mark WORD...` (a tool's own events).
 /// A test hook for the package's tools, not API.
@@ -62,7 +64,7 @@ package final class SystemTrace: @unchecked Sendable {
         pthread_mutex_lock(mutex)
         paths[fd] = path
         pthread_mutex_unlock(mutex)
-        if created { append(["create", Self.encode(path)]) }
+        if created { append(["create", Self.encode(path), Self.inode(fd)]) }
     }
 
     /// Forgets `fd`, which is being closed.
@@ -77,17 +79,17 @@ package final class SystemTrace: @unchecked Sendable {
     func wrote(_ fd: Int32, _ bytes: UnsafeRawPointer, count: Int, at offset: Int64?) {
         guard count > 0, let path = path(of: fd) else { return }
         let start = offset ?? (Int64(lseek(fd, 0, SEEK_CUR)) - Int64(count))
-        append(["write", Self.encode(path), String(start), Self.hex(UnsafeRawBufferPointer(start: bytes, count: count))])
+        append(["write", Self.encode(path), Self.inode(fd), String(start), Self.hex(UnsafeRawBufferPointer(start: bytes, count: count))])
     }
 
     /// Records `fd` cut to `size` bytes.
     func truncated(_ fd: Int32, to size: Int64) {
-        if let path = path(of: fd) { append(["truncate", Self.encode(path), String(size)]) }
+        if let path = path(of: fd) { append(["truncate", Self.encode(path), Self.inode(fd), String(size)]) }
     }
 
     /// Records a sync of `fd`, a file or a directory.
     func synchronized(_ fd: Int32) {
-        if let path = path(of: fd) { append(["sync", Self.encode(path)]) }
+        if let path = path(of: fd) { append(["sync", Self.encode(path), Self.inode(fd)]) }
     }
 
     /// Records an operation on one name (`unlink`, `mkdir`, `create`) by its path.
@@ -127,6 +129,12 @@ package final class SystemTrace: @unchecked Sendable {
     private func append(_ fields: [String]) {
         let line = Array((fields[0] + " \(getpid()) " + fields.dropFirst().joined(separator: " ") + "\n").utf8)
         _ = line.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    }
+
+    /// The inode number of the open file `fd`, as a field.
+    private static func inode(_ fd: Int32) -> String {
+        var s = stat()
+        return fstat(fd, &s) == 0 ? String(s.st_ino) : "0"
     }
 
     /// `path` made absolute against the working directory.

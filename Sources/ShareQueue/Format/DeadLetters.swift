@@ -41,6 +41,7 @@ struct DeadLetters {
             lines += Array(",\"record\":".utf8) + Self.onOneLine(letter.record.storedJSON) + Array("}\n".utf8)
         }
         do {
+            let existed = try directory.folder.status(of: QueueLayout.deadLetters) != nil
             let file = try directory.folder.openOwnFile(QueueLayout.deadLetters, .appendCreate)
             try file.closeAfter { () throws(SystemError) in
                 // A write cut short (a full disk, a power cut) may have left a last line
@@ -50,6 +51,8 @@ struct DeadLetters {
                 try file.writeAll(lines)
                 try file.synchronize(.deadLetterData)
             }
+            // A new file's name is durable before a checkpoint can move past the letters in it.
+            if !existed { try directory.folder.synchronize(.deadLettersCreated) }
         } catch {
             throw ShareQueueError("cannot set a refused record aside", path: path, error)
         }

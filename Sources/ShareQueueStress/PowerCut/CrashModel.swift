@@ -21,11 +21,13 @@ enum CrashMode: String, CaseIterable {
 }
 
 /// The files of a workload's root: what a crash state is, and what the run started from.
-struct FileImage: Hashable {
+struct FileImage {
     var directories: Set<String> = []
     /// Each file's name and the inode it names: two names of one inode are hard links.
     var names: [String: Int] = [:]
     var contents: [Int: [UInt8]] = [:]
+    /// The file system's inode number of each inode read, to resolve a trace's steps (not part of the state).
+    var fileNumbers: [UInt64: Int] = [:]
 
     /// Reads the tree under `root` (regular files and directories).
     static func read(_ root: String) throws -> FileImage {
@@ -41,6 +43,7 @@ struct FileImage: Hashable {
                 let number = (attributes[.systemFileNumber] as? NSNumber)?.uint64Value ?? UInt64(inodes.count + 1_000_000)
                 let inode = inodes[number] ?? inodes.count
                 inodes[number] = inode
+                image.fileNumbers[number] = inode
                 image.names[name] = inode
                 image.contents[inode] = Array(try Data(contentsOf: URL(fileURLWithPath: root + "/" + name)))
             }

@@ -42,26 +42,30 @@ enum CrashOperation {
     /// Resolves `steps` against `initial`, replaying the run's own namespace.
     static func resolve(_ steps: [TraceStep], initial: FileImage) -> (operations: [CrashOperation], nextInode: Int) {
         var names = initial.names
+        var numbers = initial.fileNumbers
+        // Through a descriptor, the inode number; else the path (a file created before the trace began).
+        func inode(_ path: String, _ number: UInt64) -> Int? { numbers[number] ?? names[path] }
         var directories = initial.directories
         var nextInode = (initial.contents.keys.max() ?? -1) + 1
         var operations: [CrashOperation] = []
         for step in steps {
             switch step {
-            case .create(let path):
+            case .create(let path, let number):
                 names[path] = nextInode
+                numbers[number] = nextInode
                 operations.append(.entry(.create(path, inode: nextInode), parents: [Self.parent(path)]))
                 nextInode += 1
             case .mkdir(let path):
                 directories.insert(path)
                 operations.append(.entry(.mkdir(path), parents: [Self.parent(path)]))
-            case .write(let path, let offset, let bytes):
-                if let inode = names[path] { operations.append(.data(inode: inode, .write(offset: offset, bytes: bytes))) }
-            case .truncate(let path, let size):
-                if let inode = names[path] { operations.append(.data(inode: inode, .truncate(size: size))) }
-            case .sync(let path):
+            case .write(let path, let number, let offset, let bytes):
+                if let inode = inode(path, number) { operations.append(.data(inode: inode, .write(offset: offset, bytes: bytes))) }
+            case .truncate(let path, let number, let size):
+                if let inode = inode(path, number) { operations.append(.data(inode: inode, .truncate(size: size))) }
+            case .sync(let path, let number):
                 if directories.contains(path) || path.isEmpty {
                     operations.append(.directorySync(path))
-                } else if let inode = names[path] {
+                } else if let inode = inode(path, number) {
                     operations.append(.fileSync(inode: inode))
                 }
             case .rename(let from, let to):

@@ -47,7 +47,10 @@ struct PowerCutRecovery {
             if Set(rows).count != rows.count { violations.append("the store holds a record more than once") }
             drained += rows
         }
-        let deadLetters = PowerCutContext.ids(inJSONLines: Array((try? Data(contentsOf: URL(fileURLWithPath: context.queue + "/dead-letters.log"))) ?? Data()))
+        // Letters being put back (a requeue cut short) still wait: the next --requeue-dead finishes it.
+        let deadLetters = ["dead-letters.log", "dead-letters.requeue"].flatMap { name in
+            PowerCutContext.ids(inJSONLines: Array((try? Data(contentsOf: URL(fileURLWithPath: context.queue + "/" + name))) ?? Data()))
+        }
         let lost = mustDeliver.subtracting(drained).subtracting(delivered).subtracting(run.delivered).subtracting(deadLetters)
         if !lost.isEmpty { violations.append("acknowledged but never delivered: \(lost.sorted().joined(separator: " "))") }
         let invented = Set(drained).subtracting(run.known).subtracting(mustDeliver)

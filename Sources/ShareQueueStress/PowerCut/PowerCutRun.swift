@@ -46,7 +46,11 @@ struct PowerCutRun {
         for folder in ["root", "inputs", "states"] { try manager.createDirectory(atPath: base + "/" + folder, withIntermediateDirectories: true) }
         let root = URL(fileURLWithPath: base + "/root").resolvingSymlinksInPath().path
         var context = PowerCutContext(tools: tools, root: root, inputs: base + "/inputs")
+        // Traced too, only for what its drains delivered: the setup is durable before any cut.
+        context.environment = ["SHARE_QUEUE_TRACE": base + "/setup-trace"]
         try workload.setup(&context)
+        let setupSteps = (try? TraceStep.read(base + "/setup-trace", root: root)) ?? []
+        for case .mark(let words) in setupSteps where words.first == "delivered" { context.delivered += words.dropFirst() }
         let initial = try FileImage.read(root)
         let trace = base + "/trace"
         context.environment = ["SHARE_QUEUE_TRACE": trace]

@@ -2,12 +2,14 @@ import Foundation
 
 /// One line of a `SHARE_QUEUE_TRACE` file, with paths made relative to the
 /// workload's root: what a tool changed, synced or announced.
+/// A step through a descriptor also names the file's inode number, which stays
+/// right when another process renamed the file in between.
 enum TraceStep: Equatable {
-    case create(String)
+    case create(String, inode: UInt64)
     case mkdir(String)
-    case write(String, offset: Int, bytes: [UInt8])
-    case truncate(String, size: Int)
-    case sync(String)
+    case write(String, inode: UInt64, offset: Int, bytes: [UInt8])
+    case truncate(String, inode: UInt64, size: Int)
+    case sync(String, inode: UInt64)
     case rename(String, to: String)
     case link(String, to: String)
     case unlink(String)
@@ -34,15 +36,16 @@ enum TraceStep: Equatable {
             guard absolute.hasPrefix(root + "/") else { return nil }
             return String(absolute.dropFirst(root.count + 1))
         }
+        func number(_ index: Int) -> UInt64 { index < rest.count ? UInt64(rest[index]) ?? 0 : 0 }
         switch fields[0] {
-        case "create": return path(0).map { .create($0) }
+        case "create": return path(0).map { .create($0, inode: number(1)) }
         case "mkdir": return path(0).map { .mkdir($0) }
         case "unlink": return path(0).map { .unlink($0) }
-        case "sync": return path(0).map { .sync($0) }
-        case "truncate": return path(0).map { .truncate($0, size: Int(rest[1]) ?? 0) }
+        case "sync": return path(0).map { .sync($0, inode: number(1)) }
+        case "truncate": return path(0).map { .truncate($0, inode: number(1), size: Int(rest[2]) ?? 0) }
         case "write":
-            guard let file = path(0), rest.count == 3, let offset = Int(rest[1]) else { return nil }
-            return .write(file, offset: offset, bytes: hexBytes(rest[2]))
+            guard let file = path(0), rest.count == 4, let offset = Int(rest[2]) else { return nil }
+            return .write(file, inode: number(1), offset: offset, bytes: hexBytes(rest[3]))
         case "rename", "link":
             guard let from = path(0), let to = path(1) else { return nil }
             return fields[0] == "rename" ? .rename(from, to: to) : .link(from, to: to)
