@@ -88,7 +88,7 @@ enum PowerCutCommand {
         if !json {
             print("power-cut: mode \(options.mode.rawValue), seed \(options.seed), at most \(options.states) states per workload"
                   + (options.skipped.map { ", without the sync point \($0.rawValue)" } ?? ""))
-            print("workload".padding(toLength: 14, withPad: " ", startingAt: 0) + "ops   states  distinct  explored     violations  seconds")
+            print("workload".padding(toLength: 20, withPad: " ", startingAt: 0) + "ops   states  distinct  explored     violations  seconds")
         }
         var passed = true
         for workload in workloads {
@@ -103,7 +103,7 @@ enum PowerCutCommand {
                 ]
                 print(String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self))
             } else {
-                print(report.workload.padding(toLength: 14, withPad: " ", startingAt: 0) + String(report.operations).padding(toLength: 6, withPad: " ", startingAt: 0)
+                print(report.workload.padding(toLength: 20, withPad: " ", startingAt: 0) + String(report.operations).padding(toLength: 6, withPad: " ", startingAt: 0)
                       + String(report.states).padding(toLength: 8, withPad: " ", startingAt: 0) + String(report.distinct).padding(toLength: 10, withPad: " ", startingAt: 0)
                       + (report.exhaustive ? "all" : "sample").padding(toLength: 13, withPad: " ", startingAt: 0)
                       + String(report.violations.count).padding(toLength: 12, withPad: " ", startingAt: 0) + String(format: "%.1f", report.seconds))

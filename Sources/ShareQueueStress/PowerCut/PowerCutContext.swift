@@ -17,6 +17,8 @@ struct PowerCutContext {
     var delivered: [String] = []
     /// Every id any producer printed: all that may ever be delivered.
     var known: Set<String> = []
+    /// The copies of attachments the workload's drains handed over, by record id, relative to the root.
+    var handedOver: [String: [String]] = [:]
 
     var queue: String { root + "/q" }
     var store: String { root + "/store.sqlite" }
@@ -54,10 +56,22 @@ struct PowerCutContext {
 
     /// Runs `host-drain` on the queue, which must succeed; returns the ids it printed.
     @discardableResult
-    func drain(_ arguments: [String] = []) throws -> [String] {
+    mutating func drain(_ arguments: [String] = []) throws -> [String] {
         let outcome = try run("host-drain", ["--dir", queue, "--quiet"] + arguments)
         guard outcome.status == 0 else { throw PowerCutError("host-drain \(arguments.joined(separator: " ")) exited with \(outcome.status)") }
+        for (id, paths) in Self.attachmentPaths(inJSONLines: outcome.output) {
+            handedOver[id] = paths.map { $0.hasPrefix(root + "/") ? String($0.dropFirst(root.count + 1)) : $0 }
+        }
         return Self.ids(inJSONLines: outcome.output)
+    }
+
+    /// The paths of the attachments' copies each JSON Lines record names, by id.
+    static func attachmentPaths(inJSONLines output: [UInt8]) -> [(String, [String])] {
+        lines(output).compactMap { line in
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], let id = object["id"] as? String,
+                  let attachments = object["attachments"] as? [[String: Any]] else { return nil }
+            return (id, attachments.compactMap { $0["path"] as? String })
+        }
     }
 
     static func lines(_ output: [UInt8]) -> [String] {

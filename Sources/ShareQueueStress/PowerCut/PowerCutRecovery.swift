@@ -17,8 +17,16 @@ struct PowerCutRecovery {
     ///   - directory: An empty directory to recover in.
     func check(_ state: FileImage, printed: [String], delivered: [String], in directory: String) throws -> [String] {
         try state.materialize(into: directory)
+        // A copy handed over before the cut must still be there: the consumer holds its path.
+        let source = (try? Data(contentsOf: URL(fileURLWithPath: run.inputs + "/photo.jpg"))) ?? Data()
+        var handedOverProblems: [String] = []
+        for id in delivered {
+            for path in run.handedOver[id] ?? [] where (try? Data(contentsOf: URL(fileURLWithPath: directory + "/" + path))) != source {
+                handedOverProblems.append("record \(id) was delivered before the cut with an attachment copy the cut took or damaged: \(path)")
+            }
+        }
         let context = PowerCutContext(tools: tools, root: directory, inputs: run.inputs)
-        var violations: [String] = []
+        var violations = handedOverProblems
         func note(_ what: String, _ outcome: ToolRunner.Outcome) -> Bool {
             if outcome.status == 0 { return true }
             if outcome.status == -1 {
@@ -32,6 +40,7 @@ struct PowerCutRecovery {
         }
         var mustDeliver = Set(run.acknowledged + printed)
         var drained: [String] = []
+        var newestOfKey: String??
         let append = try context.run("share-append", ["--dir", context.queue] + workload.recoveryAppend)
         if note("the producer after the cut", append) { mustDeliver.formUnion(PowerCutContext.lines(append.output)) }
         let sink = workload.usesStore ? ["--store", context.store]
@@ -40,6 +49,7 @@ struct PowerCutRecovery {
             let outcome = try context.run("host-drain", ["--dir", context.queue, "--quiet"] + sink)
             if !note(attempt, outcome) { break }
             drained += PowerCutContext.ids(inJSONLines: outcome.output)
+            if let key = workload.publishedKey, let newest = Self.newestText(of: key, in: outcome.output) { newestOfKey = newest }
             if workload.deliversAttachments { violations += Self.attachmentProblems(outcome.output, source: run.inputs + "/photo.jpg") }
         }
         if workload.usesStore {
@@ -51,11 +61,24 @@ struct PowerCutRecovery {
         let deadLetters = ["dead-letters.log", "dead-letters.requeue"].flatMap { name in
             PowerCutContext.ids(inJSONLines: Array((try? Data(contentsOf: URL(fileURLWithPath: context.queue + "/" + name))) ?? Data()))
         }
+        if let key = workload.publishedKey, append.status == 0, let value = workload.recoveryAppend.last, newestOfKey != .some(value) {
+            violations.append("--if-changed published '\(value)' as key \(key)'s value, but its newest record delivered holds \(newestOfKey.map { $0 ?? "no text" } ?? "nothing")")
+        }
         let lost = mustDeliver.subtracting(drained).subtracting(delivered).subtracting(run.delivered).subtracting(deadLetters)
         if !lost.isEmpty { violations.append("acknowledged but never delivered: \(lost.sorted().joined(separator: " "))") }
         let invented = Set(drained).subtracting(run.known).subtracting(mustDeliver)
         if !invented.isEmpty { violations.append("delivered but never appended: \(invented.sorted().joined(separator: " "))") }
         return violations
+    }
+
+    /// The text of the last record of `key` in JSON Lines, if there is one.
+    static func newestText(of key: String, in output: [UInt8]) -> String?? {
+        var newest: String?? = nil
+        for line in PowerCutContext.lines(output) {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], object["key"] as? String == key else { continue }
+            newest = .some(object["text"] as? String)
+        }
+        return newest
     }
 
     /// The ids in a store's `records` table, repeats included.

@@ -14,6 +14,8 @@ struct PowerCutWorkload: Sendable {
     var recoveryAppend: [String] = ["after the cut"]
     /// Whether the recovering drain delivers attachments, whose copies must match their sources.
     var deliversAttachments = false
+    /// The key the recovering producer publishes with --if-changed: the newest record of that key must then hold its value.
+    var publishedKey: String?
     let setup: @Sendable (inout PowerCutContext) throws -> Void
     let traced: @Sendable (inout PowerCutContext) throws -> Void
 
@@ -39,12 +41,14 @@ struct PowerCutWorkload: Sendable {
                              guard torn.wasKilled else { throw PowerCutError("a producer told to die mid-write exited with \(torn.status)") }
                          },
                          traced: { try $0.append(["after the torn tail"]) }),
-        PowerCutWorkload(name: "if-changed", summary: "--if-changed publishing a new value, then the same value again",
-                         recoveryAppend: ["--if-changed", "--key", "wallpaper", "forest.jpg"],
-                         setup: { try $0.acknowledged += $0.append(["--if-changed", "--key", "wallpaper", "beach.jpg"]) },
+        PowerCutWorkload(name: "if-changed", summary: "--if-changed publishing two values and one again, then a plain append of the key",
+                         recoveryAppend: ["--if-changed", "--key", "wallpaper", "forest.jpg"], publishedKey: "wallpaper",
+                         setup: { _ in },
                          traced: { context in
+                             try context.append(["--if-changed", "--key", "wallpaper", "beach.jpg"])
                              try context.append(["--if-changed", "--key", "wallpaper", "forest.jpg"])
                              try context.append(["--if-changed", "--key", "wallpaper", "forest.jpg"])
+                             try context.append(["--key", "wallpaper", "beach.jpg"])
                          }),
         PowerCutWorkload(name: "drain", summary: "a drain that seals, delivers, checkpoints and removes a segment, then another append and drain",
                          setup: { context in for text in ["one", "two", "three"] { context.acknowledged += try context.append([text]) } },
@@ -53,10 +57,23 @@ struct PowerCutWorkload: Sendable {
                              try context.append(["four"])
                              try context.drain()
                          }),
-        PowerCutWorkload(name: "store", summary: "--store drains, with an append between them",
-                         usesStore: true,
-                         setup: { context in for text in ["one", "two"] { context.acknowledged += try context.append([text]) } },
+        PowerCutWorkload(name: "attachment-delivery", summary: "a drain copying attachments out with --attachments-to, then removing the queue's copies",
+                         deliversAttachments: true,
+                         setup: { context in
+                             let bytes = (0..<6000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
+                             try Data(bytes).write(to: URL(fileURLWithPath: context.inputs + "/photo.jpg"))
+                             context.acknowledged += try context.append(["--attach", context.inputs + "/photo.jpg", "with a photo"])
+                         },
                          traced: { context in
+                             try context.drain(["--attachments-to", context.root + "/delivered"])
+                             try context.append(["--attach", context.inputs + "/photo.jpg", "another photo"])
+                             try context.drain(["--attachments-to", context.root + "/delivered"])
+                         }),
+        PowerCutWorkload(name: "store", summary: "from no queue: appends and --store drains, the queue and the store both made on the way",
+                         usesStore: true,
+                         setup: { _ in },
+                         traced: { context in
+                             for text in ["one", "two"] { try context.append([text]) }
                              try context.drain(["--store", context.store])
                              try context.append(["three"])
                              try context.drain(["--store", context.store])
