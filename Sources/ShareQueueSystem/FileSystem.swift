@@ -84,11 +84,7 @@ package enum FileSystem {
     package static func synchronizeDirectory(_ path: String) throws(SystemError) {
         let fd = try FileDescriptor.open(path, .directory)
         defer { fd.close() }
-        if fsync(fd.rawValue) != 0 {
-            let error = SystemError.last("fsync")
-            if error.errno != EINVAL { throw error }
-        }
-        SystemTrace.current?.synchronized(fd.rawValue)
+        try fd.synchronizeDirectory()
     }
 
     /// Writes every file system's changed data to disk and waits for it: what a

@@ -11,9 +11,11 @@ import Foundation
 /// - `ext4-ordered`: ext4 with `data=ordered`. Metadata (entries, sizes) is
 ///   journaled in order, so what survives of it is a prefix, and any sync
 ///   commits all of it before; file data never shows zeros for an append.
-/// - `apfs`: Darwin, where a file's sync is `F_FULLFSYNC` but a directory's is
-///   a plain `fsync`, which does not flush the drive's cache: an entry is
-///   durable once its directory was synced and then any file was fully synced.
+/// - `apfs`: Darwin, where only `F_FULLFSYNC` flushes the drive's cache: a plain
+///   `fsync` of a directory makes its entries durable only once a later
+///   `F_FULLFSYNC` (of anything) flushes the drive. The tools end every sync,
+///   of files and directories, with `F_FULLFSYNC` (before they did so for
+///   directories, this mode found a delivered attachment's name lost).
 enum CrashMode: String, CaseIterable {
     case posix
     case ext4Ordered = "ext4-ordered"

@@ -42,6 +42,9 @@ struct CrashStates {
         }
     }
 
+    /// Whether the tools' directory syncs on Darwin end with F_FULLFSYNC (they do); false models a plain fsync.
+    static let darwinDirectorySyncIsFull = true
+
     let initial: FileImage
     let operations: [CrashOperation]
     let nextInode: Int
@@ -67,8 +70,10 @@ struct CrashStates {
                 laterFullSync = true
                 laterAnySync = true
             case .directorySync(let directory):
-                // On APFS a directory's plain fsync counts once a later F_FULLFSYNC flushes the drive.
-                if mode != .apfs || laterFullSync { syncedDirectories.insert(directory) }
+                // On APFS a plain fsync counts once a later F_FULLFSYNC flushes the drive; the
+                // tools follow a directory's fsync with F_FULLFSYNC of it on Darwin.
+                if mode != .apfs || laterFullSync || Self.darwinDirectorySyncIsFull { syncedDirectories.insert(directory) }
+                if mode == .apfs && Self.darwinDirectorySyncIsFull { laterFullSync = true }
                 laterAnySync = true
             case .data(let inode, let change):
                 if mode == .ext4Ordered, case .truncate = change { durable[index] = laterAnySync } else { durable[index] = syncedInodes.contains(inode) }
