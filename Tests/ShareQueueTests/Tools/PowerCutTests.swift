@@ -5,7 +5,7 @@ import Testing
 /// conservative POSIX rules, recovered with the real tools; bounded to fit in `swift test`.
 @Suite("Power cuts", .serialized, .timeLimit(.minutes(5)))
 struct PowerCutTests {
-    static let workloads = ["append", "batch", "attachments", "torn-tail", "if-changed", "drain", "store", "dead-letter", "requeue-dead", "watch"]
+    static let workloads = ["append", "batch", "attachments", "torn-tail", "if-changed", "drain", "attachment-delivery", "store", "dead-letter", "requeue-dead", "watch"]
 
     /// One JSON report per workload.
     func explore(_ arguments: [String], in scratch: TemporaryDirectory) throws -> (status: Int32, reports: [[String: Any]], text: String) {
@@ -47,15 +47,25 @@ struct PowerCutTests {
         try expectCaught("folder-created", workload: "attachments", states: 2000, seed: 1, state: 56, in: TemporaryDirectory())
     }
 
+    @Test("Under APFS rules every workload recovers: directories are synced with F_FULLFSYNC too")
+    func apfs() throws {
+        let scratch = TemporaryDirectory()
+        let (status, reports, text) = try explore(["--workload", "attachment-delivery,append", "--states", "400", "--seed", "5", "--mode", "apfs"], in: scratch)
+        #expect(status == 0, "\(text)")
+        #expect(reports.count == 2)
+        for report in reports { #expect((report["violations"] as? [Any])?.isEmpty == true, "\(text)") }
+    }
+
     @Test("Without the sync after the dead-letter file is made, a checkpoint past a dead letter can outlive the letter")
     func deadLetterFileCreation() throws {
         try expectCaught("dead-letters-created", workload: "dead-letter", states: 2000, seed: 1, state: 41, in: TemporaryDirectory())
     }
 
     @Test("The explorer catches the loss of sync points the queue needs", arguments: [
-        ("append-record", "append"), ("pending-created", "append"), ("sealed", "drain"), ("format-marker-linked", "append"),
+        ("append-record", "append"), ("pending-created", "append"), ("format-marker-data", "append"), ("attachment-entry", "attachments"),
+        ("key-forgotten", "if-changed"), ("dead-letter-data", "dead-letter"), ("delivered-attachment-entry", "attachment-delivery"),
     ])
     func neededSyncPoints(_ point: String, _ workload: String) throws {
-        try expectCaught(point, workload: workload, states: 400, seed: 7, state: nil, in: TemporaryDirectory())
+        try expectCaught(point, workload: workload, states: 1000, seed: 7, state: nil, in: TemporaryDirectory())
     }
 }
