@@ -22,9 +22,18 @@ struct PowerCutWorkload: Sendable {
     static let all: [PowerCutWorkload] = [
         PowerCutWorkload(name: "append", summary: "one share-append into a directory with no queue yet",
                          setup: { _ in }, traced: { try $0.append(["one"]) }),
-        PowerCutWorkload(name: "batch", summary: "an atomic batch of three records after one record",
+        PowerCutWorkload(name: "batch", summary: "an atomic batch of 24 records (about 6 KiB, so torn at 512-byte and 4 KiB boundaries) after one record",
                          setup: { try $0.acknowledged += $0.append(["zero"]) },
-                         traced: { try $0.append(["--lines", "--atomic"], input: Array("one\ntwo\nthree\n".utf8)) }),
+                         traced: { context in
+                             let lines = (1...24).map { "line \($0) " + String(repeating: "abcdefgh", count: 24) }.joined(separator: "\n")
+                             try context.append(["--lines", "--atomic"], input: Array(lines.utf8))
+                         }),
+        PowerCutWorkload(name: "no-sync", summary: "six --no-sync appends, whose ids promise nothing, then a synced one, which must survive",
+                         setup: { try $0.acknowledged += $0.append(["zero"]) },
+                         traced: { context in
+                             for n in 1...6 { try context.append(["--no-sync", "unsynced \(n) " + String(repeating: "x", count: 100 * n)]) }
+                             try context.append(["synced"])
+                         }),
         PowerCutWorkload(name: "attachments", summary: "a record with a 6000-byte attachment, delivered with --attachments-to",
                          deliversAttachments: true,
                          setup: { context in
@@ -50,12 +59,12 @@ struct PowerCutWorkload: Sendable {
                              try context.append(["--if-changed", "--key", "wallpaper", "forest.jpg"])
                              try context.append(["--key", "wallpaper", "beach.jpg"])
                          }),
-        PowerCutWorkload(name: "drain", summary: "a drain that seals, delivers, checkpoints and removes a segment, then another append and drain",
-                         setup: { context in for text in ["one", "two", "three"] { context.acknowledged += try context.append([text]) } },
+        PowerCutWorkload(name: "drain", summary: "a drain that seals, delivers in batches of two, checkpoints and removes a segment, then another append and drain",
+                         setup: { context in for text in ["one", "two", "three", "four", "five"] { context.acknowledged += try context.append([text]) } },
                          traced: { context in
-                             try context.drain()
-                             try context.append(["four"])
-                             try context.drain()
+                             try context.drain(["--batch", "2"])
+                             try context.append(["six"])
+                             try context.drain(["--batch", "2"])
                          }),
         PowerCutWorkload(name: "attachment-delivery", summary: "a drain copying attachments out with --attachments-to, then removing the queue's copies",
                          deliversAttachments: true,
