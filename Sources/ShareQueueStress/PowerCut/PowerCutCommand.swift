@@ -30,6 +30,8 @@ enum PowerCutCommand {
         do {
             let arguments = try ParsedArguments(Array(CommandLine.arguments.dropFirst(2)), options: options)
             if arguments.has("--help") { print(tool.help); Host.exit(0) }
+            // A line per workload as it finishes, even into a file or a pipe.
+            setvbuf(stdout, nil, _IOLBF, 0)
             Host.exit(try run(arguments) ? 0 : 1)
         } catch let error as ShareQueueError {
             tool.fail(error)
