@@ -29,9 +29,7 @@ enum PowerCutCommand {
     static func main() -> Never {
         do {
             let arguments = try ParsedArguments(Array(CommandLine.arguments.dropFirst(2)), options: options)
-            if arguments.has("--help") { print(tool.help); Host.exit(0) }
-            // A line per workload as it finishes, even into a file or a pipe.
-            setvbuf(stdout, nil, _IOLBF, 0)
+            if arguments.has("--help") { emit(tool.help); Host.exit(0) }
             Host.exit(try run(arguments) ? 0 : 1)
         } catch let error as ShareQueueError {
             tool.fail(error)
@@ -88,9 +86,9 @@ enum PowerCutCommand {
     static func explore(tools: ToolRunner, options: PowerCutRun.Options, workloads: [PowerCutWorkload], directory: String, json: Bool) throws -> Bool {
         let run = PowerCutRun(tools: tools, options: options, directory: directory)
         if !json {
-            print("power-cut: mode \(options.mode.rawValue), seed \(options.seed), at most \(options.states) states per workload"
+            emit("power-cut: mode \(options.mode.rawValue), seed \(options.seed), at most \(options.states) states per workload"
                   + (options.skipped.map { ", without the sync point \($0.rawValue)" } ?? ""))
-            print("workload".padding(toLength: 20, withPad: " ", startingAt: 0) + "ops   states  distinct  explored     violations  seconds")
+            emit("workload".padding(toLength: 20, withPad: " ", startingAt: 0) + "ops   states  distinct  explored     violations  seconds")
         }
         var passed = true
         for workload in workloads {
@@ -103,19 +101,24 @@ enum PowerCutCommand {
                     "seconds": (report.seconds * 100).rounded() / 100, "skipSync": options.skipped?.rawValue ?? NSNull(),
                     "violations": report.violations.map { ["state": $0.state, "cut": $0.cut, "problems": $0.problems] as [String: Any] },
                 ]
-                print(String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self))
+                emit(String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self))
             } else {
-                print(report.workload.padding(toLength: 20, withPad: " ", startingAt: 0) + String(report.operations).padding(toLength: 6, withPad: " ", startingAt: 0)
+                emit(report.workload.padding(toLength: 20, withPad: " ", startingAt: 0) + String(report.operations).padding(toLength: 6, withPad: " ", startingAt: 0)
                       + String(report.states).padding(toLength: 8, withPad: " ", startingAt: 0) + String(report.distinct).padding(toLength: 10, withPad: " ", startingAt: 0)
                       + (report.exhaustive ? "all" : "sample").padding(toLength: 13, withPad: " ", startingAt: 0)
                       + String(report.violations.count).padding(toLength: 12, withPad: " ", startingAt: 0) + String(format: "%.1f", report.seconds))
                 for violation in report.violations.prefix(10) {
-                    print("  state \(violation.state) (cut after \(violation.cut) operations): \(violation.problems.joined(separator: "; "))")
-                    print("    replay: share-stress power-cut --workload \(report.workload) --states \(options.states) --seed \(options.seed) --mode \(options.mode.rawValue)"
+                    emit("  state \(violation.state) (cut after \(violation.cut) operations): \(violation.problems.joined(separator: "; "))")
+                    emit("    replay: share-stress power-cut --workload \(report.workload) --states \(options.states) --seed \(options.seed) --mode \(options.mode.rawValue)"
                           + (options.skipped.map { " --skip-sync \($0.rawValue)" } ?? "") + " --state \(violation.state) --dir DIR")
                 }
             }
         }
         return passed
+    }
+
+    /// Writes one line to standard output at once, so that each workload's line shows as it finishes, even into a pipe.
+    static func emit(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
     }
 }

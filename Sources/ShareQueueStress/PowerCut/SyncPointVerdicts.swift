@@ -6,7 +6,7 @@ import ShareQueueSystem
 /// violation its loss causes) or not shown to be needed by any workload.
 enum SyncPointVerdicts {
     static func run(tools: ToolRunner, options: PowerCutRun.Options, workloads: [PowerCutWorkload], directory: String, json: Bool) throws -> Bool {
-        if !json { print("power-cut: each sync point left out, mode \(options.mode.rawValue), seed \(options.seed), at most \(options.states) states per workload") }
+        if !json { PowerCutCommand.emit("power-cut: each sync point left out, mode \(options.mode.rawValue), seed \(options.seed), at most \(options.states) states per workload") }
         for point in SyncPoint.allCases {
             var skipping = options
             skipping.skipped = point
@@ -21,11 +21,11 @@ enum SyncPointVerdicts {
             if json {
                 var object: [String: Any] = ["syncPoint": point.rawValue, "needed": caught != nil, "states": states, "seed": options.seed]
                 if let caught { object["workload"] = caught.workload; object["state"] = caught.violation.state; object["problem"] = caught.violation.problems.first ?? "" }
-                print(String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self))
+                PowerCutCommand.emit(String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self))
             } else if let caught {
-                print(point.rawValue.padding(toLength: 38, withPad: " ", startingAt: 0) + "needed: \(caught.workload) state \(caught.violation.state): \(caught.violation.problems.first ?? "")")
+                PowerCutCommand.emit(point.rawValue.padding(toLength: 38, withPad: " ", startingAt: 0) + "needed: \(caught.workload) state \(caught.violation.state): \(caught.violation.problems.first ?? "")")
             } else {
-                print(point.rawValue.padding(toLength: 38, withPad: " ", startingAt: 0) + "no violation in \(states) states")
+                PowerCutCommand.emit(point.rawValue.padding(toLength: 38, withPad: " ", startingAt: 0) + "no violation in \(states) states")
             }
         }
         return true
