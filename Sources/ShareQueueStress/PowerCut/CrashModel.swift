@@ -4,7 +4,7 @@ import Foundation
 ///
 /// - `posix`: the conservative reading of POSIX. A write is durable once its
 ///   file is synced (`fdatasync`/`fsync`, which also keep its size); before
-///   that it may be lost, kept, kept only up to a 512-byte or 4 KiB boundary,
+///   that it may be lost, kept, kept only before or after a 512-byte or 4 KiB boundary,
 ///   or leave zeros (the size without the data). A directory entry (create,
 ///   rename, link, unlink, mkdir) is durable once its directory is synced;
 ///   before that each one may or may not survive, independently of the others.

@@ -11,6 +11,8 @@ struct CrashStates {
         case zeros
         /// Only the bytes before this file offset (a 512-byte or 4 KiB boundary) reached the disk.
         case prefix(Int)
+        /// Only the bytes from this boundary on reached the disk; before it, zeros (blocks written out of order).
+        case suffix(Int)
     }
 
     /// A choice a crash state makes: one operation's fate, or how many of the
@@ -101,7 +103,7 @@ struct CrashStates {
         return Cut(position: position, durable: durable, items: items)
     }
 
-    /// The fates of a write not yet durable: lost, kept, zeros (not on ext4), or kept up to a boundary inside it.
+    /// The fates of a write not yet durable: lost, kept, zeros (not on ext4), or kept only before (or, not on ext4, only after) a boundary inside it.
     private func fates(offset: Int, count: Int) -> [Fate] {
         var fates: [Fate] = mode == .ext4Ordered ? [.keep, .drop] : [.keep, .drop, .zeros]
         let block = mode == .ext4Ordered ? 4096 : 512
@@ -115,6 +117,7 @@ struct CrashStates {
         let chosen = boundaries.count <= 4 ? boundaries
             : Array(Set(boundaries.filter { $0 % 4096 == 0 }.prefix(2) + [boundaries.first!, boundaries.last!])).sorted()
         fates += chosen.map { .prefix($0) }
+        if mode != .ext4Ordered { fates += chosen.map { .suffix($0) } }
         return fates
     }
 
@@ -142,6 +145,7 @@ struct CrashStates {
                 var written = bytes
                 if chosen == .zeros { written = [UInt8](repeating: 0, count: bytes.count) }
                 if case .prefix(let end) = chosen { written = Array(bytes.prefix(end - offset)) }
+                if case .suffix(let start) = chosen { written = [UInt8](repeating: 0, count: start - offset) + bytes.dropFirst(start - offset) }
                 var data = image.contents[inode] ?? []
                 if data.count < offset + written.count { data += [UInt8](repeating: 0, count: offset + written.count - data.count) }
                 data.replaceSubrange(offset..<(offset + written.count), with: written)

@@ -44,7 +44,7 @@ struct PowerCutTests {
 
     @Test("Without the sync after the attachments folder is made, a record's attachment is lost and the record with it")
     func attachmentsFolderCreation() throws {
-        try expectCaught("folder-created", workload: "attachments", states: 2000, seed: 1, state: 56, in: TemporaryDirectory())
+        try expectCaught("folder-created", workload: "attachments", states: 2000, seed: 1, state: 70, in: TemporaryDirectory())
     }
 
     @Test("Under APFS rules every workload recovers: directories are synced with F_FULLFSYNC too")
