@@ -53,9 +53,19 @@ struct PowerCutRecovery {
             if workload.deliversAttachments { violations += Self.attachmentProblems(outcome.output, source: run.inputs + "/photo.jpg") }
         }
         if workload.usesStore {
-            let rows = Self.storedIDs(context.store)
-            if Set(rows).count != rows.count { violations.append("the store holds a record more than once") }
-            drained += rows
+            let rows = Self.storedRows(context.store)
+            let ids = rows.map(\.id)
+            if Set(ids).count != ids.count { violations.append("the store holds a record more than once") }
+            drained += ids
+            // A stored row's attachment paths are absolute, from wherever the drain that stored it ran.
+            for row in rows {
+                for path in row.attachmentPaths {
+                    let here = path.hasPrefix(run.root + "/") ? directory + path.dropFirst(run.root.count) : path
+                    if (try? Data(contentsOf: URL(fileURLWithPath: here))) != source {
+                        violations.append("record \(row.id) is stored with an attachment copy that is missing or damaged: \(here)")
+                    }
+                }
+            }
         }
         // Letters being put back (a requeue cut short) still wait: the next --requeue-dead finishes it.
         let deadLetters = ["dead-letters.log", "dead-letters.requeue"].flatMap { name in
@@ -81,20 +91,24 @@ struct PowerCutRecovery {
         return newest
     }
 
-    /// The ids in a store's `records` table, repeats included.
-    static func storedIDs(_ path: String) -> [String] {
+    /// The ids in a store's `records` table, repeats included, with the paths of their attachments' copies.
+    static func storedRows(_ path: String) -> [(id: String, attachmentPaths: [String])] {
         var handle: OpaquePointer?
         defer { sqlite3_close(handle) }
         guard FileManager.default.fileExists(atPath: path),
               sqlite3_open_v2(path, &handle, SQLITE_OPEN_READONLY, nil) == SQLITE_OK else { return [] }
         var statement: OpaquePointer?
-        guard sqlite3_prepare_v2(handle, "SELECT id FROM records", -1, &statement, nil) == SQLITE_OK else { return [] }
+        guard sqlite3_prepare_v2(handle, "SELECT id, attachments FROM records", -1, &statement, nil) == SQLITE_OK else { return [] }
         defer { sqlite3_finalize(statement) }
-        var ids: [String] = []
+        var rows: [(id: String, attachmentPaths: [String])] = []
         while sqlite3_step(statement) == SQLITE_ROW {
-            if let text = sqlite3_column_text(statement, 0) { ids.append(String(cString: text)) }
+            guard let id = sqlite3_column_text(statement, 0) else { continue }
+            let attachments = sqlite3_column_text(statement, 1).flatMap {
+                try? JSONSerialization.jsonObject(with: Data(String(cString: $0).utf8)) as? [[String: Any]]
+            } ?? []
+            rows.append((String(cString: id), attachments.compactMap { $0["path"] as? String }))
         }
-        return ids
+        return rows
     }
 
     /// Delivered attachments whose copy is missing or differs from the source.

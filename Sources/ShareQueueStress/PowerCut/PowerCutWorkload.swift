@@ -78,11 +78,15 @@ struct PowerCutWorkload: Sendable {
                              try context.append(["--attach", context.inputs + "/photo.jpg", "another photo"])
                              try context.drain(["--attachments-to", context.root + "/delivered"])
                          }),
-        PowerCutWorkload(name: "store", summary: "from no queue: appends and --store drains, the queue and the store both made on the way",
+        PowerCutWorkload(name: "store", summary: "from no queue: appends (one with an attachment) and --store drains, the queue and the store both made on the way",
                          usesStore: true,
-                         setup: { _ in },
+                         setup: { context in
+                             let bytes = (0..<6000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
+                             try Data(bytes).write(to: URL(fileURLWithPath: context.inputs + "/photo.jpg"))
+                         },
                          traced: { context in
-                             for text in ["one", "two"] { try context.append([text]) }
+                             try context.append(["one"])
+                             try context.append(["--attach", context.inputs + "/photo.jpg", "two, with a photo"])
                              try context.drain(["--store", context.store])
                              try context.append(["three"])
                              try context.drain(["--store", context.store])
