@@ -73,6 +73,7 @@ struct CommandSink: DrainSink {
         if let writeError, !writeError.isBrokenPipe {
             throw ShareQueueError(.tryAgain, "cannot write to the command", underlying: writeError)
         }
+        SystemTrace.current?.mark(["delivered"] + batch.records.map(\.id))
     }
 
     /// `90s` as given back to people: whole seconds without a fraction.

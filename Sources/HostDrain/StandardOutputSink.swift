@@ -18,6 +18,7 @@ struct StandardOutputSink: DrainSink {
         out.removeAll(keepingCapacity: true)
         for record in batch.records { format.append(record, to: &out) }
         try FileDescriptor.standardOutput.writeAll(out)
-        try FileDescriptor.standardOutput.synchronize()
+        try FileDescriptor.standardOutput.synchronize(.standardOutput)
+        SystemTrace.current?.mark(["delivered"] + batch.records.map(\.id))
     }
 }

@@ -49,6 +49,8 @@ public enum ShareAppendTool {
                 throw ShareQueueError(.ioError, "standard output was closed when share-append started, so the new ids could not be printed; nothing was appended (use -q to append without them)")
             }
             try run(arguments) { ids throws(ShareQueueError) in
+                // For a power-cut explorer: from here on these ids count as acknowledged (durable, unless --no-sync).
+                SystemTrace.current?.mark([arguments.has("--no-sync") ? "printed-unsynced" : "printed"] + ids)
                 if arguments.has("--quiet") { return }
                 do {
                     try FileDescriptor.standardOutput.writeAll(Array(ids.map { $0 + "\n" }.joined().utf8))

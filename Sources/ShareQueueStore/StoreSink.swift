@@ -21,6 +21,8 @@ package struct StoreSink: DrainSink {
     private let queue: String
     /// Where a drain puts the attachments of records it stores: beside the database.
     package let attachmentsFolder: String
+    /// The database's path, for a power-cut explorer's trace.
+    private let path: String
 
     package init(path: String, queue directory: QueueDirectory) throws(ShareQueueError) {
         let database = try SQLiteDatabase(path: path)
@@ -28,6 +30,8 @@ package struct StoreSink: DrainSink {
         try StoreSchema.adopt(database)
         try database.useWriteAheadLog()
         checkedSchema = try StoreSchema.changeCount(of: database)
+        self.path = path
+        Self.traceCommitted(path, delivered: nil)
         self.database = database
         insertRecord = try database.prepare("""
             INSERT INTO records (id, date, source, kind, text, json, key, meta, attachments, extra, ingested_at)
@@ -73,6 +77,16 @@ package struct StoreSink: DrainSink {
             }
             try savePosition.run(.text(queue), .integer(Int64(batch.end.segment)), .integer(batch.end.offset), .text(now))
         }
+        Self.traceCommitted(path, delivered: batch.records.map(\.id))
+    }
+
+    /// For a power-cut explorer: the database as SQLite made it durable at a commit
+    /// (synchronous=FULL), since its writes do not go through ShareQueueSystem.
+    private static func traceCommitted(_ path: String, delivered ids: [String]?) {
+        guard let trace = SystemTrace.current else { return }
+        trace.image(ofFileAt: path)
+        trace.image(ofFileAt: path + "-wal")
+        if let ids { trace.mark(["delivered"] + ids) }
     }
 
     package func deliveredPosition() throws -> DrainPosition? {

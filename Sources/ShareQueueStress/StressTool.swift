@@ -10,7 +10,7 @@ public enum StressTool {
     static let tool = Tool(
         name: "share-stress",
         overview: "Hammer a ShareQueue queue with concurrent producers and drainers, kill them, and check that nothing acknowledged is lost.",
-        usage: "share-stress [--dir DIR] --producers P --records M [--drainers D] [--kill] [--duration S] [--library] [--json]\n       share-stress --crash-points [--dir DIR] [--json]",
+        usage: "share-stress [--dir DIR] --producers P --records M [--drainers D] [--kill] [--duration S] [--library] [--json]\n       share-stress --crash-points [--dir DIR] [--json]\n       share-stress power-cut [--workload NAMES] [--states N] [--seed S] [--mode MODE] [--json]",
         argumentsHelp: [],
         options: [
             OptionSpec(names: ["--dir"], value: "DIR", help: "Work in DIR (created if missing, left in place); by default a new temporary directory, removed when the run passes."),
@@ -30,6 +30,7 @@ public enum StressTool {
             Tool.Example("Eight producers of 500 records each, with kills:", "share-stress --producers 8 --records 500 --kill"),
             Tool.Example("Drain into SQLite with watching drainers, for 30 seconds:", "share-stress --producers 4 --records 100000 --store --watch --duration 30"),
             Tool.Example("Crash at every crash point in turn and print the table:", "share-stress --crash-points"),
+            Tool.Example("Recover from every crash state a power cut may leave (see share-stress power-cut --help):", "share-stress power-cut --states 2000"),
             Tool.Example("The performance table (after swift build -c release):", "share-stress bench"),
         ],
         environment: [("TMPDIR", "Where the temporary work directory is made when --dir is not given.")],
@@ -51,6 +52,7 @@ public enum StressTool {
         case "produce": produce()
         case "bench": bench()
         case "bench-append", "bench-sqlite": benchHelper(CommandLine.arguments[1])
+        case "power-cut": PowerCutCommand.main()
         default: break
         }
         let arguments = tool.parse()

@@ -22,10 +22,12 @@ extension FileDescriptor {
 
     /// Opens `name` in this directory, never following a symlink there. The corresponding C function is `openat`.
     package func open(_ name: String, _ mode: OpenMode, permissions: UInt16 = 0o600) throws(SystemError) -> FileDescriptor {
+        let existed = SystemTrace.current?.exists(name, in: rawValue, flags: mode.flags)
         let fd = try retryingOnInterrupt("openat") {
             InjectedFault.fails("openat", descriptor: rawValue, name: name) ? -1 : openat(rawValue, name, mode.flags, mode_t(permissions))
         }
         InjectedFault.opened(fd, name: name, in: rawValue)
+        if let trace = SystemTrace.current, let path = trace.path(of: name, in: rawValue) { trace.opened(fd, at: path, created: existed == false) }
         if mode.flags & O_NONBLOCK != 0 { _ = fcntl(fd, F_SETFL, mode.flags & O_APPEND) }
         return FileDescriptor(rawValue: fd)
     }
@@ -35,13 +37,18 @@ extension FileDescriptor {
         if unlinkat(rawValue, name, 0) != 0 {
             let error = SystemError.last("unlinkat")
             if !error.isNotFound { throw error }
+        } else {
+            SystemTrace.current?.changed("unlink", in: rawValue, name)
         }
     }
 
     /// Removes `name` from this directory, saying whether there was one: a name already gone is not an error.
     /// The corresponding C function is `unlinkat`.
     package func removeIfPresent(_ name: String) throws(SystemError) -> Bool {
-        if unlinkat(rawValue, name, 0) == 0 { return true }
+        if unlinkat(rawValue, name, 0) == 0 {
+            SystemTrace.current?.changed("unlink", in: rawValue, name)
+            return true
+        }
         let error = SystemError.last("unlinkat")
         if error.isNotFound { return false }
         throw error
@@ -50,7 +57,10 @@ extension FileDescriptor {
     /// Creates the directory `name` in this directory with `permissions` (less the umask); returns
     /// false if something (of any type) already has the name. The corresponding C function is `mkdirat`.
     package func makeDirectory(_ name: String, permissions: UInt16 = 0o700) throws(SystemError) -> Bool {
-        if mkdirat(rawValue, name, mode_t(permissions)) == 0 { return true }
+        if mkdirat(rawValue, name, mode_t(permissions)) == 0 {
+            SystemTrace.current?.changed("mkdir", in: rawValue, name)
+            return true
+        }
         let error = SystemError.last("mkdirat")
         if error.isAlreadyExists { return false }
         throw error
@@ -59,12 +69,14 @@ extension FileDescriptor {
     /// Renames `name` to `newName`, both in this directory. The corresponding C function is `renameat`.
     package func rename(_ name: String, to newName: String) throws(SystemError) {
         if renameat(rawValue, name, rawValue, newName) != 0 { throw SystemError.last("renameat") }
+        SystemTrace.current?.changed("rename", in: rawValue, name, newName)
     }
 
     /// Gives the file `name` of this directory a second name, `newName`, in the same directory;
     /// fails with EEXIST if `newName` exists. The corresponding C function is `linkat`.
     package func link(_ name: String, to newName: String) throws(SystemError) {
         if linkat(rawValue, name, rawValue, newName, 0) != 0 { throw SystemError.last("linkat") }
+        SystemTrace.current?.changed("link", in: rawValue, name, newName)
     }
 
     /// Renames `name` to `newName`, both in this directory, or fails with EEXIST
@@ -83,6 +95,8 @@ extension FileDescriptor {
                 try? remove(newName)
                 throw error
             }
+        } else {
+            SystemTrace.current?.changed("rename", in: rawValue, name, newName)
         }
     }
 
@@ -102,11 +116,18 @@ extension FileDescriptor {
         return names
     }
 
-    /// Makes this directory's entries durable. The corresponding C function is `fsync`.
+    /// Makes this directory's entries durable. The corresponding C function is
+    /// `fsync`, then on Darwin `fcntl` with `F_FULLFSYNC`: a plain `fsync` there
+    /// leaves the entries in the drive's cache, where a power cut takes them.
     package func synchronizeDirectory() throws(SystemError) {
         if fsync(rawValue) != 0 {
             let error = SystemError.last("fsync")
             if error.errno != EINVAL { throw error }
         }
+        #if canImport(Darwin)
+        // Flushes the drive's cache, entries included; a file system that cannot is left with the fsync.
+        _ = fcntl(rawValue, F_FULLFSYNC)
+        #endif
+        SystemTrace.current?.synchronized(rawValue)
     }
 }

@@ -73,7 +73,8 @@ extension FileDescriptor {
         do throws(SystemError) {
             return try open(name, .ownDirectory)
         } catch where creating && error.isNotFound {
-            _ = try makeDirectory(name, permissions: permissions)
+            // Its entry made durable before anything goes in, or a power cut could take the queue and all it acknowledged.
+            if try makeDirectory(name, permissions: permissions) { try synchronizeDirectory(.directoryCreated) }
             return try open(name, .ownDirectory)
         }
     }

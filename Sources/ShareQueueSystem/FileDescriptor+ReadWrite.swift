@@ -41,6 +41,7 @@ extension FileDescriptor {
             return bytes.withUnsafeBytes { raw in systemWrite(rawValue, raw.baseAddress! + start, raw.count - start) }
         }
         if n == 0 { throw SystemError(call: "write", errno: EIO) }
+        if let trace = SystemTrace.current { bytes.withUnsafeBytes { trace.wrote(rawValue, $0.baseAddress! + start, count: n, at: nil) } }
         return n
     }
 
@@ -104,6 +105,7 @@ extension FileDescriptor {
                 return bytes.withUnsafeBytes { raw in pwrite(rawValue, raw.baseAddress! + done, raw.count - done, off_t(offset + Int64(done))) }
             }
             if n == 0 { throw SystemError(call: "pwrite", errno: EIO) }
+            if let trace = SystemTrace.current { bytes.withUnsafeBytes { trace.wrote(rawValue, $0.baseAddress! + done, count: n, at: offset + Int64(done)) } }
             done += n
         }
     }
@@ -126,10 +128,12 @@ extension FileDescriptor {
             if error.errno == EINVAL || error.errno == ENOTSUP || error.errno == EROFS { return }
             throw error
         }
+        SystemTrace.current?.synchronized(rawValue)
     }
 
     /// Cuts the file to `size` bytes. The corresponding C function is `ftruncate`.
     package func truncate(to size: Int64) throws(SystemError) {
         _ = try retryingOnInterrupt("ftruncate") { ftruncate(rawValue, off_t(size)) }
+        SystemTrace.current?.truncated(rawValue, to: size)
     }
 }

@@ -24,10 +24,12 @@ package struct FileDescriptor: Sendable {
 
     /// Opens a file. The corresponding C function is `open`.
     package static func open(_ path: String, _ mode: OpenMode, permissions: UInt16 = 0o600) throws(SystemError) -> FileDescriptor {
+        let existed = SystemTrace.current?.exists(path, in: AT_FDCWD, flags: mode.flags)
         let fd = try retryingOnInterrupt("open") {
             InjectedFault.fails("open", descriptor: AT_FDCWD, name: path) ? -1 : systemOpen(path, mode.flags, mode_t(permissions))
         }
         InjectedFault.opened(fd, name: path, in: AT_FDCWD)
+        SystemTrace.current?.opened(fd, at: SystemTrace.absolute(path), created: existed == false)
         // O_NONBLOCK only keeps a FIFO planted at the path from blocking the open.
         if mode.flags & O_NONBLOCK != 0 { _ = fcntl(fd, F_SETFL, mode.flags & O_APPEND) }
         return FileDescriptor(rawValue: fd)
@@ -45,6 +47,7 @@ package struct FileDescriptor: Sendable {
     /// either way on Linux. The corresponding C function is `close`.
     package func close() {
         InjectedFault.closed(rawValue)
+        SystemTrace.current?.closed(rawValue)
         _ = systemClose(rawValue)
     }
 

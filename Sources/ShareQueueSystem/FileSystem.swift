@@ -31,6 +31,7 @@ package enum FileSystem {
     /// Renames `from` to `to`, replacing what `to` names. The corresponding C function is `rename`.
     package static func rename(_ from: String, to: String) throws(SystemError) {
         if systemRename(from, to) != 0 { throw SystemError.last("rename") }
+        SystemTrace.current?.changed("rename", SystemTrace.absolute(from), SystemTrace.absolute(to))
     }
 
     /// The working directory. The corresponding C function is `getcwd`.
@@ -62,12 +63,17 @@ package enum FileSystem {
         if unlink(path) != 0 {
             let error = SystemError.last("unlink")
             if !error.isNotFound { throw error }
+        } else {
+            SystemTrace.current?.changed("unlink", SystemTrace.absolute(path))
         }
     }
 
     /// Creates one directory; returns false if something already stands there. The corresponding C function is `mkdir`.
     package static func makeDirectory(_ path: String, permissions: UInt16 = 0o700) throws(SystemError) -> Bool {
-        if mkdir(path, mode_t(permissions)) == 0 { return true }
+        if mkdir(path, mode_t(permissions)) == 0 {
+            SystemTrace.current?.changed("mkdir", SystemTrace.absolute(path))
+            return true
+        }
         let error = SystemError.last("mkdir")
         if error.isAlreadyExists { return false }
         throw error
@@ -78,10 +84,7 @@ package enum FileSystem {
     package static func synchronizeDirectory(_ path: String) throws(SystemError) {
         let fd = try FileDescriptor.open(path, .directory)
         defer { fd.close() }
-        if fsync(fd.rawValue) != 0 {
-            let error = SystemError.last("fsync")
-            if error.errno != EINVAL { throw error }
-        }
+        try fd.synchronizeDirectory()
     }
 
     /// Writes every file system's changed data to disk and waits for it: what a
@@ -99,5 +102,6 @@ package enum FileSystem {
     /// Gives `from` the second name `to`; fails with EEXIST if `to` exists. The corresponding C function is `link`.
     package static func link(_ from: String, to: String) throws(SystemError) {
         if systemLink(from, to) != 0 { throw SystemError.last("link") }
+        SystemTrace.current?.changed("link", SystemTrace.absolute(from), SystemTrace.absolute(to))
     }
 }

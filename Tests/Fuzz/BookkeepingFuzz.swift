@@ -28,9 +28,11 @@ public func fuzzBookkeeping(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32
     Fuzz.replaceFile(letters.path, with: input)
     try? FileSystem.removeFile(letters.requeuePath)
     _ = try? letters.count()
-    _ = try? letters.forEachRecord(in: letters.path) { record in
+    // Small inputs: the digests a drain reads from the file's end cover all of it.
+    let digests = (try? letters.storedRecordDigests()) ?? []
+    _ = try? letters.forEachRecord(in: QueueLayout.deadLetters) { record in
         guard (try? RecordSummary(jsonBytes: record)) != nil else { fatalError("invariant broken: a dead letter returned is not a record") }
-        Fuzz.check((try? letters.storedRecordDigests())?.contains(DeadLetters.StoredDigest(record)) == true, "a dead letter returned is not found again")
+        Fuzz.check(digests.contains(DeadLetters.StoredDigest(record)), "a dead letter returned is not found again")
     }
     return 0
 }

@@ -60,7 +60,7 @@ public struct AttachmentStore: Sendable {
             copied = try output.closeAfter { () throws(SystemError) in try Self.copy(input, to: output, upTo: maxBytes) }
             if copied != nil {
                 try folderFD.rename(temporary, to: file)
-                try folderFD.synchronize()
+                try folderFD.synchronize(.attachmentEntry)
             }
         } catch {
             try? folderFD.remove(temporary)
@@ -87,7 +87,7 @@ public struct AttachmentStore: Sendable {
             hasher.update(chunk[0..<n])
             try output.writeAll(Array(chunk[0..<n]))
         }
-        try output.synchronize()
+        try output.synchronize(.attachmentData)
         return (size, hasher.finish())
     }
 
@@ -146,7 +146,7 @@ public struct AttachmentStore: Sendable {
                     throw error
                 }
             }
-            if problem == nil { try output.synchronize() }
+            if problem == nil { try output.synchronize(.deliveredAttachmentData) }
         } catch let error as ShareQueueError {
             try? folder.remove(temporary)
             throw written.map(failure) ?? error
@@ -161,7 +161,7 @@ public struct AttachmentStore: Sendable {
         CrashPoint.reached(.attachmentCopied)
         do throws(SystemError) {
             try folder.rename(temporary, to: attachment.file)
-            try folder.synchronizeDirectory()
+            try folder.synchronizeDirectory(.deliveredAttachmentEntry)
         } catch {
             try? folder.remove(temporary)
             throw failure(error)

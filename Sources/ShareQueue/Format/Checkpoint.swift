@@ -44,8 +44,8 @@ final class Checkpoint {
                 let blank = Self.blankSlot + Self.blankSlot
                 try file.write(blank, at: 0)
                 if let newestSlot { try file.write(Self.slot(serial: serial, position), at: Int64(newestSlot * Self.slotSize)) }
-                try file.synchronize()
-                try directory.folder.synchronize()
+                try file.synchronize(.checkpointCreated)
+                try directory.folder.synchronize(.checkpointCreatedEntry)
             }
         } catch {
             file.close()
@@ -56,7 +56,7 @@ final class Checkpoint {
     deinit { file.close() }
 
     /// Records `position` in the slot that does not hold the newest one, so
-    /// that a torn write leaves the newest intact; ``synchronize()`` makes it durable.
+    /// that a torn write leaves the newest intact; ``synchronize(_:)`` makes it durable.
     func write(_ position: DrainPosition) throws(ShareQueueError) {
         let next = serial + 1
         let target = newestSlot == 0 ? 1 : 0
@@ -72,9 +72,9 @@ final class Checkpoint {
     }
 
     /// Makes the last position written durable, if it may not be yet.
-    func synchronize() throws(ShareQueueError) {
+    func synchronize(_ point: SyncPoint) throws(ShareQueueError) {
         guard mayBeUndone else { return }
-        do { try file.synchronize() } catch {
+        do { try file.synchronize(point) } catch {
             throw ReadFailure.error("cannot make the checkpoint durable", path: path, error)
         }
         mayBeUndone = false

@@ -41,6 +41,7 @@ struct DeadLetters {
             lines += Array(",\"record\":".utf8) + Self.onOneLine(letter.record.storedJSON) + Array("}\n".utf8)
         }
         do {
+            let existed = try directory.folder.status(of: QueueLayout.deadLetters) != nil
             let file = try directory.folder.openOwnFile(QueueLayout.deadLetters, .appendCreate)
             try file.closeAfter { () throws(SystemError) in
                 // A write cut short (a full disk, a power cut) may have left a last line
@@ -48,8 +49,10 @@ struct DeadLetters {
                 let size = try file.status().size
                 if size > 0, try file.readFully(count: 1, at: size - 1) != [0x0A] { lines.insert(0x0A, at: 0) }
                 try file.writeAll(lines)
-                try file.synchronize()
+                try file.synchronize(.deadLetterData)
             }
+            // A new file's name is durable before a checkpoint can move past the letters in it.
+            if !existed { try directory.folder.synchronize(.deadLettersCreated) }
         } catch {
             throw ReadFailure.error("cannot set a refused record aside", path: path, error)
         }
@@ -218,7 +221,7 @@ struct DeadLetters {
             let file = try folder.open(temporary, .writeCreateExclusive)
             try file.closeAfter { () throws(SystemError) in
                 try file.writeAll(text)
-                try file.synchronize()
+                try file.synchronize(.attemptsData)
             }
             try folder.rename(temporary, to: QueueLayout.attempts)
         } catch {

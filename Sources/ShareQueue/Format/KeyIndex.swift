@@ -62,7 +62,7 @@ struct KeyIndex {
             if let status = try folder.status(of: name), status.isRegularFile { throw error }
             return
         }
-        if removed && durably { try folder.synchronize() }
+        if removed && durably { try folder.synchronize(.keyForgotten) }
     }
 
     /// Makes `entry` the entry of `key`: written to a temporary name, then renamed

@@ -16,11 +16,14 @@ struct Quarantine {
         guard !regions.isEmpty else { return }
         let path = directory.quarantinePath
         do {
+            let existed = try directory.folder.status(of: QueueLayout.quarantine) != nil
             let fd = try directory.folder.openOwnFile(QueueLayout.quarantine, .appendCreate)
             try fd.closeAfter { () throws(SystemError) in
                 for region in regions { try fd.writeAll(Self.entry(region, segment: segment)) }
-                try fd.synchronize()
+                try fd.synchronize(.quarantineData)
             }
+            // A new file's name is durable before a checkpoint can move past what it holds.
+            if !existed { try directory.folder.synchronize(.quarantineCreated) }
         } catch {
             // Producers set torn tails aside too: the tools' usual kinds (access refused is 77).
             throw ShareQueueError("cannot set a damaged record aside", path: path, error)

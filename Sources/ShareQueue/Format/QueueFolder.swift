@@ -64,6 +64,8 @@ final class QueueFolder: Sendable {
     /// - Throws: a symlink or anything else that is not a directory stands there, or the system failed.
     func subfolder(_ name: String, creating: Bool) throws(SystemError) -> QueueFolder? {
         if creating, try descriptor.makeDirectory(name, permissions: sharing.folderPermissions) {
+            // Durable before anything in it is: a record durable without its attachments' folder is lost.
+            try descriptor.synchronizeDirectory(.folderCreated)
             let made = try descriptor.open(name, .ownDirectory)
             sharing.adopt(made)
             return QueueFolder(path: path(of: name), descriptor: made, sharing: sharing)
@@ -99,5 +101,5 @@ final class QueueFolder: Sendable {
     func entries() throws(SystemError) -> [String] { try descriptor.entries() }
 
     /// Makes the folder's entries (creations, renames, removals) durable.
-    func synchronize() throws(SystemError) { try descriptor.synchronizeDirectory() }
+    func synchronize(_ point: SyncPoint) throws(SystemError) { try descriptor.synchronizeDirectory(point) }
 }

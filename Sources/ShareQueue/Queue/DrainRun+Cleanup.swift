@@ -6,7 +6,7 @@ extension DrainRun {
         let name = directory.sealedName(sequence)
         do {
             try directory.folder.remove(name)
-            try directory.folder.synchronize()
+            try directory.folder.synchronize(.segmentRemoved)
         } catch {
             throw ShareQueueError("cannot remove a delivered segment", path: directory.path(of: name), error)
         }

@@ -137,12 +137,12 @@ extension DrainRun {
             case .record(let drained):
                 guard options.attachmentsDestination != nil, let delivered = drained.decoded?.attachments, !deadLettered.contains(ByteKey(drained.id)) else { continue }
                 // A checkpoint that a power cut took back would offer these records again without their files.
-                try checkpoint.synchronize()
+                try checkpoint.synchronize(.checkpointBeforeAttachmentRemoval)
                 delivered.forEach(attachments.remove)
             case .superseded(let drained):
                 summary.superseded += 1
                 if drained.hasAttachments, let superseded = drained.record.attachments {
-                    try checkpoint.synchronize()
+                    try checkpoint.synchronize(.checkpointBeforeAttachmentRemoval)
                     superseded.forEach(attachments.remove)
                 }
             case .damaged:

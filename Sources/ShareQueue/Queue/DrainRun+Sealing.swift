@@ -25,7 +25,7 @@ extension DrainRun {
                            busy: "the producers' lock is taken", consequence: "the pending records stay queued for the next drain")
         guard try renamePending(to: sequence) else { return false }
         lock.unlock()
-        do { try directory.folder.synchronize() } catch {
+        do { try directory.folder.synchronize(.sealed) } catch {
             throw ShareQueueError("cannot seal the pending file", path: directory.pendingPath, error)
         }
         return true

@@ -76,7 +76,7 @@ extension DrainRun {
         CrashPoint.reached(.drainBeforeRemove)
         // Its number may be given again only once no checkpoint before its end can come back:
         // else a sink's stored position in it would fit the new segment and skip its records.
-        try checkpoint.synchronize()
+        try checkpoint.synchronize(.checkpointBeforeSegmentRemoval)
         if keepSegmentForDamage {
             let target = directory.path(of: QueueLayout.keptSegment(name))
             do { try directory.folder.rename(name, to: QueueLayout.keptSegment(name)) } catch {

@@ -158,7 +158,7 @@ public final class QueueAppender {
     /// Makes what was written to the pending file durable.
     func synchronize(_ file: FileDescriptor) throws(ShareQueueError) {
         do {
-            try file.synchronize()
+            try file.synchronize(.appendRecord)
         } catch {
             throw ShareQueueError("the record was written but could not be made durable", path: directory.pendingPath, error)
         }
@@ -285,7 +285,7 @@ public final class QueueAppender {
         if onDisk == nil {
             // Made durable before any record goes in, so that no producer's
             // fsync can report success for a file whose name a power cut could lose.
-            do { try directory.folder.synchronize() } catch { throw failure(error) }
+            do { try directory.folder.synchronize(.pendingCreated) } catch { throw failure(error) }
         }
         return (file, status.size)
     }

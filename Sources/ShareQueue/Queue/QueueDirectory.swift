@@ -182,11 +182,11 @@ public struct QueueDirectory: Sendable {
             let fd = try folder.open(temporary, .writeCreateExclusive)
             try fd.closeAfter { () throws(SystemError) in
                 try fd.writeAll(Array((Self.formatPrefix + "\(Self.formatVersion)\nqueue \(RecordID.random())\n").utf8))
-                try fd.synchronize()
+                try fd.synchronize(.formatMarkerData)
             }
             try folder.link(temporary, to: QueueLayout.formatMarker)
             try folder.remove(temporary)
-            try folder.synchronize()
+            try folder.synchronize(.formatMarkerLinked)
         } catch {
             try? folder.remove(temporary)
             if error.isAlreadyExists { return }

@@ -46,10 +46,10 @@ public final class QueueDrainer {
         var marked = SinkErrorMarking(sink)
         defer { sink = marked.sink }
         // Positions are synced at the end, not per batch (see `Checkpoint`); after a failure too, where nothing can be reported.
-        defer { try? run.checkpoint.synchronize() }
+        defer { try? run.checkpoint.synchronize(.checkpointAtEnd) }
         do {
             try run.deliverAll(into: &marked)
-            try run.checkpoint.synchronize()
+            try run.checkpoint.synchronize(.checkpointAtEnd)
         } catch let error as SinkErrorMarking<Sink>.Failure {
             throw ShareQueueError(.tryAgain, "the sink failed after \(run.summary.delivered) records; the rest stay queued", underlying: error.underlying)
         } catch let refusal as RecordRefusal {

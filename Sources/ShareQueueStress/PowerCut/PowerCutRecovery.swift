@@ -1,0 +1,131 @@
+import CSQLite
+import Foundation
+
+/// What a user runs after a power cut, on one crash state, and the invariants
+/// checked after it: a producer's append, a drain (to JSON Lines, or into the
+/// store where the workload used one), and a second drain, all with the real tools.
+struct PowerCutRecovery {
+    let workload: PowerCutWorkload
+    let tools: ToolRunner
+    /// The traced run's context: what setup acknowledged and delivered, and every id printed.
+    let run: PowerCutContext
+
+    /// The state's violations, none if every invariant holds.
+    /// - Parameters:
+    ///   - printed: The ids producers printed before the cut.
+    ///   - delivered: The ids sinks took before the cut (the store's are read from its image).
+    ///   - directory: An empty directory to recover in.
+    func check(_ state: FileImage, printed: [String], delivered: [String], in directory: String) throws -> [String] {
+        try state.materialize(into: directory)
+        // A copy handed over before the cut must still be there: the consumer holds its path.
+        let source = (try? Data(contentsOf: URL(fileURLWithPath: run.inputs + "/photo.jpg"))) ?? Data()
+        var handedOverProblems: [String] = []
+        for id in delivered {
+            for path in run.handedOver[id] ?? [] where (try? Data(contentsOf: URL(fileURLWithPath: directory + "/" + path))) != source {
+                handedOverProblems.append("record \(id) was delivered before the cut with an attachment copy the cut took or damaged: \(path)")
+            }
+        }
+        let context = PowerCutContext(tools: tools, root: directory, inputs: run.inputs)
+        var violations = handedOverProblems
+        func note(_ what: String, _ outcome: ToolRunner.Outcome) -> Bool {
+            if outcome.status == 0 { return true }
+            if outcome.status == -1 {
+                violations.append("\(what) hung (killed after \(Int(PowerCutContext.deadline)) s)")
+            } else if !PowerCutContext.documentedStatuses.contains(outcome.status) {
+                violations.append("\(what) exited with the undocumented status \(outcome.status)")
+            } else {
+                violations.append("\(what) failed with status \(outcome.status): the queue is blocked")
+            }
+            return false
+        }
+        var mustDeliver = Set(run.acknowledged + printed)
+        var drained: [String] = []
+        var newestOfKey: String??
+        let append = try context.run("share-append", ["--dir", context.queue] + workload.recoveryAppend)
+        if note("the producer after the cut", append) { mustDeliver.formUnion(PowerCutContext.lines(append.output)) }
+        let sink = workload.usesStore ? ["--store", context.store]
+            : workload.deliversAttachments ? ["--attachments-to", directory + "/delivered"] : []
+        for attempt in ["the drain after the cut", "a second drain"] {
+            let outcome = try context.run("host-drain", ["--dir", context.queue, "--quiet"] + sink)
+            if !note(attempt, outcome) { break }
+            drained += PowerCutContext.ids(inJSONLines: outcome.output)
+            if let key = workload.publishedKey, let newest = Self.newestText(of: key, in: outcome.output) { newestOfKey = newest }
+            if workload.deliversAttachments { violations += Self.attachmentProblems(outcome.output, source: run.inputs + "/photo.jpg") }
+        }
+        if workload.usesStore {
+            let rows = Self.storedRows(context.store)
+            let ids = rows.map(\.id)
+            if Set(ids).count != ids.count { violations.append("the store holds a record more than once") }
+            drained += ids
+            // A stored row's attachment paths are absolute, from wherever the drain that stored it ran.
+            for row in rows {
+                for path in row.attachmentPaths {
+                    let here = path.hasPrefix(run.root + "/") ? directory + path.dropFirst(run.root.count) : path
+                    if (try? Data(contentsOf: URL(fileURLWithPath: here))) != source {
+                        violations.append("record \(row.id) is stored with an attachment copy that is missing or damaged: \(here)")
+                    }
+                }
+            }
+        }
+        // Letters being put back (a requeue cut short) still wait: the next --requeue-dead finishes it.
+        let deadLetters = ["dead-letters.log", "dead-letters.requeue"].flatMap { name in
+            PowerCutContext.ids(inJSONLines: Array((try? Data(contentsOf: URL(fileURLWithPath: context.queue + "/" + name))) ?? Data()))
+        }
+        if let key = workload.publishedKey, append.status == 0, let value = workload.recoveryAppend.last, newestOfKey != .some(value) {
+            violations.append("--if-changed published '\(value)' as key \(key)'s value, but its newest record delivered holds \(newestOfKey.map { $0 ?? "no text" } ?? "nothing")")
+        }
+        let lost = mustDeliver.subtracting(drained).subtracting(delivered).subtracting(run.delivered).subtracting(deadLetters)
+        if !lost.isEmpty { violations.append("acknowledged but never delivered: \(lost.sorted().joined(separator: " "))") }
+        let invented = Set(drained).subtracting(run.known).subtracting(mustDeliver)
+        if !invented.isEmpty { violations.append("delivered but never appended: \(invented.sorted().joined(separator: " "))") }
+        return violations
+    }
+
+    /// The text of the last record of `key` in JSON Lines, if there is one.
+    static func newestText(of key: String, in output: [UInt8]) -> String?? {
+        var newest: String?? = nil
+        for line in PowerCutContext.lines(output) {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], object["key"] as? String == key else { continue }
+            newest = .some(object["text"] as? String)
+        }
+        return newest
+    }
+
+    /// The ids in a store's `records` table, repeats included, with the paths of their attachments' copies.
+    static func storedRows(_ path: String) -> [(id: String, attachmentPaths: [String])] {
+        var handle: OpaquePointer?
+        defer { sqlite3_close(handle) }
+        guard FileManager.default.fileExists(atPath: path),
+              sqlite3_open_v2(path, &handle, SQLITE_OPEN_READONLY, nil) == SQLITE_OK else { return [] }
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(handle, "SELECT id, attachments FROM records", -1, &statement, nil) == SQLITE_OK else { return [] }
+        defer { sqlite3_finalize(statement) }
+        var rows: [(id: String, attachmentPaths: [String])] = []
+        while sqlite3_step(statement) == SQLITE_ROW {
+            guard let id = sqlite3_column_text(statement, 0) else { continue }
+            let attachments = sqlite3_column_text(statement, 1).flatMap {
+                try? JSONSerialization.jsonObject(with: Data(String(cString: $0).utf8)) as? [[String: Any]]
+            } ?? []
+            rows.append((String(cString: id), attachments.compactMap { $0["path"] as? String }))
+        }
+        return rows
+    }
+
+    /// Delivered attachments whose copy is missing or differs from the source.
+    static func attachmentProblems(_ output: [UInt8], source: String) -> [String] {
+        let expected = (try? Data(contentsOf: URL(fileURLWithPath: source))) ?? Data()
+        var problems: [String] = []
+        for line in PowerCutContext.lines(output) {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                  let attachments = object["attachments"] as? [[String: Any]] else { continue }
+            for attachment in attachments {
+                guard let path = attachment["path"] as? String, let copy = try? Data(contentsOf: URL(fileURLWithPath: path)) else {
+                    problems.append("record \(object["id"] ?? "?") was delivered without its attachment's copy")
+                    continue
+                }
+                if copy != expected { problems.append("record \(object["id"] ?? "?") was delivered with a damaged attachment") }
+            }
+        }
+        return problems
+    }
+}

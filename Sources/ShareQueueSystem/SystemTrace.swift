@@ -1,0 +1,188 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#else
+import Darwin
+#endif
+
+/// A record of every change this process makes to files through this layer,
+/// so that a power-cut explorer can rebuild each state a crash may leave.
+///
+/// Inert unless `SHARE_QUEUE_TRACE` names a file: then each create, write,
+/// truncate, sync, rename, link, unlink and mkdir appends one line to it (one
+/// `write` with `O_APPEND`, so the lines of several processes interleave whole),
+/// naming files by absolute path. A descriptor is mapped to the path it was
+/// opened at while it is open; since another process may rename the file
+/// meanwhile, what goes through a descriptor also names its inode number.
+/// Off, each wrapper pays one check of ``current``.
+/// Lines: `<op> <pid> <fields...>`, paths percent-encoded, data in hex; ops are
+/// `create PATH INODE`, `mkdir PATH`, `write PATH INODE OFFSET HEX`, `truncate PATH INODE SIZE`,
+/// `sync PATH INODE`, `rename FROM TO`, `link FROM TO`, `unlink PATH`,
+/// `image PATH HEX|-` (a file's whole durable content, for files another library
+/// syncs, such as a SQLite store) and `mark WORD...` (a tool's own events).
+/// A test hook for the package's tools, not API.
+package final class SystemTrace: @unchecked Sendable {
+    /// The recorder of this process, or nil when `SHARE_QUEUE_TRACE` is not set.
+    package static let current: SystemTrace? = {
+        guard let path = getenv("SHARE_QUEUE_TRACE").map({ String(cString: $0) }), !path.isEmpty else { return nil }
+        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
+        return fd >= 0 ? SystemTrace(fd: fd) : nil
+    }()
+
+    private let fd: Int32
+    /// Where each open descriptor was opened; guarded by `mutex`: a drain may have threads.
+    private var paths: [Int32: String] = [:]
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+
+    private init(fd: Int32) {
+        self.fd = fd
+        pthread_mutex_init(mutex, nil)
+    }
+
+    /// The path `fd` was opened at, if it is one of the files this layer opened.
+    package func path(of fd: Int32) -> String? {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return paths[fd]
+    }
+
+    /// The path of `name` in the directory `directory`, if that directory is known.
+    func path(of name: String, in directory: Int32) -> String? {
+        path(of: directory).map { Self.join($0, name) }
+    }
+
+    /// Whether `name` exists in `directory` now: asked before an open with `flags`, which creates it only with `O_CREAT`.
+    func exists(_ name: String, in directory: Int32, flags: Int32) -> Bool {
+        guard flags & O_CREAT != 0 else { return true }
+        var s = stat()
+        return fstatat(directory, name, &s, AT_SYMLINK_NOFOLLOW) == 0
+    }
+
+    /// Notes that `fd` is open at `path`, and records its creation if `created`.
+    func opened(_ fd: Int32, at path: String, created: Bool) {
+        pthread_mutex_lock(mutex)
+        paths[fd] = path
+        pthread_mutex_unlock(mutex)
+        if created { append(["create", Self.encode(path), Self.inode(fd)]) }
+    }
+
+    /// Forgets `fd`, which is being closed.
+    func closed(_ fd: Int32) {
+        pthread_mutex_lock(mutex)
+        paths[fd] = nil
+        pthread_mutex_unlock(mutex)
+    }
+
+    /// Records `count` bytes written from `bytes` to `fd`: at `offset`, or, when nil,
+    /// just before the descriptor's position now (where a write, appending or not, put them).
+    func wrote(_ fd: Int32, _ bytes: UnsafeRawPointer, count: Int, at offset: Int64?) {
+        guard count > 0, let path = path(of: fd) else { return }
+        let start = offset ?? (Int64(lseek(fd, 0, SEEK_CUR)) - Int64(count))
+        append(["write", Self.encode(path), Self.inode(fd), String(start), Self.hex(UnsafeRawBufferPointer(start: bytes, count: count))])
+    }
+
+    /// Records `fd` cut to `size` bytes.
+    func truncated(_ fd: Int32, to size: Int64) {
+        if let path = path(of: fd) { append(["truncate", Self.encode(path), Self.inode(fd), String(size)]) }
+    }
+
+    /// Records a sync of `fd`, a file or a directory.
+    func synchronized(_ fd: Int32) {
+        if let path = path(of: fd) { append(["sync", Self.encode(path), Self.inode(fd)]) }
+    }
+
+    /// Records an operation on one name (`unlink`, `mkdir`, `create`) by its path.
+    func changed(_ op: String, _ path: String) { append([op, Self.encode(path)]) }
+
+    /// Records an operation from one name to another (`rename`, `link`) by their paths.
+    func changed(_ op: String, _ from: String, _ to: String) { append([op, Self.encode(from), Self.encode(to)]) }
+
+    /// Records an operation on names in `directory` (`unlink`, `mkdir`, or with `newName`, `rename` and `link`).
+    func changed(_ op: String, in directory: Int32, _ name: String, _ newName: String? = nil) {
+        guard let from = path(of: name, in: directory) else { return }
+        if let newName { changed(op, from, Self.join(path(of: directory) ?? "", newName)) } else { changed(op, from) }
+    }
+
+    /// Records a tool's own event, such as the ids it is about to print, so the
+    /// explorer knows what was acknowledged before each operation.
+    package func mark(_ words: [String]) { append(["mark"] + words.map(Self.encode)) }
+
+    /// Records the whole content of the file at `path` (or its absence) as durable
+    /// now: for a file another library writes and syncs, such as a SQLite store after a commit.
+    package func image(ofFileAt path: String) {
+        let absolute = Self.absolute(path)
+        let fd = open(absolute, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return append(["image", Self.encode(absolute), "-"]) }
+        defer { close(fd) }
+        var content: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n <= 0 { break }
+            content += chunk[0..<n]
+        }
+        append(["image", Self.encode(absolute), content.withUnsafeBytes { Self.hex($0) }])
+    }
+
+    /// Writes one line, whole, with one `write`.
+    private func append(_ fields: [String]) {
+        let line = Array((fields[0] + " \(getpid()) " + fields.dropFirst().joined(separator: " ") + "\n").utf8)
+        _ = line.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    }
+
+    /// The inode number of the open file `fd`, as a field.
+    private static func inode(_ fd: Int32) -> String {
+        var s = stat()
+        return fstat(fd, &s) == 0 ? String(s.st_ino) : "0"
+    }
+
+    /// `path` made absolute against the working directory.
+    static func absolute(_ path: String) -> String {
+        if path.hasPrefix("/") { return path }
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard getcwd(&buffer, buffer.count) != nil else { return path }
+        return join(String(cString: buffer), path)
+    }
+
+    /// `name` (one component or a relative path) in the directory `directory`, with "." and ".." resolved.
+    static func join(_ directory: String, _ name: String) -> String {
+        var parts = directory.split(separator: "/").map(String.init)
+        for part in name.split(separator: "/") where part != "." {
+            if part == ".." { _ = parts.popLast() } else { parts.append(String(part)) }
+        }
+        return "/" + parts.joined(separator: "/")
+    }
+
+    /// Bytes outside letters, digits and `._-/+=,:@` as `%XX`, so that a field never holds a space or newline.
+    static func encode(_ text: String) -> String {
+        var out = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"), UInt8(ascii: "/"), UInt8(ascii: "+"), UInt8(ascii: "="),
+                 UInt8(ascii: ","), UInt8(ascii: ":"), UInt8(ascii: "@"):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                out += "%" + hex(byte)
+            }
+        }
+        return out
+    }
+
+    private static let digits = Array("0123456789abcdef".utf8)
+
+    private static func hex(_ byte: UInt8) -> String {
+        String(decoding: [digits[Int(byte >> 4)], digits[Int(byte & 15)]], as: UTF8.self)
+    }
+
+    private static func hex(_ bytes: UnsafeRawBufferPointer) -> String {
+        var out = [UInt8]()
+        out.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 15)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}
