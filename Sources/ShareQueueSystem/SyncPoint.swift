@@ -17,6 +17,9 @@ package enum SyncPoint: String, CaseIterable, Sendable {
     case checkpointCreated = "checkpoint-created"
     /// The queue directory, after the checkpoint is first made.
     case checkpointCreatedEntry = "checkpoint-created-entry"
+    /// The queue directory, before a producer creates a new pending file: the seal that
+    /// renamed the last one away must not be lost under the new file's name.
+    case pendingReplaced = "pending-replaced"
     /// The queue directory, after a producer created the pending file.
     case pendingCreated = "pending-created"
     /// A producer's records in the pending file, before their ids are printed.

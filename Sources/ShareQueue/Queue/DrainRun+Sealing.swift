@@ -25,6 +25,7 @@ extension DrainRun {
                            busy: "the producers' lock is taken", consequence: "the pending records stay queued for the next drain")
         guard try renamePending(to: sequence) else { return false }
         lock.unlock()
+        CrashPoint.reached(.drainSealUnlocked)
         do { try directory.folder.synchronize(.sealed) } catch {
             throw ShareQueueError("cannot seal the pending file", path: directory.pendingPath, error)
         }

@@ -271,6 +271,11 @@ public final class QueueAppender {
         if let onDisk, !onDisk.isRegularFile {
             throw ShareQueueError(.configuration, "refusing to append: the pending file is not a regular file", path: path)
         }
+        if onDisk == nil {
+            // A drain syncs its seal's rename after releasing the producers' lock: until it does, a power cut
+            // may keep a new pending file's name and lose the rename, and with it the sealed records.
+            do { try directory.folder.synchronize(.pendingReplaced) } catch { throw failure(error) }
+        }
         let file: FileDescriptor
         let status: FileStatus
         do throws(SystemError) {

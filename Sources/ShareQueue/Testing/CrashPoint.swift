@@ -25,6 +25,8 @@ package enum CrashPoint: String, CaseIterable, Sendable {
     case drainLocked = "drain-locked"
     /// A drainer has renamed the pending file and still holds the producers' lock; the directory is not synced.
     case drainSealed = "drain-sealed"
+    /// A drainer has renamed the pending file and released the producers' lock; the directory is not synced yet.
+    case drainSealUnlocked = "drain-seal-unlocked"
     /// A sink has taken a batch; the checkpoint does not show it yet.
     case drainDelivered = "drain-delivered"
     /// Damaged data is in the quarantine file; the checkpoint does not show it yet.

@@ -104,6 +104,9 @@ struct PowerCutWorkload: Sendable {
                              guard outcome.status == 0 else { throw PowerCutError("host-drain --requeue-dead exited with \(outcome.status)") }
                              try context.drain()
                          }),
+        PowerCutWorkload(name: "seal-race", summary: "a producer appending after a drain's seal and before the drain syncs the rename",
+                         setup: { try $0.acknowledged += $0.append(["sealed"]) },
+                         traced: { try runSealRace(&$0) }),
         PowerCutWorkload(name: "watch", summary: "host-drain --watch delivering two appends as they arrive",
                          setup: { try $0.acknowledged += $0.append(["zero"]) },
                          traced: { try runWatch(&$0) }),
@@ -111,6 +114,40 @@ struct PowerCutWorkload: Sendable {
 
     /// A drain whose command refuses the batch holding "refuse me", once: a dead letter at the first refusal.
     static let refusingDrainArguments = ["--batch", "1", "--max-attempts", "1", "--exec", "if grep -q 'refuse me'; then exit 1; fi"]
+
+    /// A drain stopped just after its seal released the producers' lock, before it synced the
+    /// rename; a producer appends, making a new pending file; the drain then goes on.
+    private static func runSealRace(_ context: inout PowerCutContext) throws {
+        var environment = context.environment
+        environment["SHARE_QUEUE_STOP_AT"] = "drain-seal-unlocked"
+        let child = try Host.spawn(context.tools.path("host-drain"), ["--dir", context.queue, "--quiet"],
+                                   environment: environment, pipeOutput: true, silenceErrors: true)
+        var ended = false
+        defer {
+            if !ended {
+                Host.kill(child.pid)
+                _ = try? Host.waitForExit(child.pid)
+            }
+        }
+        let deadline = Date().addingTimeInterval(PowerCutContext.deadline)
+        while !isStopped(child.pid) {
+            guard Date() < deadline else { throw PowerCutError("the drain did not stop after its seal") }
+            usleep(1000)
+        }
+        try context.append(["after the seal"])
+        _ = kill(child.pid, SIGCONT)
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while let pipe = child.output, let n = try? pipe.read(into: &chunk, from: 0), n > 0 {}
+        child.output?.close()
+        let status = try Host.waitForExit(child.pid)
+        ended = true
+        guard status == 0 else { throw PowerCutError("the drain exited with \(status)") }
+    }
+
+    /// Whether process `pid` is stopped (state T in /proc).
+    private static func isStopped(_ pid: Int32) -> Bool {
+        (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8))?.contains(") T") ?? false
+    }
 
     /// `host-drain --watch` started, two producers, and the watch stopped with SIGTERM once it printed both.
     private static func runWatch(_ context: inout PowerCutContext) throws {
