@@ -1,4 +1,4 @@
-import ShareQueue
+import ShareQueueCore
 
 /// A sink that drains several content types in one pass, each kind to its own
 /// typed handler.

@@ -1,4 +1,4 @@
-import ShareQueue
+import ShareQueueCore
 
 extension DrainedRecord {
     /// The record's `json` value read as `type`, with the encodings

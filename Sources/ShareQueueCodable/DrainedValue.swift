@@ -3,7 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import ShareQueue
+import ShareQueueCore
 
 /// A value taken out of the queue by a typed drain, with its record's labels.
 public struct DrainedValue<Value> {

@@ -1,4 +1,4 @@
-import ShareQueue
+import ShareQueueCore
 
 /// What a drain does with a record of a kind it has no handler for, such as one
 /// a newer extension appends.

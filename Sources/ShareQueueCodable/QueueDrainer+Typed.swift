@@ -1,4 +1,4 @@
-import ShareQueue
+import ShareQueueCore
 
 extension QueueDrainer {
     /// Drains the records of `type`'s kind, decoded, into `body`, a batch at a time.

@@ -1,4 +1,4 @@
-import ShareQueue
+import ShareQueueCore
 
 extension RecordDraft {
     /// A draft holding `value` as JSON, of the kind ``Record/Kind/init(for:)`` names.

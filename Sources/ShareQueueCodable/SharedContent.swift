@@ -1,4 +1,4 @@
-import ShareQueue
+import ShareQueueCore
 
 /// A content type that names its records' kind, so that the name survives
 /// renaming the type and a host can tell the types apart.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ShareQueue
+@testable import ShareQueueCore
 import ShareQueueCodable
 
 /// Draining several content types in one pass, and single-type drains that never send other types away.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ShareQueue
+@testable import ShareQueueCore
 import ShareQueueCodable
 
 /// Draining one content type: what it takes, what it refuses, and that nothing is lost.

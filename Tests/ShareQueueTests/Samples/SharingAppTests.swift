@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ShareQueue
+@testable import ShareQueueCore
 
 /// `Samples/SharingApp`, the share extension and host app the library guide shows, is a
 /// package of its own: built here from scratch (into its own `.build`, which

@@ -1,5 +1,4 @@
 import ShareQueue
-import ShareQueueCodable
 import SharedTypes
 
 /// Takes every kind of record this app knows from one queue. A typed drain

@@ -1,6 +1,5 @@
 import Foundation
 import ShareQueue
-import ShareQueueCodable
 import SharedTypes
 
 // The share extension, as a command-line program:

@@ -1,5 +1,4 @@
 import ShareQueue
-import ShareQueueCodable
 
 /// The wallpaper the extension last saw: a keyed value, where only the newest
 /// record matters, published only when it changes.

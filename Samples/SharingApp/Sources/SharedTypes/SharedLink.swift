@@ -1,6 +1,5 @@
 import Foundation
 import ShareQueue
-import ShareQueueCodable
 
 /// A link the user shared from another app: what the extension appends and the host stores.
 ///
