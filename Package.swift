@@ -30,7 +30,7 @@ let package = Package(
         // Apart from ShareQueueCore, so that share-append, which needs no Codable values, does not load Foundation.
         .target(name: "ShareQueueCodable", dependencies: ["ShareQueueCore"], swiftSettings: strict),
         // The one module an app imports, as NIO re-exports NIOCore.
-        .target(name: "ShareQueue", dependencies: ["ShareQueueCore", "ShareQueueCodable"], swiftSettings: strict),
+        .target(name: "ShareQueue", dependencies: ["ShareQueueCore", "ShareQueueCodable", "ShareQueueSystem"], swiftSettings: strict),
         // The system's SQLite, for the host-side store; no package dependency.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
         .target(name: "ShareQueueStore", dependencies: ["ShareQueueCore", "ShareQueueSystem", "CSQLite"], swiftSettings: strict),

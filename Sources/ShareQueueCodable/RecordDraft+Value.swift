@@ -52,4 +52,30 @@ extension QueueAppender {
         for value in values { drafts.append(try RecordDraft(encoding: value, source: source)) }
         return try append(drafts)
     }
+
+    /// Appends `value` under `key` only if it differs from the last record
+    /// appended with that key, so that publishing an unchanged value wakes no host.
+    ///
+    /// `try appender.appendIfChanged(wallpaper, source: "share-extension", key: "wallpaper")`
+    /// - Parameters:
+    ///   - value: The current value; its record's kind is ``Record/Kind/init(for:)`` of its type.
+    ///   - source: Who produces it, 1 to 256 bytes.
+    ///   - key: What the value is the current value of.
+    ///   - meta: The producer's own labels.
+    /// - Returns: The new record's id and `appended: true`, or, if nothing changed,
+    ///   the earlier record's id and `appended: false`.
+    /// - Throws: `.badData` for a value that cannot be encoded, and what `appendIfChanged(_:)` throws.
+    @discardableResult
+    public func appendIfChanged<Value: Encodable>(_ value: Value, source: String, key: String,
+                                                  meta: JSONMembers<String>? = nil) throws(ShareQueueError) -> (id: String, appended: Bool) {
+        try appendIfChanged(RecordDraft(encoding: value, source: source, key: key, meta: meta))
+    }
+
+    /// An array appended as one value would be one record of kind `Array<…>`,
+    /// which no drain of the element type takes: use ``append(contentsOf:source:)``.
+    @available(*, unavailable, message: "an array would be one record of kind Array<...>; use append(contentsOf:source:) for one record per element")
+    public func append<Element: Encodable>(_ values: [Element], source: String, key: String? = nil,
+                                           meta: JSONMembers<String>? = nil) throws(ShareQueueError) -> String {
+        fatalError("unavailable")
+    }
 }

@@ -21,6 +21,8 @@ extension QueueAppender {
     /// - Throws: `.invalidArgument` for a draft without a key, and what ``append(_:)-(RecordDraft)`` throws.
     @discardableResult
     public func appendIfChanged(_ draft: RecordDraft) throws(ShareQueueError) -> (id: String, appended: Bool) {
+        serial.lock()
+        defer { serial.unlock() }
         guard let key = draft.key else {
             throw ShareQueueError(.invalidArgument, "appending only what changed needs a key: the last record of that key is what it compares with")
         }
