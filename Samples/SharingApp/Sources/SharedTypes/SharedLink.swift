@@ -13,7 +13,7 @@ import ShareQueue
 ///   queued would then fail to decode and end up as dead letters. For a new shape,
 ///   make a new type with a new kind.
 public struct SharedLink: SharedContent, Equatable, Sendable {
-    public static let contentKind = Record.Kind(rawValue: "link")
+    public static let contentKind: Record.Kind = "link"
 
     public var url: URL
     public var title: String
