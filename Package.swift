@@ -41,7 +41,7 @@ let package = Package(
         // The stress and crash-point runs: a test tool, so it may use Foundation.
         // Floor/floor.c is the benchmark's physical floor: compiled by the benchmark itself with
         // the C compiler, never by SwiftPM, which would link it against the Swift runtime.
-        .target(name: "ShareQueueStress", dependencies: ["ShareQueueCore", "ShareQueueCodable", "ShareQueueSystem", "ToolSupport", "ShareQueueStore", "CSQLite"],
+        .target(name: "ShareQueueStress", dependencies: ["ShareQueue", "ShareQueueCore", "ShareQueueCodable", "ShareQueueSystem", "ToolSupport", "ShareQueueStore", "CSQLite"],
                 exclude: ["Floor"], swiftSettings: strict),
         .executableTarget(name: "share-append", dependencies: ["ShareAppend", "ToolSupport"], linkerSettings: staticSwiftRuntime),
         .executableTarget(name: "host-drain", dependencies: ["HostDrain", "ToolSupport"], linkerSettings: staticSwiftRuntime),
