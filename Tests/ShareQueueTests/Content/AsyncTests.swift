@@ -111,6 +111,26 @@ struct AsyncTests {
         #expect(drained.lines.count == 400)
     }
 
+    @Test("Threads share one appender: every append lands once, with its own id")
+    func sharedAppenderThreads() throws {
+        let directory = try QueueDirectory(path: queue.path)
+        var options = AppendOptions()
+        options.synchronize = false
+        let appender = try QueueAppender(directory: directory, options: options)
+        let ids = Collected<String>()
+        DispatchQueue.concurrentPerform(iterations: 8) { thread in
+            var mine: [String] = []
+            for number in 0..<1000 {
+                // A thread whose append fails records nothing; the count below then falls short.
+                if let id = try? appender.append(RecordDraft(.text("\(thread)-\(number)"), source: "s")) { mine.append(id) }
+            }
+            ids.add(mine)
+        }
+        #expect(Set(ids.values).count == 8000)
+        let drained = try queue.drain()
+        #expect(drained.lines.count == 8000)
+    }
+
     @Test("A typed publish appends only what changed, blocking or not")
     func typedAppendIfChanged() async throws {
         let directory = try QueueDirectory(path: queue.path)
