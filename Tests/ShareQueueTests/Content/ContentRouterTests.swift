@@ -51,7 +51,11 @@ struct ContentRouterTests {
         var inbox = ContentRouter()
         inbox.on(PlainLink.self) { links.add($0.map(\.value)) }
         inbox.on(NoteV1.self) { notes.add($0.map(\.value)) }
-        let drainer = QueueDrainer(directory: try directory)
+        // Three lock-taking calls in a row: a process another test spawns at that moment
+        // can hold a copy of the drain lock's descriptor until it execs, so wait a little.
+        var options = DrainOptions()
+        options.waitSeconds = 5
+        let drainer = QueueDrainer(directory: try directory, options: options)
         let warnings = Collected<String>()
         drainer.warn = { warnings.add([$0]) }
         let summary = try drainer.drain(into: &inbox)
