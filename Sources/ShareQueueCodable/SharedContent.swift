@@ -11,6 +11,11 @@ import ShareQueueCore
 /// millisecond), `URL` as its absolute string, `UUID` as its upper-case
 /// string, `Data` as Base64 with padding, `Decimal` as a JSON number, and
 /// `JSONValue` as itself.
+///
+/// Declare it for every type an extension shares: `static let contentKind: Record.Kind = "link"`.
+/// A type without it is filed under its name, and renaming the type then leaves
+/// the records already queued under the old name to no handler: a typed drain
+/// stops at them, and a ``ContentRouter`` sets them aside.
 public protocol SharedContent: Codable {
     /// The kind of this type's records: 1 to 256 bytes without control characters,
     /// not `text`, `url` or `file`. Keep it when the type changes, or older records stop matching.

@@ -52,6 +52,8 @@ package enum CrashPoint: String, CaseIterable, Sendable {
 }
 
 /// The parsed `SHARE_QUEUE_CRASH_AT`, read once per process.
+// @unchecked Sendable: `visits` is unguarded; only the crash tests set the variable,
+// and the tools they run reach crash points from one thread. Without it there is no plan.
 private final class CrashPlan: @unchecked Sendable {
     let point: CrashPoint
     let visit: Int
