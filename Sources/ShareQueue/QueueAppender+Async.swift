@@ -1,6 +1,6 @@
 extension QueueAppender {
     /// Appends one record without blocking the caller, such as a main actor:
-    /// the write and its `fsync` run on another thread. See ``append(_:)-(RecordDraft)``.
+    /// the write and its `fsync` run on another thread. See `append(_:)-(RecordDraft)`.
     /// - Parameter draft: The record's content and labels.
     /// - Returns: The record's id. Once this returns the record will be delivered.
     /// - Throws: What the blocking append throws.
@@ -16,7 +16,7 @@ extension QueueAppender {
     ///
     /// `try await appender.append(link, source: "share-extension")`
     /// - Parameters:
-    ///   - value: The content; its record's kind is ``Record/Kind/init(for:)`` of its type.
+    ///   - value: The content; its record's kind is `Record.Kind(for:)` of its type.
     ///   - source: Who produces it, 1 to 256 bytes.
     ///   - key: Records with the same key supersede each other when a drain coalesces keys.
     ///   - meta: The producer's own labels.
@@ -33,7 +33,7 @@ extension QueueAppender {
     ///   - values: The contents, in the order a drain delivers them.
     ///   - source: Who produces them, 1 to 256 bytes.
     /// - Returns: The ids, in order.
-    /// - Throws: What the blocking ``append(contentsOf:source:)`` throws; the queue is then unchanged.
+    /// - Throws: What the blocking `append(contentsOf:source:)` throws; the queue is then unchanged.
     @discardableResult
     public func append<Values: Sequence>(contentsOf values: Values, source: String) async throws(ShareQueueError) -> [String]
     where Values.Element: Encodable {
@@ -47,7 +47,7 @@ extension QueueAppender {
 
     /// Publishes `value` under `key` without blocking the caller: appends it
     /// only if it differs from the last record appended with that key.
-    /// See ``appendIfChanged(_:source:key:meta:)``.
+    /// See `appendIfChanged(_:source:key:meta:)`.
     /// - Returns: The new record's id and `appended: true`, or the earlier record's id and `appended: false`.
     @discardableResult
     public func appendIfChanged<Value: Encodable>(_ value: Value, source: String, key: String,

@@ -9,14 +9,14 @@ extension QueueDrainer {
     /// ```
     ///
     /// Cancelling the task stops the drain between batches, as
-    /// ``DrainOptions/shouldStop`` does: the batches delivered so far are
+    /// `DrainOptions.shouldStop` does: the batches delivered so far are
     /// cleared, the rest stay queued, and the summary says
-    /// ``DrainSummary/stoppedOnRequest``. A task cancelled before the drain
+    /// `DrainSummary.stoppedOnRequest`. A task cancelled before the drain
     /// starts delivers nothing.
     /// - Parameter sink: Where the records go; the drain works on a copy and
     ///   hands back what it became, after a failure too.
     /// - Returns: What was delivered, set aside and dead-lettered.
-    /// - Throws: What the blocking ``drain(into:)`` throws.
+    /// - Throws: What the blocking `drain(into:)` throws.
     @discardableResult
     public func drain<Sink: DrainSink & Sendable>(into sink: inout Sink) async throws(ShareQueueError) -> DrainSummary {
         let start = sink
@@ -29,11 +29,11 @@ extension QueueDrainer {
     }
 
     /// Drains the records of `type`'s kind into `body` without blocking the
-    /// caller; see ``drain(_:otherKinds:_:)`` and ``drain(into:)-(Sink)`` for
+    /// caller; see `drain(_:otherKinds:_:)` and `drain(into:)-(Sink)` for
     /// what is delivered and how cancelling stops it. `body` runs on the drain's thread.
     /// - Parameters:
     ///   - type: The content type.
-    ///   - otherKinds: What to do with records of another kind; ``OtherKindPolicy/fail`` by default.
+    ///   - otherKinds: What to do with records of another kind; `OtherKindPolicy.fail` by default.
     ///   - body: Receives each batch's values in queue order; throwing keeps the batch queued.
     /// - Returns: What was delivered, set aside and dead-lettered.
     @discardableResult

@@ -36,7 +36,7 @@ public struct ContentRouter: DrainSink, Sendable {
     /// A router with no handlers, which sets every record aside until given some.
     public init() {}
 
-    /// Sends the records of `type`'s kind, ``Record/Kind/init(for:)``, to `handler`,
+    /// Sends the records of `type`'s kind, `Record.Kind(for:)`, to `handler`,
     /// a batch's values at a time. A second handler for the same kind replaces the first.
     /// - Parameters:
     ///   - type: The content type.
@@ -48,7 +48,7 @@ public struct ContentRouter: DrainSink, Sendable {
     }
 
     /// Splits the batch by kind and hands each kind's values to its handler.
-    /// - Throws: A ``RecordRefusal`` for records that do not decode or that are
+    /// - Throws: A `RecordRefusal` for records that do not decode or that are
     ///   set aside, `.configuration` for an unhandled kind under ``OtherKindPolicy/fail``,
     ///   or what a handler throws.
     public mutating func deliver(_ batch: DrainBatch) throws {

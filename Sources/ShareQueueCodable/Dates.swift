@@ -14,7 +14,7 @@ extension DrainedRecord {
 }
 
 extension Record {
-    /// ``Record/date`` as a `Date`, to the millisecond; nil if it is not ISO-8601.
+    /// `Record.date` as a `Date`, to the millisecond; nil if it is not ISO-8601.
     public var dateValue: Date? { ISO8601Milliseconds.parse(date) }
 }
 

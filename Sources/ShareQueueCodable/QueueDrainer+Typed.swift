@@ -18,7 +18,7 @@ extension QueueDrainer {
     /// a ``ContentRouter``; one that wants other kinds set aside as dead letters
     /// says so with `otherKinds: .setAside`.
     /// - Parameters:
-    ///   - type: The content type; its records are those of kind ``Record/Kind/init(for:)``.
+    ///   - type: The content type; its records are those of kind `Record.Kind(for:)`.
     ///   - otherKinds: What to do with a record of another kind: ``OtherKindPolicy/fail`` (the default) or ``OtherKindPolicy/setAside``.
     ///   - body: Receives each batch's values in queue order.
     /// - Returns: What was delivered, set aside and dead-lettered.

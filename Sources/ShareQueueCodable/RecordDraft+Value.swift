@@ -1,9 +1,9 @@
 import ShareQueueCore
 
 extension RecordDraft {
-    /// A draft holding `value` as JSON, of the kind ``Record/Kind/init(for:)`` names.
+    /// A draft holding `value` as JSON, of the kind `Record.Kind(for:)` names.
     /// - Parameters:
-    ///   - value: The content; its encodings are those ``ShareQueueCodable/SharedContent`` describes.
+    ///   - value: The content; its encodings are those `SharedContent` describes.
     ///   - source: Who produces it, 1 to 256 bytes.
     ///   - key: Records with the same key supersede each other when a drain coalesces keys.
     ///   - meta: The producer's own labels.
@@ -27,7 +27,7 @@ extension QueueAppender {
     ///
     /// `try appender.append(link, source: "share-extension")`
     /// - Parameters:
-    ///   - value: The content; its record's kind is ``Record/Kind/init(for:)`` of its type.
+    ///   - value: The content; its record's kind is `Record.Kind(for:)` of its type.
     ///   - source: Who produces it, 1 to 256 bytes.
     ///   - key: Records with the same key supersede each other when a drain coalesces keys.
     ///   - meta: The producer's own labels.
@@ -44,7 +44,7 @@ extension QueueAppender {
     ///   - values: The contents, in the order a drain delivers them.
     ///   - source: Who produces them, 1 to 256 bytes.
     /// - Returns: The ids, in order. Once this returns they will be delivered.
-    /// - Throws: What ``append(_:source:key:meta:)`` throws; the queue is then unchanged.
+    /// - Throws: What `append(_:source:key:meta:)` throws; the queue is then unchanged.
     @discardableResult
     public func append<Values: Sequence>(contentsOf values: Values, source: String) throws(ShareQueueError) -> [String]
     where Values.Element: Encodable {
@@ -58,7 +58,7 @@ extension QueueAppender {
     ///
     /// `try appender.appendIfChanged(wallpaper, source: "share-extension", key: "wallpaper")`
     /// - Parameters:
-    ///   - value: The current value; its record's kind is ``Record/Kind/init(for:)`` of its type.
+    ///   - value: The current value; its record's kind is `Record.Kind(for:)` of its type.
     ///   - source: Who produces it, 1 to 256 bytes.
     ///   - key: What the value is the current value of.
     ///   - meta: The producer's own labels.
@@ -72,7 +72,7 @@ extension QueueAppender {
     }
 
     /// An array appended as one value would be one record of kind `Array<…>`,
-    /// which no drain of the element type takes: use ``append(contentsOf:source:)``.
+    /// which no drain of the element type takes: use `append(contentsOf:source:)`.
     @available(*, unavailable, message: "an array would be one record of kind Array<...>; use append(contentsOf:source:) for one record per element")
     public func append<Element: Encodable>(_ values: [Element], source: String, key: String? = nil,
                                            meta: JSONMembers<String>? = nil) throws(ShareQueueError) -> String {

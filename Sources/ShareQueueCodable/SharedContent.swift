@@ -23,11 +23,11 @@ public protocol SharedContent: Codable {
 }
 
 extension Record.Kind {
-    /// The kind of records holding values of `type`: its ``ShareQueueCodable/SharedContent/contentKind``,
+    /// The kind of records holding values of `type`: its `SharedContent.contentKind`,
     /// or else its name as Swift writes it without the module, such as `SharedLink`.
     /// That name leaves out enclosing types and modules (`A.Item` and `B.Item` are both
     /// `Item`), so that it is the same in every build; types that share a name must
-    /// conform to ``ShareQueueCodable/SharedContent`` with kinds of their own, or their records mix.
+    /// conform to `SharedContent` with kinds of their own, or their records mix.
     public init<Value>(for type: Value.Type) {
         if let content = type as? any SharedContent.Type {
             self = content.contentKind

@@ -29,7 +29,7 @@ public final class QueueDrainer: @unchecked Sendable {
     /// Files a drain removes once they are this old and nothing refers to them (a day).
     static let staleAge: Int64 = 86_400
 
-    /// A drainer for `directory`; nothing is locked or read until ``drain(into:)``.
+    /// A drainer for `directory`; nothing is locked or read until `drain(into:)`.
     /// - Parameters:
     ///   - directory: The queue to drain.
     ///   - options: How to batch, and when to stop.
