@@ -29,7 +29,7 @@ extension QueueDrainer {
     }
 
     /// Drains the records of `type`'s kind into `body` without blocking the
-    /// caller; see `drain(_:otherKinds:_:)` and `drain(into:)-(Sink)` for
+    /// caller; see `drain(_:otherKinds:_:)` and `drain(into:)` for
     /// what is delivered and how cancelling stops it. `body` runs on the drain's thread.
     /// - Parameters:
     ///   - type: The content type.
