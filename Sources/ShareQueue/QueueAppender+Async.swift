@@ -45,6 +45,20 @@ extension QueueAppender {
         }.get()
     }
 
+    /// Appends an array's elements as one atomic batch, one record each, without
+    /// blocking the caller; see the blocking `append(_:source:key:meta:)` for arrays.
+    /// - Returns: The ids, in order.
+    @discardableResult
+    public func append<Element: Encodable>(_ values: [Element], source: String, key: String? = nil,
+                                           meta: JSONMembers<String>? = nil) async throws(ShareQueueError) -> [String] {
+        var drafts: [RecordDraft] = []
+        for value in values { drafts.append(try RecordDraft(encoding: value, source: source, key: key, meta: meta)) }
+        let batch = drafts
+        return try await OffThread.run { () -> Result<[String], ShareQueueError> in
+            do throws(ShareQueueError) { return .success(try self.append(batch)) } catch { return .failure(error) }
+        }.get()
+    }
+
     /// Publishes `value` under `key` without blocking the caller: appends it
     /// only if it differs from the last record appended with that key.
     /// See `appendIfChanged(_:source:key:meta:)`.

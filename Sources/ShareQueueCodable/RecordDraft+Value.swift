@@ -71,11 +71,22 @@ extension QueueAppender {
         try appendIfChanged(RecordDraft(encoding: value, source: source, key: key, meta: meta))
     }
 
-    /// An array appended as one value would be one record of kind `Array<…>`,
-    /// which no drain of the element type takes: use `append(contentsOf:source:)`.
-    @available(*, unavailable, message: "an array would be one record of kind Array<...>; use append(contentsOf:source:) for one record per element")
+    /// Appends an array's elements as one atomic batch, one record each, as
+    /// `append(contentsOf:source:)` does: the array itself as one record would be
+    /// of kind `Array<…>`, which no drain of the element type takes. To append a
+    /// list as one record, wrap it in a content type of its own.
+    /// - Parameters:
+    ///   - values: The contents, in the order a drain delivers them.
+    ///   - source: Who produces them, 1 to 256 bytes.
+    ///   - key: A key for every record, or nil.
+    ///   - meta: The producer's own labels, on every record.
+    /// - Returns: The ids, in order. Once this returns they will be delivered.
+    /// - Throws: What `append(_:source:key:meta:)` throws; the queue is then unchanged.
+    @discardableResult
     public func append<Element: Encodable>(_ values: [Element], source: String, key: String? = nil,
-                                           meta: JSONMembers<String>? = nil) throws(ShareQueueError) -> String {
-        fatalError("unavailable")
+                                           meta: JSONMembers<String>? = nil) throws(ShareQueueError) -> [String] {
+        var drafts: [RecordDraft] = []
+        for value in values { drafts.append(try RecordDraft(encoding: value, source: source, key: key, meta: meta)) }
+        return try append(drafts)
     }
 }

@@ -51,4 +51,17 @@ struct AppSurfaceTests {
         try QueueDrainer(directory: directory).drain(KeptBookmark.self) { titles += $0.map(\.value.title) }
         #expect(titles == ["a"])
     }
+
+    @Test("An array appended is one record per element, blocking or awaited, never one record of kind Array")
+    func arrays() async throws {
+        let directory = try QueueDirectory(path: queue.path)
+        let appender = try QueueAppender(directory: directory)
+        let links = (1...3).map { PlainLink(url: URL(string: "https://example.com/\($0)")!, title: "\($0)") }
+        let blocking = try { () throws in try appender.append(links, source: "s") }()
+        let awaited = try await appender.append(links, source: "s")
+        #expect(blocking.count == 3 && awaited.count == 3)
+        var kinds: [Record.Kind] = []
+        try QueueInspector(directory: directory).forEachPending { kinds.append($0.record.kind) }
+        #expect(kinds == Array(repeating: Record.Kind(for: PlainLink.self), count: 6))
+    }
 }
