@@ -3,8 +3,9 @@ import PackageDescription
 
 // Layers, lowest first; each target imports only those below it:
 //   ShareQueueSystem   the only code that calls the C library for the queue
-//   ShareQueue         the library an app and its extension link: records, the on-disk format, appending and draining
+//   ShareQueueCore     records, the on-disk format, appending and draining, without Foundation
 //   ShareQueueCodable  typed content: Codable values in and out (over Foundation's Date, URL, UUID and Data)
+//   ShareQueue         what an app imports: both of the above re-exported, and the async forms
 //   ShareQueueStore    a SQLite store that takes records exactly once (over the system's SQLite)
 //   ToolSupport        what only the tools need: arguments, help and exit codes, child processes, signals, watching
 //   ShareAppend, HostDrain, ShareQueueStress   each tool's logic; the executables are their entry points
@@ -18,34 +19,36 @@ let package = Package(
     name: "ShareQueue",
     platforms: [.macOS(.v13), .iOS(.v16), .watchOS(.v9), .tvOS(.v16), .visionOS(.v1)],
     products: [
-        .library(name: "ShareQueue", targets: ["ShareQueue", "ShareQueueCodable"]),
+        .library(name: "ShareQueue", targets: ["ShareQueue"]),
         .executable(name: "share-append", targets: ["share-append"]),
         .executable(name: "host-drain", targets: ["host-drain"]),
         .executable(name: "share-stress", targets: ["share-stress"]),
     ],
     targets: [
         .target(name: "ShareQueueSystem", swiftSettings: strict),
-        .target(name: "ShareQueue", dependencies: ["ShareQueueSystem"], swiftSettings: strict),
-        // Apart from ShareQueue, so that share-append, which needs no Codable values, does not load Foundation.
-        .target(name: "ShareQueueCodable", dependencies: ["ShareQueue"], swiftSettings: strict),
+        .target(name: "ShareQueueCore", dependencies: ["ShareQueueSystem"], swiftSettings: strict),
+        // Apart from ShareQueueCore, so that share-append, which needs no Codable values, does not load Foundation.
+        .target(name: "ShareQueueCodable", dependencies: ["ShareQueueCore"], swiftSettings: strict),
+        // The one module an app imports, as NIO re-exports NIOCore.
+        .target(name: "ShareQueue", dependencies: ["ShareQueueCore", "ShareQueueCodable", "ShareQueueSystem"], swiftSettings: strict),
         // The system's SQLite, for the host-side store; no package dependency.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
-        .target(name: "ShareQueueStore", dependencies: ["ShareQueue", "ShareQueueSystem", "CSQLite"], swiftSettings: strict),
-        .target(name: "ToolSupport", dependencies: ["ShareQueue", "ShareQueueSystem"], swiftSettings: strict),
-        .target(name: "ShareAppend", dependencies: ["ShareQueue", "ShareQueueSystem", "ToolSupport"], swiftSettings: strict),
+        .target(name: "ShareQueueStore", dependencies: ["ShareQueueCore", "ShareQueueSystem", "CSQLite"], swiftSettings: strict),
+        .target(name: "ToolSupport", dependencies: ["ShareQueueCore", "ShareQueueSystem"], swiftSettings: strict),
+        .target(name: "ShareAppend", dependencies: ["ShareQueueCore", "ShareQueueSystem", "ToolSupport"], swiftSettings: strict),
         // Apart from ShareAppend, so that share-append does not load SQLite.
-        .target(name: "HostDrain", dependencies: ["ShareQueue", "ShareQueueSystem", "ToolSupport", "ShareQueueStore"], swiftSettings: strict),
+        .target(name: "HostDrain", dependencies: ["ShareQueueCore", "ShareQueueSystem", "ToolSupport", "ShareQueueStore"], swiftSettings: strict),
         // The stress and crash-point runs: a test tool, so it may use Foundation.
         // Floor/floor.c is the benchmark's physical floor: compiled by the benchmark itself with
         // the C compiler, never by SwiftPM, which would link it against the Swift runtime.
-        .target(name: "ShareQueueStress", dependencies: ["ShareQueue", "ShareQueueCodable", "ShareQueueSystem", "ToolSupport", "ShareQueueStore", "CSQLite"],
+        .target(name: "ShareQueueStress", dependencies: ["ShareQueue", "ShareQueueCore", "ShareQueueCodable", "ShareQueueSystem", "ToolSupport", "ShareQueueStore", "CSQLite"],
                 exclude: ["Floor"], swiftSettings: strict),
         .executableTarget(name: "share-append", dependencies: ["ShareAppend", "ToolSupport"], linkerSettings: staticSwiftRuntime),
         .executableTarget(name: "host-drain", dependencies: ["HostDrain", "ToolSupport"], linkerSettings: staticSwiftRuntime),
         .executableTarget(name: "share-stress", dependencies: ["ShareQueueStress", "ToolSupport"]),
         .testTarget(
             name: "ShareQueueTests",
-            dependencies: ["ShareQueue", "ShareQueueCodable", "ShareQueueSystem", "ToolSupport"],
+            dependencies: ["ShareQueue", "ShareQueueCore", "ShareQueueCodable", "ShareQueueSystem", "ToolSupport"],
             swiftSettings: strict
         ),
     ]

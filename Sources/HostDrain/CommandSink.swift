@@ -1,4 +1,4 @@
-import ShareQueue
+import ShareQueueCore
 import ShareQueueSystem
 import ToolSupport
 

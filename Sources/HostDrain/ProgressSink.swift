@@ -1,4 +1,4 @@
-import ShareQueue
+import ShareQueueCore
 import ToolSupport
 
 /// Passes batches to another sink and shows on the progress line how many

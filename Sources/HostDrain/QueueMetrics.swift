@@ -1,4 +1,4 @@
-import ShareQueue
+import ShareQueueCore
 
 /// A queue's status in the Prometheus text exposition format (version 0.0.4),
 /// for node_exporter's textfile collector or any scraper of that format.

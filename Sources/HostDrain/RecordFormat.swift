@@ -1,4 +1,4 @@
-import ShareQueue
+import ShareQueueCore
 
 /// How records are printed: JSON Lines for programs, or text for people.
 enum RecordFormat: String {

@@ -1,4 +1,4 @@
-import ShareQueue
+import ShareQueueCore
 import ShareQueueSystem
 
 /// Delivers each batch to standard output. A batch counts as delivered once

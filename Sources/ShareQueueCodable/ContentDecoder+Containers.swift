@@ -1,5 +1,5 @@
 // The three kinds of container a value decodes from.
-import ShareQueue
+import ShareQueueCore
 
 struct KeyedContentDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
     /// Looked up by name as UTF-8 bytes: names that Swift calls equal are two members.

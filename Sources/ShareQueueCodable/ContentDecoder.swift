@@ -1,4 +1,4 @@
-import ShareQueue
+import ShareQueueCore
 
 /// Decodes a value from a parsed JSON value, with the encodings of
 /// ``ShareQueueCodable/SharedContent``. Numbers are read from their literal text, so every

@@ -1,4 +1,4 @@
-import ShareQueue
+import ShareQueueCore
 
 /// Encodes a value as compact JSON, object members sorted by their names' UTF-8 bytes, with the
 /// encodings of ``ShareQueueCodable/SharedContent``: numbers exact, dates as ISO-8601

@@ -1,10 +1,10 @@
-import ShareQueue
+import ShareQueueCore
 
 extension DrainedRecord {
     /// The record's `json` value read as `type`, with the encodings
-    /// ``ShareQueueCodable/SharedContent`` describes. Fields the type does not know are ignored
+    /// `SharedContent` describes. Fields the type does not know are ignored
     /// (they stay in the stored record); the kind is not checked, so compare
-    /// `record.kind` with ``Record/Kind/init(for:)`` when a queue holds several types.
+    /// `record.kind` with `Record.Kind(for:)` when a queue holds several types.
     /// - Throws: `.badData` when the record holds no JSON value or the value
     ///   does not decode as `type`; the `DecodingError` is the cause.
     public func decode<Value: Decodable>(_ type: Value.Type) throws(ShareQueueError) -> Value {
@@ -13,7 +13,7 @@ extension DrainedRecord {
 }
 
 extension Record {
-    /// The `json` value read as `type`; see ``DrainedRecord/decode(_:)``.
+    /// The `json` value read as `type`; see `DrainedRecord.decode(_:)`.
     /// - Throws: `.badData` when there is no JSON value or it does not decode as `type`.
     public func decode<Value: Decodable>(_ type: Value.Type) throws(ShareQueueError) -> Value {
         guard let json else { throw ShareQueueError(.badData, "record \(id) of kind \(kind) holds no JSON value to decode as \(Value.self)") }

@@ -3,7 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import ShareQueue
+import ShareQueueCore
 
 /// The values whose own `Codable` conformance is not what shared content
 /// wants, each with the encoding ``ShareQueueCodable/SharedContent`` documents: `Date` as ISO-8601

@@ -3,7 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import ShareQueue
+import ShareQueueCore
 
 /// Dates as ISO-8601 UTC with milliseconds, `2026-11-29T14:52:20.123Z`, by
 /// arithmetic: no calendar, locale or formatter.

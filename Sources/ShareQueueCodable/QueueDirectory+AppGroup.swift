@@ -1,6 +1,6 @@
 #if canImport(Darwin)
 import Foundation
-import ShareQueue
+import ShareQueueCore
 
 extension QueueDirectory {
     /// Opens the queue in a folder of the App Group's shared container, the one

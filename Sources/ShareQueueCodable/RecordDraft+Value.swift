@@ -1,9 +1,9 @@
-import ShareQueue
+import ShareQueueCore
 
 extension RecordDraft {
-    /// A draft holding `value` as JSON, of the kind ``Record/Kind/init(for:)`` names.
+    /// A draft holding `value` as JSON, of the kind `Record.Kind(for:)` names.
     /// - Parameters:
-    ///   - value: The content; its encodings are those ``ShareQueueCodable/SharedContent`` describes.
+    ///   - value: The content; its encodings are those `SharedContent` describes.
     ///   - source: Who produces it, 1 to 256 bytes.
     ///   - key: Records with the same key supersede each other when a drain coalesces keys.
     ///   - meta: The producer's own labels.
@@ -27,7 +27,7 @@ extension QueueAppender {
     ///
     /// `try appender.append(link, source: "share-extension")`
     /// - Parameters:
-    ///   - value: The content; its record's kind is ``Record/Kind/init(for:)`` of its type.
+    ///   - value: The content; its record's kind is `Record.Kind(for:)` of its type.
     ///   - source: Who produces it, 1 to 256 bytes.
     ///   - key: Records with the same key supersede each other when a drain coalesces keys.
     ///   - meta: The producer's own labels.
@@ -44,12 +44,49 @@ extension QueueAppender {
     ///   - values: The contents, in the order a drain delivers them.
     ///   - source: Who produces them, 1 to 256 bytes.
     /// - Returns: The ids, in order. Once this returns they will be delivered.
-    /// - Throws: What ``append(_:source:key:meta:)`` throws; the queue is then unchanged.
+    /// - Throws: What `append(_:source:key:meta:)` throws; the queue is then unchanged.
     @discardableResult
     public func append<Values: Sequence>(contentsOf values: Values, source: String) throws(ShareQueueError) -> [String]
     where Values.Element: Encodable {
         var drafts: [RecordDraft] = []
         for value in values { drafts.append(try RecordDraft(encoding: value, source: source)) }
+        return try append(drafts)
+    }
+
+    /// Appends `value` under `key` only if it differs from the last record
+    /// appended with that key, so that publishing an unchanged value wakes no host.
+    ///
+    /// `try appender.appendIfChanged(wallpaper, source: "share-extension", key: "wallpaper")`
+    /// - Parameters:
+    ///   - value: The current value; its record's kind is `Record.Kind(for:)` of its type.
+    ///   - source: Who produces it, 1 to 256 bytes.
+    ///   - key: What the value is the current value of.
+    ///   - meta: The producer's own labels.
+    /// - Returns: The new record's id and `appended: true`, or, if nothing changed,
+    ///   the earlier record's id and `appended: false`.
+    /// - Throws: `.badData` for a value that cannot be encoded, and what `appendIfChanged(_:)` throws.
+    @discardableResult
+    public func appendIfChanged<Value: Encodable>(_ value: Value, source: String, key: String,
+                                                  meta: JSONMembers<String>? = nil) throws(ShareQueueError) -> (id: String, appended: Bool) {
+        try appendIfChanged(RecordDraft(encoding: value, source: source, key: key, meta: meta))
+    }
+
+    /// Appends an array's elements as one atomic batch, one record each, as
+    /// `append(contentsOf:source:)` does: the array itself as one record would be
+    /// of kind `Array<…>`, which no drain of the element type takes. To append a
+    /// list as one record, wrap it in a content type of its own.
+    /// - Parameters:
+    ///   - values: The contents, in the order a drain delivers them.
+    ///   - source: Who produces them, 1 to 256 bytes.
+    ///   - key: A key for every record, or nil.
+    ///   - meta: The producer's own labels, on every record.
+    /// - Returns: The ids, in order. Once this returns they will be delivered.
+    /// - Throws: What `append(_:source:key:meta:)` throws; the queue is then unchanged.
+    @discardableResult
+    public func append<Element: Encodable>(_ values: [Element], source: String, key: String? = nil,
+                                           meta: JSONMembers<String>? = nil) throws(ShareQueueError) -> [String] {
+        var drafts: [RecordDraft] = []
+        for value in values { drafts.append(try RecordDraft(encoding: value, source: source, key: key, meta: meta)) }
         return try append(drafts)
     }
 }

@@ -1,4 +1,4 @@
-import ShareQueue
+import ShareQueueCore
 
 /// A content type that names its records' kind, so that the name survives
 /// renaming the type and a host can tell the types apart.
@@ -11,6 +11,11 @@ import ShareQueue
 /// millisecond), `URL` as its absolute string, `UUID` as its upper-case
 /// string, `Data` as Base64 with padding, `Decimal` as a JSON number, and
 /// `JSONValue` as itself.
+///
+/// Declare it for every type an extension shares: `static let contentKind: Record.Kind = "link"`.
+/// A type without it is filed under its name, and renaming the type then leaves
+/// the records already queued under the old name to no handler: a typed drain
+/// stops at them, and a ``ContentRouter`` sets them aside.
 public protocol SharedContent: Codable {
     /// The kind of this type's records: 1 to 256 bytes without control characters,
     /// not `text`, `url` or `file`. Keep it when the type changes, or older records stop matching.
@@ -18,11 +23,11 @@ public protocol SharedContent: Codable {
 }
 
 extension Record.Kind {
-    /// The kind of records holding values of `type`: its ``ShareQueueCodable/SharedContent/contentKind``,
+    /// The kind of records holding values of `type`: its `SharedContent.contentKind`,
     /// or else its name as Swift writes it without the module, such as `SharedLink`.
     /// That name leaves out enclosing types and modules (`A.Item` and `B.Item` are both
     /// `Item`), so that it is the same in every build; types that share a name must
-    /// conform to ``ShareQueueCodable/SharedContent`` with kinds of their own, or their records mix.
+    /// conform to `SharedContent` with kinds of their own, or their records mix.
     public init<Value>(for type: Value.Type) {
         if let content = type as? any SharedContent.Type {
             self = content.contentKind

@@ -1,5 +1,5 @@
 import CSQLite
-import ShareQueue
+import ShareQueueCore
 
 /// A connection to a SQLite database: just what the store needs, with every
 /// failure reported as a `ShareQueueError` that names the database and SQLite's message.

@@ -1,4 +1,4 @@
-import ShareQueue
+import ShareQueueCore
 
 /// What the store's database holds, and the check that a database holds exactly
 /// that before the store writes to it or reads from it: a file made elsewhere

@@ -1,4 +1,4 @@
-import ShareQueue
+import ShareQueueCore
 import ShareQueueSystem
 
 /// A SQLite store that takes records exactly once: each batch's rows and the

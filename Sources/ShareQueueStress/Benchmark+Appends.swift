@@ -1,5 +1,5 @@
 import Foundation
-import ShareQueue
+import ShareQueueCore
 import ShareQueueSystem
 
 /// Appending: through the library, durably, from several processes, and a whole process at a time.

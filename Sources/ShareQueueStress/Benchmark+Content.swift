@@ -1,5 +1,5 @@
 import Foundation
-import ShareQueue
+import ShareQueueCore
 import ShareQueueCodable
 import ShareQueueSystem
 
@@ -19,7 +19,7 @@ extension Benchmark {
                                        tags: ["news"], pinned: false)
 
     func contentFigures() throws -> [Figure] {
-        [try typedAppends(), try typedDrain()]
+        [try typedAppends(), try typedDrain()] + (try asyncAndRouterDrains())
     }
 
     /// Typed appends of a five-field value beside appends of the same JSON given as text, both without fsync.

@@ -1,5 +1,5 @@
 import Foundation
-import ShareQueue
+import ShareQueueCore
 import ShareQueueSystem
 
 /// Contention: eight durable producer processes and a consumer draining while they append.

@@ -1,5 +1,5 @@
 import Foundation
-import ShareQueue
+import ShareQueueCore
 import ShareQueueSystem
 
 /// Building records: how fast a drain hands a library sink `Record` values.

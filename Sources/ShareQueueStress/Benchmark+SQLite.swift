@@ -1,5 +1,5 @@
 import Foundation
-import ShareQueue
+import ShareQueueCore
 import ShareQueueSystem
 
 /// The SQLite peers: the same work done by SQLite used as a queue (`SQLitePeer`), in this process.

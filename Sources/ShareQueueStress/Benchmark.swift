@@ -1,5 +1,5 @@
 import Foundation
-import ShareQueue
+import ShareQueueCore
 import ShareQueueSystem
 
 /// `share-stress bench`: ShareQueue's speed, each figure measured side by side

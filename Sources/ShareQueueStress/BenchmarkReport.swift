@@ -1,5 +1,5 @@
 import Foundation
-import ShareQueue
+import ShareQueueCore
 
 /// The benchmark's figures as a table for people or JSON Lines for programs.
 enum BenchmarkReport {

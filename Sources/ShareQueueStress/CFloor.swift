@@ -1,5 +1,5 @@
 import Foundation
-import ShareQueue
+import ShareQueueCore
 
 /// The benchmark's physical floor, `Floor/floor.c`: compiled at the start of
 /// a run with the C compiler into the scratch directory, and checked to need

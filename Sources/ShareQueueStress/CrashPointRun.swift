@@ -1,4 +1,4 @@
-import ShareQueue
+import ShareQueueCore
 
 /// `share-stress --crash-points`: for every crash point in turn, processes that
 /// die exactly there, then fresh processes that recover, then the check that

@@ -1,4 +1,4 @@
-import ShareQueue
+import ShareQueueCore
 
 /// What producers were promised and what drains delivered, and the verdict.
 struct DeliveryLedger {

@@ -1,4 +1,4 @@
-import ShareQueue
+import ShareQueueCore
 import ShareQueueSystem
 
 /// `share-stress produce`: appends records through the library in a loop, as

@@ -1,5 +1,5 @@
 import CSQLite
-import ShareQueue
+import ShareQueueCore
 
 /// SQLite used as a queue, the peer the benchmark quotes beside ShareQueue's figures:
 /// WAL mode, one table `queue (seq INTEGER PRIMARY KEY, body TEXT)`, through the C API with

@@ -1,5 +1,5 @@
 import Foundation
-import ShareQueue
+import ShareQueueCore
 import ShareQueueStore
 import ShareQueueSystem
 import ToolSupport

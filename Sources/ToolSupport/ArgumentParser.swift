@@ -1,4 +1,4 @@
-import ShareQueue
+import ShareQueueCore
 
 /// One option a tool accepts, for parsing and for `--help`.
 package struct OptionSpec {

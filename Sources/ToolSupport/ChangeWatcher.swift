@@ -6,7 +6,7 @@ import Musl
 import Darwin
 #endif
 import ShareQueueSystem
-import ShareQueue
+import ShareQueueCore
 
 /// Waits for records to be appended to a queue: inotify on Linux, kqueue on
 /// macOS and the BSDs, and a check of the pending file's size every 100 ms

@@ -6,7 +6,7 @@ import Musl
 import Darwin
 #endif
 import ShareQueueSystem
-import ShareQueue
+import ShareQueueCore
 
 extension Host {
     /// A started child process and the pipe ends this process holds.

@@ -6,7 +6,7 @@ import Musl
 import Darwin
 #endif
 import ShareQueueSystem
-import ShareQueue
+import ShareQueueCore
 
 /// One line on standard error, rewritten in place, that shows how far a long
 /// run has come: records done, of about how many, the rate and the time left.

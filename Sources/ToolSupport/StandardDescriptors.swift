@@ -6,7 +6,7 @@ import Musl
 import Darwin
 #endif
 import ShareQueueSystem
-import ShareQueue
+import ShareQueueCore
 
 extension Host {
     /// Opens /dev/null onto whichever of descriptors 0, 1 and 2 is closed, so

@@ -6,7 +6,7 @@ import Musl
 import Darwin
 #endif
 import ShareQueueSystem
-import ShareQueue
+import ShareQueueCore
 
 // The stop flag and the write end of the self-pipe, touched by the signal
 // handler, which may only use async-signal-safe calls.

@@ -1,4 +1,4 @@
-import ShareQueue
+import ShareQueueCore
 
 /// Shell completion scripts for bash, zsh and fish, built from the option
 /// table as `--help` is, so that every option a tool accepts is offered.

@@ -1,4 +1,4 @@
-import ShareQueue
+import ShareQueueCore
 import ShareQueueSystem
 
 /// What both tools share: help, version, the queue directory, errors and exit codes.

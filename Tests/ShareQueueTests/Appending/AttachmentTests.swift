@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ShareQueue
+@testable import ShareQueueCore
 
 /// `share-append --attach` and what drains do with attachments.
 @Suite("Attachments", .timeLimit(.minutes(2)))

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ShareQueue
+@testable import ShareQueueCore
 
 /// One append of many records through the library: over the batch limit it is refused, never a crash.
 @Suite("The batch limit through the library")

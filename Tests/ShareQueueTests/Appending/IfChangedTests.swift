@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ShareQueue
+@testable import ShareQueueCore
 
 /// `share-append --if-changed`: a keyed record is appended only when its
 /// content differs from the last one appended with that key.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ShareQueue
+@testable import ShareQueueCore
 
 /// `share-append --if-changed` against `Tests/Conformance/keys.py`, a second
 /// writer of the `keys` folder made from `Documentation/Format.md` (§14) alone:

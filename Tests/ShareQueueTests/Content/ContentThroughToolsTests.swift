@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ShareQueue
+@testable import ShareQueueCore
 import ShareQueueCodable
 
 /// Typed values through the real tools: share-append takes their JSON, host-drain

@@ -1,5 +1,5 @@
 import Foundation
-@testable import ShareQueue
+@testable import ShareQueueCore
 import ShareQueueCodable
 
 /// A value of every kind shared content holds, for round trips.

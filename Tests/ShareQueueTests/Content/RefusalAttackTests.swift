@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ShareQueue
+@testable import ShareQueueCore
 
 /// Sinks that refuse records in the ways an app's code may: the drain must stay
 /// linear and bounded however the refusals come.

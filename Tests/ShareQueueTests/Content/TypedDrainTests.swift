@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ShareQueue
+@testable import ShareQueueCore
 import ShareQueueCodable
 
 /// Draining one content type: what it takes, what it refuses, and that nothing is lost.
@@ -11,7 +11,7 @@ struct TypedDrainTests {
 
     private func link(_ number: Int) -> PlainLink { PlainLink(url: URL(string: "https://example.com/\(number)")!, title: "link \(number)") }
 
-    @Test("Records of another kind become dead letters at once, and come back for a host that knows them")
+    @Test("Asked to, a typed drain sets records of another kind aside at once, and they come back for a host that knows them")
     func otherKinds() throws {
         let appender = try QueueAppender(directory: try directory)
         try appender.append(link(1), source: "s")
@@ -19,7 +19,7 @@ struct TypedDrainTests {
         try appender.append(RecordDraft(.text("plain text"), source: "s"))
         try appender.append(link(2), source: "s")
         var links: [PlainLink] = []
-        let summary = try QueueDrainer(directory: try directory).drain(PlainLink.self) { links += $0.map(\.value) }
+        let summary = try QueueDrainer(directory: try directory).drain(PlainLink.self, otherKinds: .setAside) { links += $0.map(\.value) }
         #expect(links == [link(1), link(2)])
         #expect(summary.delivered == 2)
         #expect(summary.deadLettered == 2)
@@ -27,7 +27,7 @@ struct TypedDrainTests {
         // A host that knows notes puts the letters back and takes its own; the text is refused again.
         #expect(try QueueDrainer(directory: try directory).requeueDeadLetters() == 2)
         var notes: [NoteV1] = []
-        let second = try QueueDrainer(directory: try directory).drain(NoteV1.self) { notes += $0.map(\.value) }
+        let second = try QueueDrainer(directory: try directory).drain(NoteV1.self, otherKinds: .setAside) { notes += $0.map(\.value) }
         #expect(notes == [NoteV1(title: "n", body: "b")])
         #expect(second.delivered == 1 && second.deadLettered == 1)
         #expect(try queue.deadLetters().count == 1)
@@ -125,7 +125,7 @@ struct TypedDrainTests {
         try appender.append(contentsOf: (1...3000).map { NoteV1(title: "\($0)", body: "") }, source: "s")
         try appender.append(link(1), source: "s")
         var links: [PlainLink] = []
-        let summary = try QueueDrainer(directory: try directory).drain(PlainLink.self) { links += $0.map(\.value) }
+        let summary = try QueueDrainer(directory: try directory).drain(PlainLink.self, otherKinds: .setAside) { links += $0.map(\.value) }
         #expect(links == [link(1)])
         #expect(summary.deadLettered == 3000)
         #expect(try queue.deadLetters().count == 3000)

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ShareQueue
+@testable import ShareQueueCore
 
 /// Delivering attachments: a drain killed at any step of it costs no record,
 /// whatever sink comes next, and what the host receives is its own file.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ShareQueue
+@testable import ShareQueueCore
 
 /// What a power cut may take back of the checkpoint. Its writes are synced
 /// lazily; that is safe only while a lost write costs a second delivery. Once

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ShareQueue
+@testable import ShareQueueCore
 
 /// A drain's errors say what failed: the queue's own I/O, or the sink.
 @Suite("Drain errors", .serialized)

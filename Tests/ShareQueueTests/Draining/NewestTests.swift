@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ShareQueue
+@testable import ShareQueueCore
 
 /// "Newest" for `--coalesce` and the store's `latest`: the instant a date denotes,
 /// then the record appended last. Each case appends the newer record first, so

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ShareQueue
+@testable import ShareQueueCore
 
 /// `host-drain --store`: a real SQLite file, checked with the sqlite3 tool.
 @Suite("SQLite store", .serialized, .timeLimit(.minutes(3)))

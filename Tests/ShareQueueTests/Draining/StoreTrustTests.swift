@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ShareQueue
+@testable import ShareQueueCore
 
 /// `host-drain --store` writes only into a database that is the store's own, or
 /// new: a planted one (triggers, views, another program's tables, another

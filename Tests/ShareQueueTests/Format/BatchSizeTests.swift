@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ShareQueue
+@testable import ShareQueueCore
 import ShareQueueSystem
 
 /// A reader hands out each record in the same time whatever the size of the

@@ -1,5 +1,5 @@
 import Testing
-@testable import ShareQueue
+@testable import ShareQueueCore
 
 /// The table-driven CRC-32C against the definition, one bit at a time.
 @Suite("CRC-32C")

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ShareQueue
+@testable import ShareQueueCore
 
 /// The conformance corpus in `Tests/Conformance`: queue directories built byte
 /// by byte from `Documentation/Format.md`, each drained by the real

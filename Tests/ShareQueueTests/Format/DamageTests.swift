@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ShareQueue
+@testable import ShareQueueCore
 
 /// A sink that keeps what it is given.
 struct CollectingSink: DrainSink {

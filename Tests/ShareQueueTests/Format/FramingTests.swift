@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ShareQueue
+@testable import ShareQueueCore
 import ShareQueueSystem
 
 /// Reads every event of a segment held in memory, through a real file.

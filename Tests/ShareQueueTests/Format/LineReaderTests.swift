@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ShareQueue
+@testable import ShareQueueCore
 
 /// Reading a file of lines from an offset: only lines that begin there or later.
 @Suite("Line reader")

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ShareQueue
+@testable import ShareQueueCore
 import ShareQueueSystem
 
 /// The checkpoint, the names of sealed segments, and sealing: nothing planted

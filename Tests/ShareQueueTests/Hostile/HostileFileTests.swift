@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ShareQueue
+@testable import ShareQueueCore
 
 /// Files planted in the queue directory by buggy or hostile programs: none of
 /// them may stop the queue for good, lose an acknowledged record, or make a

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ShareQueue
+@testable import ShareQueueCore
 import ShareQueueCodable
 
 /// Names, keys and ids that Swift's `String` calls equal (canonical equivalence) but

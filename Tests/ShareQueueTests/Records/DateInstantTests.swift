@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ShareQueue
+@testable import ShareQueueCore
 
 /// The instant a record's date denotes: what "newest" compares for `--coalesce` and `latest`.
 @Suite("Date instants")

@@ -1,5 +1,5 @@
 import Testing
-@testable import ShareQueue
+@testable import ShareQueueCore
 
 /// A record's date read back as a moment in milliseconds, for the age of the oldest
 /// pending record: exactly what the formatter writes, RFC 3339 offsets, and nothing else.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import ShareQueueSystem
-@testable import ShareQueue
+@testable import ShareQueueCore
 
 /// The one-pass reading of records in the encoder's shape is only a shortcut:
 /// for every input it either declines, or agrees in every field with the full
@@ -124,10 +124,10 @@ struct EncoderShapedFieldsTests {
         if kind == .json || inputs.chance(10) {
             json = (try? JSONParser.parse(inputs.jsonBytes())).map { $0.compactJSON } ?? Array("{\"a\":[1,2.5e3,null]}".utf8)
         }
-        var attachments: [ShareQueue.Attachment]? = nil
+        var attachments: [ShareQueueCore.Attachment]? = nil
         if kind == .file || inputs.chance(5) {
             attachments = (0..<Int.random(in: 1...2, using: &inputs.random)).map { index in
-                ShareQueue.Attachment(name: inputs.text(maxLength: 10), file: "\(UUID().uuidString).bin", size: Int64(index * 1000),
+                ShareQueueCore.Attachment(name: inputs.text(maxLength: 10), file: "\(UUID().uuidString).bin", size: Int64(index * 1000),
                                       sha256: String(repeating: "0", count: 64), type: "image/png")
             }
         }

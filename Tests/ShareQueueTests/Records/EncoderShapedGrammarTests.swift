@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ShareQueue
+@testable import ShareQueueCore
 
 /// Records built from a grammar of pieces near the encoder's shape: every
 /// member's value drawn from values at the edge of its rule (lengths, UTF-8

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ShareQueue
+@testable import ShareQueueCore
 
 /// Attachment extensions and media types as `Documentation/Format.md` gives
 /// them (§7.3 and appendix A), read from the document itself.

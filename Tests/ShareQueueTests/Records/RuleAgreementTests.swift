@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ShareQueue
+@testable import ShareQueueCore
 
 /// SplitMix64: the same seed gives the same cases, so a failure can be replayed.
 struct SeededGenerator: RandomNumberGenerator {
@@ -145,13 +145,13 @@ struct DraftInputs {
     }
 
     /// Attachment descriptions a library caller could hand over: forged, with fields no queue makes.
-    mutating func forgedAttachment() -> ShareQueue.Attachment {
+    mutating func forgedAttachment() -> ShareQueueCore.Attachment {
         let digest = String(repeating: "a", count: 64)
         switch Int.random(in: 0..<4, using: &random) {
-        case 0: return ShareQueue.Attachment(name: "n", file: "../escape.bin", size: 1, sha256: digest, type: "application/octet-stream")
-        case 1: return ShareQueue.Attachment(name: "n", file: "a/b.bin", size: 1, sha256: digest, type: "application/octet-stream")
-        case 2: return ShareQueue.Attachment(name: "n", file: ".hidden", size: 1, sha256: digest, type: "application/octet-stream")
-        default: return ShareQueue.Attachment(name: "n", file: "\(UUID().uuidString).bin", size: -1, sha256: digest, type: "application/octet-stream")
+        case 0: return ShareQueueCore.Attachment(name: "n", file: "../escape.bin", size: 1, sha256: digest, type: "application/octet-stream")
+        case 1: return ShareQueueCore.Attachment(name: "n", file: "a/b.bin", size: 1, sha256: digest, type: "application/octet-stream")
+        case 2: return ShareQueueCore.Attachment(name: "n", file: ".hidden", size: 1, sha256: digest, type: "application/octet-stream")
+        default: return ShareQueueCore.Attachment(name: "n", file: "\(UUID().uuidString).bin", size: -1, sha256: digest, type: "application/octet-stream")
         }
     }
 }

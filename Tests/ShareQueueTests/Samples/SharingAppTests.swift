@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ShareQueue
+@testable import ShareQueueCore
 
 /// `Samples/SharingApp`, the share extension and host app the library guide shows, is a
 /// package of its own: built here from scratch (into its own `.build`, which
@@ -130,8 +130,8 @@ struct SharingAppTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: store)) == saved)
     }
 
-    @Test("A typed drain of links dead-letters the wallpaper; requeued, the host's drain of several types takes it")
-    func typedDrainAndDeadLetters() throws {
+    @Test("A typed drain of links stops at the wallpaper and moves nothing; the host's drain of several types takes all")
+    func typedDrainStopsAtOtherKinds() throws {
         let bin = try Self.built.get()
         let scratch = TemporaryDirectory()
         let queue = scratch.queue
@@ -140,13 +140,45 @@ struct SharingAppTests {
         _ = try share(bin, queue, ["wallpaper", "Dunes"], in: scratch)
         _ = try share(bin, queue, Self.links[2].arguments, in: scratch)
 
-        #expect(try host(bin, ["--dir", queue, "--store", store, "--links-only"], in: scratch)
-                == "HostApp: 2 delivered, 2 new links, 2 stored, wallpaper none, 0 superseded, 1 dead-lettered\n")
-        let requeue = try run("host-drain", ["--dir", queue, "--requeue-dead"], in: scratch)
-        #expect(requeue.status == 0, "\(requeue.stderr)")
-        #expect(try pendingKinds(queue) == ["current-wallpaper"])
+        for _ in 1...2 {
+            let linksOnly = try run(bin + "/HostApp", ["--dir", queue, "--store", store, "--links-only"], in: scratch)
+            #expect(linksOnly.status == 78, "\(linksOnly.stderr)")
+            #expect(linksOnly.stderr.contains("a record of kind 'current-wallpaper'"), "\(linksOnly.stderr)")
+            #expect(try pendingKinds(queue) == ["link", "current-wallpaper", "link"])
+            #expect(!FileManager.default.fileExists(atPath: queue + "/dead-letters.log"))
+        }
         #expect(try host(bin, ["--dir", queue, "--store", store], in: scratch)
-                == "HostApp: 1 delivered, 0 new links, 2 stored, wallpaper Dunes, 0 superseded, 0 dead-lettered\n")
+                == "HostApp: 3 delivered, 2 new links, 2 stored, wallpaper Dunes, 0 superseded, 0 dead-lettered\n")
+    }
+
+    @Test("A drain cancelled by the expiration handler stops after the batch in hand; the next run takes the rest once")
+    func expiration() throws {
+        let bin = try Self.built.get()
+        let scratch = TemporaryDirectory()
+        let queue = scratch.queue
+        let store = scratch.file("links.json")
+        for number in 1...5 {
+            _ = try share(bin, queue, ["link", "https://example.com/\(number)", "Link \(number)"], in: scratch)
+        }
+        #expect(try host(bin, ["--dir", queue, "--store", store, "--batch-size", "2", "--expire-after-batches", "1"], in: scratch)
+                == "HostApp: 2 delivered, 2 new links, 2 stored, wallpaper none, 0 superseded, 0 dead-lettered, stopped\n")
+        #expect(try pendingKinds(queue).count == 3)
+        #expect(try host(bin, ["--dir", queue, "--store", store, "--batch-size", "2"], in: scratch)
+                == "HostApp: 3 delivered, 3 new links, 5 stored, wallpaper none, 0 superseded, 0 dead-lettered\n")
+    }
+
+    @Test("The sample is built as an outside app: Swift 6 mode, member imports checked, and only import ShareQueue")
+    func outsideApp() throws {
+        _ = try Self.built.get()
+        let manifest = try String(contentsOfFile: Self.package + "/Package.swift", encoding: .utf8)
+        #expect(manifest.contains("swiftLanguageModes: [.v6]") && manifest.contains(#".enableUpcomingFeature("MemberImportVisibility")"#))
+        let sources = try #require(FileManager.default.enumerator(atPath: Self.package + "/Sources")?.allObjects as? [String])
+        var imports: Set<String> = []
+        for file in sources where file.hasSuffix(".swift") {
+            let text = try String(contentsOfFile: Self.package + "/Sources/" + file, encoding: .utf8)
+            for line in text.split(separator: "\n") where line.hasPrefix("import ") { imports.insert(String(line)) }
+        }
+        #expect(imports == ["import Foundation", "import ShareQueue", "import SharedTypes"])
     }
 
     @Test("The sample's programs exit 64 on a usage error and 78 on a queue in a newer format")

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ShareQueue
+@testable import ShareQueueCore
 
 /// A queue directory for one test, with the ways tests fill it, damage it and
 /// read it: through the tools, as a user runs them, or through the library.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ShareQueue
+@testable import ShareQueueCore
 
 /// `host-drain --status --prometheus`: the queue's state for a Prometheus
 /// scraper, read by a strict checker of the exposition format, with exact values.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ShareQueue
+@testable import ShareQueueCore
 
 /// `share-stress` itself, bounded to fit in `swift test`.
 @Suite("Stress and crash points", .serialized, .timeLimit(.minutes(5)))

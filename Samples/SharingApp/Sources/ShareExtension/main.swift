@@ -1,6 +1,5 @@
 import Foundation
 import ShareQueue
-import ShareQueueCodable
 import SharedTypes
 
 // The share extension, as a command-line program:
@@ -36,7 +35,9 @@ while let argument = arguments.popFirst() {
 }
 guard let dir = options["--dir"]?.last else { fail("--dir is required", status: 64) }
 
-do throws(ShareQueueError) {
+/// Appends what was shared, as the extension's view controller does before `completeRequest`.
+@MainActor
+func share() async throws(ShareQueueError) {
     // On iOS: a folder in the App Group's container, the same one the app opens.
     let appender = try QueueAppender(directory: QueueDirectory(path: dir))
     switch (positional.first, positional.count) {
@@ -44,17 +45,22 @@ do throws(ShareQueueError) {
         guard let url = URL(string: positional[1]), url.scheme != nil else { fail("not a URL: '\(positional[1])'", status: 64) }
         let link = SharedLink(url: url, title: positional[2], sharedAt: Date(), tags: options["--tag"] ?? [], note: options["--note"]?.last)
         // The lock is held for one write; once append returns, the record will be delivered.
-        let id = try appender.append(link, source: "share-extension")
+        // Awaited: the write and its fsync run off the caller's thread, as an extension's main actor wants.
+        let id = try await appender.append(link, source: "share-extension")
         print(id)
     case ("wallpaper", 2):
         let current = CurrentWallpaper(name: positional[1], imageSHA256: options["--sha256"]?.last)
         // A keyed value: appended only if it differs from the last one appended with this key.
-        let published = try appender.appendIfChanged(RecordDraft(encoding: current, source: "share-extension", key: "current-wallpaper"))
+        let published = try await appender.appendIfChanged(current, source: "share-extension", key: "current-wallpaper")
         print(published.id)
         if !published.appended { FileHandle.standardError.write(Data("ShareExtension: unchanged, nothing appended\n".utf8)) }
     default:
         fail(positional.isEmpty ? "no command" : "'\(positional.joined(separator: " "))' is not a command", status: 64)
     }
+}
+
+do {
+    try await share()
 } catch {
     fail("\(error)", status: error.exitStatus)
 }

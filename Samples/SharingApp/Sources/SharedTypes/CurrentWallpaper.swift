@@ -1,5 +1,4 @@
 import ShareQueue
-import ShareQueueCodable
 
 /// The wallpaper the extension last saw: a keyed value, where only the newest
 /// record matters, published only when it changes.
@@ -7,7 +6,7 @@ import ShareQueueCodable
 /// It holds no time of its own: "publish if changed" compares the content, and
 /// a timestamp would make every publish a change. The record's date says when.
 public struct CurrentWallpaper: SharedContent, Equatable, Sendable {
-    public static let contentKind = Record.Kind(rawValue: "current-wallpaper")
+    public static let contentKind: Record.Kind = "current-wallpaper"
 
     public var name: String
     /// The image's SHA-256 in hex, if the extension read the image.

@@ -1,6 +1,5 @@
 import Foundation
 import ShareQueue
-import ShareQueueCodable
 
 /// A link the user shared from another app: what the extension appends and the host stores.
 ///
@@ -14,7 +13,7 @@ import ShareQueueCodable
 ///   queued would then fail to decode and end up as dead letters. For a new shape,
 ///   make a new type with a new kind.
 public struct SharedLink: SharedContent, Equatable, Sendable {
-    public static let contentKind = Record.Kind(rawValue: "link")
+    public static let contentKind: Record.Kind = "link"
 
     public var url: URL
     public var title: String

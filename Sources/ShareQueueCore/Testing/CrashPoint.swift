@@ -58,7 +58,8 @@ package enum CrashPoint: String, CaseIterable, Sendable {
 }
 
 /// The parsed `SHARE_QUEUE_CRASH_AT` (or `SHARE_QUEUE_STOP_AT`), read once per process.
-// Unchecked: a test hook, counted by the one thread of a tool that crashes or stops.
+// @unchecked Sendable: `visits` is unguarded; only the crash tests set the variables,
+// and the tools they run reach crash points from one thread. Without them there is no plan.
 private final class CrashPlan: @unchecked Sendable {
     let point: CrashPoint
     let dueVisit: Int

@@ -29,11 +29,11 @@ public struct QueueStatus: Sendable, Equatable {
 ///
 /// Meant for showing a queue (how much waits, what the next records are);
 /// only a drain takes records out. What it reads can change as it reads.
-public struct QueueInspector {
+public struct QueueInspector: Sendable {
     /// The queue it reads.
     public let directory: QueueDirectory
     /// Receives notices about damaged lines skipped in the dead letters.
-    public var warn: (String) -> Void = { _ in }
+    public var warn: @Sendable (String) -> Void = { _ in }
 
     /// An inspector of `directory`.
     /// - Parameter directory: The queue to read.

@@ -9,17 +9,27 @@ import ShareQueueSystem
 /// of it has been delivered or set aside. A drainer killed at any point resumes
 /// from the checkpoint, so a record is delivered at least once, and exactly
 /// once to a sink that stores the position itself.
-public final class QueueDrainer {
+///
+/// Safe to share between threads and tasks; two drains at once, from this
+/// process or another, take turns on the drain lock.
+// @unchecked Sendable: `directory` and `options` are immutable and Sendable;
+// `warn`, the one mutable property, is kept behind a lock.
+public final class QueueDrainer: @unchecked Sendable {
     /// The queue this drainer takes records from.
     public let directory: QueueDirectory
     /// How it batches, what it does with keys and attachments, and when it stops.
     public let options: DrainOptions
-    /// Receives notices about damaged records and files set aside.
-    public var warn: (String) -> Void = { _ in }
+    /// Receives notices about damaged records and files set aside, and records of
+    /// kinds a drain sets aside; it may be called on the thread a drain runs on.
+    public var warn: @Sendable (String) -> Void {
+        get { warnHandler.value }
+        set { warnHandler.value = newValue }
+    }
+    private let warnHandler = Locked<@Sendable (String) -> Void>({ _ in })
     /// Files a drain removes once they are this old and nothing refers to them (a day).
     static let staleAge: Int64 = 86_400
 
-    /// A drainer for `directory`; nothing is locked or read until ``drain(into:)``.
+    /// A drainer for `directory`; nothing is locked or read until `drain(into:)`.
     /// - Parameters:
     ///   - directory: The queue to drain.
     ///   - options: How to batch, and when to stop.

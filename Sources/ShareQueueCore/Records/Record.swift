@@ -15,11 +15,13 @@ public struct Record: Sendable, Hashable {
     /// A struct rather than an enum, so that a host switching over kinds
     /// needs a default case, and a kind it does not know stays readable.
     /// Kinds are equal when their UTF-8 bytes are.
-    public struct Kind: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
+    public struct Kind: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible, ExpressibleByStringLiteral {
         /// The kind as stored, such as `url`.
         public let rawValue: String
         /// The kind stored as `rawValue`, known to this version or not.
         public init(rawValue: String) { self.rawValue = rawValue }
+        /// The kind written as a literal: `static let contentKind: Record.Kind = "link"`.
+        public init(stringLiteral value: String) { self.rawValue = value }
         /// Text, in ``Record/text``.
         public static let text = Kind(rawValue: "text")
         /// A URL, in ``Record/text``.

@@ -13,7 +13,7 @@ extension DrainRun {
                 guard let record = try? Record(jsonBytes: drained.storedJSON),
                       try (record.attachments ?? []).allSatisfy({ attachment throws(ShareQueueError) in try store.problem(with: attachment) == nil }) else { return }
             }
-            let instant = DateInstant(drained.date)
+            let instant = DateInstant(drained.dateText)
             if let current = newest[key], instant < current.instant { return }
             newest[key] = (instant, drained.id)
         }

@@ -12,8 +12,10 @@ public final class DrainedRecord: Sendable {
     public let end: DrainPosition
     /// The record's id, stable across redeliveries: what a consumer deduplicates on.
     public var id: String { text(of: storedID) }
-    var date: String { text(of: storedDate) }
-    var key: String? { storedKey.map(text(of:)) }
+    /// The record's date as stored, ISO-8601 text; `import ShareQueue` adds `date`, a `Date`.
+    package var dateText: String { text(of: storedDate) }
+    /// The record's key, if it has one.
+    public var key: String? { storedKey.map(text(of:)) }
     private let storedID, storedDate: Label
     private let storedKey: Label?
     let hasAttachments: Bool
@@ -62,7 +64,7 @@ public final class DrainedRecord: Sendable {
     /// checked with the rules `Record(jsonBytes:)` applies, so this succeeds.
     public var record: Record {
         if let decoded { return decoded }
-        return (try? Record(jsonBytes: storedJSON)) ?? Record(id: id, date: date, source: "", kind: .text, key: key)
+        return (try? Record(jsonBytes: storedJSON)) ?? Record(id: id, date: dateText, source: "", kind: .text, key: key)
     }
 
     /// One line of JSON for this record: the stored bytes when they are

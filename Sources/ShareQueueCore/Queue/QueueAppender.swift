@@ -30,8 +30,11 @@ public struct AppendOptions: Sendable {
 /// how much is pending: no directory scan, no read of earlier records. A
 /// keyed append also removes its key's entry from the `keys` folder (see
 /// ``appendIfChanged(_:)``), which usually costs one failed system call.
-/// Not thread-safe: use one appender per thread.
-public final class QueueAppender {
+/// Safe to share between threads: its appends take turns.
+// @unchecked Sendable: the mutable state below (`pending`, `ownEnd`, the id
+// generator, the clock cache, the scratch buffers) is touched only by an
+// operation holding `serial`.
+public final class QueueAppender: @unchecked Sendable {
     /// The queue this appender writes to.
     public let directory: QueueDirectory
     /// The limits and durability its appends use.
@@ -48,6 +51,8 @@ public final class QueueAppender {
     /// Where each record is encoded before it is checked and framed, and where
     /// an append's frames are gathered, kept between appends so that a small append allocates neither.
     private var scratch = EncodingBuffers()
+    /// Held by each public operation, so that threads sharing this appender take turns.
+    let serial = ThreadLock()
 
     /// Opens the queue's lock file and directory for appending; takes no lock yet.
     /// - Parameters:
@@ -76,6 +81,8 @@ public final class QueueAppender {
     /// - Throws: What appending a batch of this one draft throws.
     @discardableResult
     public func append(_ draft: RecordDraft) throws(ShareQueueError) -> String {
+        serial.lock()
+        defer { serial.unlock() }
         // The batch of one without arrays of drafts, ids or keys: the most frequent append.
         var buffers = scratch.take()
         defer { scratch.keep(buffers) }
@@ -95,6 +102,8 @@ public final class QueueAppender {
     ///   the queue is full or the producers' lock stays taken past `lockTimeoutSeconds`,
     ///   `.ioError` when the disk fails; the queue is then unchanged.
     public func append(_ drafts: [RecordDraft]) throws(ShareQueueError) -> [String] {
+        serial.lock()
+        defer { serial.unlock() }
         var buffers = scratch.take()
         defer { scratch.keep(buffers) }
         let ids = try encode(drafts, into: &buffers)
@@ -139,6 +148,8 @@ public final class QueueAppender {
     /// Appends records already encoded, such as dead letters put back, as one atomic batch.
     /// - Parameter keys: The keys of those records, whose published entries they supersede.
     func appendStored(_ payloads: [[UInt8]], forgetting keys: Set<ByteKey> = []) throws(ShareQueueError) {
+        serial.lock()
+        defer { serial.unlock() }
         try write(try Self.frames(of: payloads, options: options), forgetting: keys)
     }
 

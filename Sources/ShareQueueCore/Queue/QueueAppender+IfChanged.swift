@@ -9,7 +9,7 @@ extension QueueAppender {
     /// producers' lock, whatever is pending, so producers publishing to the same
     /// key at once neither both append the same content nor skip a change. It
     /// compares with what was appended, delivered or not: drains leave the
-    /// folder alone. A plain ``append(_:)-(RecordDraft)`` with the key makes the next publish append.
+    /// folder alone. A plain `append(_:)` with the key makes the next publish append.
     ///
     /// With ``AppendOptions/synchronize`` on, the record is made durable while the
     /// lock is held, before the key's entry names it, so an append that publishes
@@ -18,9 +18,11 @@ extension QueueAppender {
     /// - Parameter draft: The record's content and labels; it must have a key.
     /// - Returns: The new record's id and `appended: true`, or, if nothing
     ///   changed, the earlier record's id and `appended: false`.
-    /// - Throws: `.invalidArgument` for a draft without a key, and what ``append(_:)-(RecordDraft)`` throws.
+    /// - Throws: `.invalidArgument` for a draft without a key, and what `append(_:)` throws.
     @discardableResult
     public func appendIfChanged(_ draft: RecordDraft) throws(ShareQueueError) -> (id: String, appended: Bool) {
+        serial.lock()
+        defer { serial.unlock() }
         guard let key = draft.key else {
             throw ShareQueueError(.invalidArgument, "appending only what changed needs a key: the last record of that key is what it compares with")
         }

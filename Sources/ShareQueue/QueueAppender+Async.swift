@@ -1,0 +1,84 @@
+extension QueueAppender {
+    /// Appends one record without blocking the caller, such as a main actor:
+    /// the write and its `fsync` run on another thread. See `append(_:)-(RecordDraft)`.
+    /// - Parameter draft: The record's content and labels.
+    /// - Returns: The record's id. Once this returns the record will be delivered.
+    /// - Throws: What the blocking append throws.
+    @discardableResult
+    public func append(_ draft: RecordDraft) async throws(ShareQueueError) -> String {
+        try await OffThread.run { () -> Result<String, ShareQueueError> in
+            do throws(ShareQueueError) { return .success(try self.append(draft)) } catch { return .failure(error) }
+        }.get()
+    }
+
+    /// Appends one value as a record without blocking the caller; it is encoded
+    /// here, written and synced on another thread.
+    ///
+    /// `try await appender.append(link, source: "share-extension")`
+    /// - Parameters:
+    ///   - value: The content; its record's kind is `Record.Kind(for:)` of its type.
+    ///   - source: Who produces it, 1 to 256 bytes.
+    ///   - key: Records with the same key supersede each other when a drain coalesces keys.
+    ///   - meta: The producer's own labels.
+    /// - Returns: The record's id. Once this returns the record will be delivered.
+    /// - Throws: `.badData` for a value that cannot be encoded, and what the blocking append throws.
+    @discardableResult
+    public func append<Value: Encodable>(_ value: Value, source: String, key: String? = nil,
+                                         meta: JSONMembers<String>? = nil) async throws(ShareQueueError) -> String {
+        try await append(try RecordDraft(encoding: value, source: source, key: key, meta: meta))
+    }
+
+    /// Appends one record per value, as one atomic batch, without blocking the caller.
+    /// - Parameters:
+    ///   - values: The contents, in the order a drain delivers them.
+    ///   - source: Who produces them, 1 to 256 bytes.
+    /// - Returns: The ids, in order.
+    /// - Throws: What the blocking `append(contentsOf:source:)` throws; the queue is then unchanged.
+    @discardableResult
+    public func append<Values: Sequence>(contentsOf values: Values, source: String) async throws(ShareQueueError) -> [String]
+    where Values.Element: Encodable {
+        var drafts: [RecordDraft] = []
+        for value in values { drafts.append(try RecordDraft(encoding: value, source: source)) }
+        let batch = drafts
+        return try await OffThread.run { () -> Result<[String], ShareQueueError> in
+            do throws(ShareQueueError) { return .success(try self.append(batch)) } catch { return .failure(error) }
+        }.get()
+    }
+
+    /// Appends an array's elements as one atomic batch, one record each, without
+    /// blocking the caller; see the blocking `append(_:source:key:meta:)` for arrays.
+    /// - Returns: The ids, in order.
+    @discardableResult
+    public func append<Element: Encodable>(_ values: [Element], source: String, key: String? = nil,
+                                           meta: JSONMembers<String>? = nil) async throws(ShareQueueError) -> [String] {
+        var drafts: [RecordDraft] = []
+        for value in values { drafts.append(try RecordDraft(encoding: value, source: source, key: key, meta: meta)) }
+        let batch = drafts
+        return try await OffThread.run { () -> Result<[String], ShareQueueError> in
+            do throws(ShareQueueError) { return .success(try self.append(batch)) } catch { return .failure(error) }
+        }.get()
+    }
+
+    /// Publishes `value` under `key` without blocking the caller: appends it
+    /// only if it differs from the last record appended with that key.
+    /// See `appendIfChanged(_:source:key:meta:)`.
+    /// - Returns: The new record's id and `appended: true`, or the earlier record's id and `appended: false`.
+    @discardableResult
+    public func appendIfChanged<Value: Encodable>(_ value: Value, source: String, key: String,
+                                                  meta: JSONMembers<String>? = nil) async throws(ShareQueueError) -> (id: String, appended: Bool) {
+        let draft = try RecordDraft(encoding: value, source: source, key: key, meta: meta)
+        let published = try await OffThread.run { () -> Result<Published, ShareQueueError> in
+            do throws(ShareQueueError) {
+                let (id, appended) = try self.appendIfChanged(draft)
+                return .success(Published(id: id, appended: appended))
+            } catch { return .failure(error) }
+        }.get()
+        return (published.id, published.appended)
+    }
+}
+
+/// The outcome of a publish, as one Sendable value.
+private struct Published: Sendable {
+    let id: String
+    let appended: Bool
+}

@@ -1,0 +1,52 @@
+import ShareQueueCore
+
+/// What a drain does with a record of a kind it has no handler for, such as one
+/// a newer extension appends.
+///
+/// A ``ContentRouter`` sets such records aside by default, so that one unknown
+/// kind never holds up the others; a typed drain, `drain(_:otherKinds:_:)`,
+/// fails by default, so that a host draining one type at a time never sends
+/// another type's records away.
+public struct OtherKindPolicy: Sendable, Equatable {
+    enum Action: Sendable, Equatable {
+        case setAside, fail
+    }
+
+    let action: Action
+
+    /// Moves the record to the dead letters at once and warns, through
+    /// `QueueDrainer.warn` and ``ContentRouter/setAside``; the drain goes on with
+    /// the rest. `requeueDeadLetters()` puts it back at the end of the queue,
+    /// for a host that has learned its kind.
+    public static let setAside = OtherKindPolicy(action: .setAside)
+
+    /// Stops the drain before the batch that holds the record, which stays
+    /// queued with everything after it, and throws `.configuration` naming the
+    /// record's kind (an ``UnhandledKind`` is the error's `underlying`). Nothing
+    /// is moved to the dead letters.
+    public static let fail = OtherKindPolicy(action: .fail)
+}
+
+/// The cause of the `.configuration` error a drain throws when it meets a
+/// record of a kind it has no handler for, under ``OtherKindPolicy/fail``.
+public struct UnhandledKind: Error, Sendable, CustomStringConvertible {
+    /// The kind no handler takes.
+    public let kind: Record.Kind
+    /// The first record of that kind the drain met.
+    public let recordID: String
+
+    /// The error, in words.
+    public var description: String { "no handler takes records of kind '\(kind)' (record \(recordID))" }
+
+    /// The error a drain throws for it: the record, and all after it, stay queued.
+    func error(handled: [Record.Kind]) -> ShareQueueError {
+        let known = handled.map { "'\($0)'" }.joined(separator: ", ")
+        return ShareQueueError(.configuration, "the queue holds a record of kind '\(kind)', and this drain takes only \(known); "
+            + "it and the records after it stay queued (drain it with a handler for its kind, or set other kinds aside)", underlying: self)
+    }
+
+    /// The refusal that sets it aside as a dead letter, with how to get it back.
+    var setAsideRefusal: RecordRefusal.Refused {
+        .init(id: recordID, reason: "no handler takes records of kind '\(kind)'; requeueDeadLetters() puts it back for a host that has one", isFinal: true)
+    }
+}

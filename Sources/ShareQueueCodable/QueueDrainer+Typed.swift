@@ -1,0 +1,61 @@
+import ShareQueueCore
+
+extension QueueDrainer {
+    /// Drains the records of `type`'s kind, decoded, into `body`, a batch at a time.
+    ///
+    /// `try drainer.drain(SharedLink.self) { links in try save(links) }`
+    ///
+    /// A batch `body` returns from is delivered; if it throws, that batch and
+    /// everything after it stay queued (the drain throws `.tryAgain` with the
+    /// error as its `underlying`), so save idempotently, by ``DrainedValue/id``.
+    /// A record of this kind that does not decode is refused, and becomes a
+    /// dead letter after `maxAttempts` drains.
+    ///
+    /// The queue delivers in order, so a record of another kind cannot be
+    /// skipped and taken later: by default the drain stops before its batch and
+    /// throws `.configuration` naming its kind, leaving it and everything after
+    /// it queued. A host that takes several types drains them in one pass with
+    /// a ``ContentRouter``; one that wants other kinds set aside as dead letters
+    /// says so with `otherKinds: .setAside`.
+    /// - Parameters:
+    ///   - type: The content type; its records are those of kind `Record.Kind(for:)`.
+    ///   - otherKinds: What to do with a record of another kind: ``OtherKindPolicy/fail`` (the default) or ``OtherKindPolicy/setAside``.
+    ///   - body: Receives each batch's values in queue order.
+    /// - Returns: What was delivered, set aside and dead-lettered.
+    /// - Throws: `.configuration` for a record of another kind under ``OtherKindPolicy/fail``, and what `drain(into:)` throws.
+    @discardableResult
+    public func drain<Value: Decodable>(_ type: Value.Type, otherKinds: OtherKindPolicy = .fail,
+                                        _ body: ([DrainedValue<Value>]) throws -> Void) throws(ShareQueueError) -> DrainSummary {
+        let result: Result<DrainSummary, ShareQueueError> = withoutActuallyEscaping(body) { body in
+            var sink = ValueSink<Value>(kind: Record.Kind(for: type), otherKinds: otherKinds, body: body)
+            do throws(ShareQueueError) { return .success(try drain(into: &sink)) } catch { return .failure(error) }
+        }
+        return try result.get()
+    }
+}
+
+/// Decodes each batch's records of one kind and hands the values on; refuses
+/// those that do not decode, and treats other kinds as its policy says.
+struct ValueSink<Value: Decodable>: DrainSink {
+    let kind: Record.Kind
+    let otherKinds: OtherKindPolicy
+    let body: ([DrainedValue<Value>]) throws -> Void
+
+    func deliver(_ batch: DrainBatch) throws {
+        var values: [DrainedValue<Value>] = []
+        values.reserveCapacity(batch.records.count)
+        var refused: [RecordRefusal.Refused] = []
+        for drained in batch.records {
+            let recordKind = drained.record.kind
+            guard recordKind == kind else {
+                let unhandled = UnhandledKind(kind: recordKind, recordID: drained.id)
+                if otherKinds == .fail { throw unhandled.error(handled: [kind]) }
+                refused.append(unhandled.setAsideRefusal)
+                continue
+            }
+            if let value = DrainedValue<Value>.decoding(drained, refusing: &refused) { values.append(value) }
+        }
+        if !refused.isEmpty { throw RecordRefusal(refused) }
+        try body(values)
+    }
+}

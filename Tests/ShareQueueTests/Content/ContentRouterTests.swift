@@ -1,0 +1,132 @@
+import Foundation
+import Testing
+@testable import ShareQueueCore
+import ShareQueueCodable
+
+/// Draining several content types in one pass, and single-type drains that never send other types away.
+@Suite("Content router")
+struct ContentRouterTests {
+    let queue = TestQueue()
+    var directory: QueueDirectory { get throws { try QueueDirectory(path: queue.path) } }
+
+    private func link(_ number: Int) -> PlainLink { PlainLink(url: URL(string: "https://example.com/\(number)")!, title: "link \(number)") }
+    private func note(_ number: Int) -> NoteV1 { NoteV1(title: "note \(number)", body: "") }
+
+    /// Links and notes, interleaved, with one record of a kind nobody handles.
+    private func appendMixed() throws {
+        let appender = try QueueAppender(directory: try directory)
+        try appender.append(link(1), source: "s")
+        try appender.append(note(1), source: "s")
+        try appender.append(RecordDraft(.text("plain text"), source: "s"))
+        try appender.append(link(2), source: "s")
+        try appender.append(note(2), source: "s")
+    }
+
+    @Test("Two single-type drains one after the other move nothing: each stops at the other's kind and names it")
+    func noBouncing() throws {
+        try appendMixed()
+        let drainer = QueueDrainer(directory: try directory)
+        for _ in 1...2 {
+            var links = 0
+            let linkFailure = #expect(throws: ShareQueueError.self) { try drainer.drain(PlainLink.self) { links += $0.count } }
+            #expect(linkFailure?.kind == .configuration)
+            #expect((linkFailure?.underlying as? UnhandledKind)?.kind == "note")
+            #expect(linkFailure?.message.contains("'note'") == true, "\(linkFailure?.message ?? "")")
+            var notes = 0
+            let noteFailure = #expect(throws: ShareQueueError.self) { try drainer.drain(NoteV1.self) { notes += $0.count } }
+            #expect((noteFailure?.underlying as? UnhandledKind)?.kind == "PlainLink")
+            // Both stopped before their batch: nothing delivered, nothing set aside.
+            #expect(links == 0 && notes == 0)
+            #expect(try queue.deadLetters().isEmpty)
+        }
+        // All five records are still there, in order, for a drain that takes them.
+        let result = try queue.drain()
+        #expect(result.lines.count == 5)
+    }
+
+    @Test("One pass delivers each kind to its handler in queue order and sets the unknown kind aside, recoverably")
+    func routes() throws {
+        try appendMixed()
+        let links = Collected<PlainLink>(), notes = Collected<NoteV1>()
+        var inbox = ContentRouter()
+        inbox.on(PlainLink.self) { links.add($0.map(\.value)) }
+        inbox.on(NoteV1.self) { notes.add($0.map(\.value)) }
+        // Three lock-taking calls in a row: a process another test spawns at that moment
+        // can hold a copy of the drain lock's descriptor until it execs, so wait a little.
+        var options = DrainOptions()
+        options.waitSeconds = 5
+        let drainer = QueueDrainer(directory: try directory, options: options)
+        let warnings = Collected<String>()
+        drainer.warn = { warnings.add([$0]) }
+        let summary = try drainer.drain(into: &inbox)
+        #expect(links.values == [link(1), link(2)])
+        #expect(notes.values == [note(1), note(2)])
+        #expect(summary.delivered == 4 && summary.deadLettered == 1)
+        #expect(inbox.setAside == [.text: 1])
+        #expect(warnings.values.count == 1 && warnings.values[0].contains("no handler takes records of kind 'text'"), "\(warnings.values)")
+        // Put back, it is set aside again by the same host, and never delivered twice.
+        #expect(try drainer.requeueDeadLetters() == 1)
+        var again = inbox
+        #expect(try drainer.drain(into: &again).deadLettered == 1)
+        #expect(again.setAside == [.text: 2])
+        #expect(links.values.count == 2)
+    }
+
+    @Test("Under .fail a router stops at an unknown kind and leaves it and all after it queued")
+    func failsOnUnknown() throws {
+        try appendMixed()
+        var inbox = ContentRouter()
+        inbox.on(PlainLink.self) { _ in }
+        inbox.on(NoteV1.self) { _ in }
+        inbox.otherwise = .fail
+        let failure = #expect(throws: ShareQueueError.self) { try QueueDrainer(directory: try directory).drain(into: &inbox) }
+        #expect((failure?.underlying as? UnhandledKind)?.kind == .text)
+        #expect(try queue.deadLetters().isEmpty)
+        #expect(try queue.drain().lines.count == 5)
+    }
+
+    @Test("A handler that throws keeps the whole batch queued, its own error reachable with its type")
+    func handlerFails() throws {
+        struct StoreOffline: Error, Equatable { let attempt: Int }
+        try appendMixed()
+        var inbox = ContentRouter()
+        inbox.on(PlainLink.self) { _ in }
+        inbox.on(NoteV1.self) { _ in throw StoreOffline(attempt: 7) }
+        let failure = #expect(throws: ShareQueueError.self) { try QueueDrainer(directory: try directory).drain(into: &inbox) }
+        #expect(failure?.kind == .tryAgain)
+        #expect(failure?.underlying as? StoreOffline == StoreOffline(attempt: 7))
+        // The text record, of no handled kind, was set aside first; the checkpoint did not
+        // move past it, so the queue still offers all five (a dead letter is never requeued twice).
+        #expect(try queue.deadLetters().count == 1)
+        #expect(try queue.drain().lines.count == 5)
+    }
+
+    @Test("A record of a handled kind that does not decode is refused and counted; the others are delivered")
+    func undecodable() throws {
+        let appender = try QueueAppender(directory: try directory)
+        try appender.append(link(1), source: "s")
+        let broken = try JSONText(validating: Array(#"{"title":42}"#.utf8))
+        try appender.append(RecordDraft(.value(broken, kind: "note"), source: "s"))
+        try appender.append(note(2), source: "s")
+        var options = DrainOptions()
+        options.maxAttempts = 1
+        let links = Collected<PlainLink>(), notes = Collected<NoteV1>()
+        var inbox = ContentRouter()
+        inbox.on(PlainLink.self) { links.add($0.map(\.value)) }
+        inbox.on(NoteV1.self) { notes.add($0.map(\.value)) }
+        let summary = try QueueDrainer(directory: try directory, options: options).drain(into: &inbox)
+        #expect(links.values == [link(1)] && notes.values == [note(2)])
+        #expect(summary.deadLettered == 1)
+        #expect(inbox.setAside.isEmpty)
+    }
+}
+
+/// Values collected by handlers that may run on any thread.
+final class Collected<Value: Sendable>: @unchecked Sendable {
+    // @unchecked: every access to `stored` holds `lock`.
+    private let lock = NSLock()
+    private var stored: [Value] = []
+
+    func add(_ values: [Value]) { lock.withLock { stored += values } }
+    var values: [Value] { lock.withLock { stored } }
+}
