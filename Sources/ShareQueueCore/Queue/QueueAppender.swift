@@ -186,45 +186,6 @@ public final class QueueAppender: @unchecked Sendable {
         }
     }
 
-    /// The frames of one append: each record framed, all but the last marked
-    /// as continued, so that a reader delivers the batch whole or not at all.
-    static func frames(of payloads: [[UInt8]], options: AppendOptions) throws(ShareQueueError) -> [UInt8] {
-        var frames: [UInt8] = []
-        for (index, payload) in payloads.enumerated() {
-            try checkRecordSize(payload.count, options: options)
-            Frame.append(payload: payload, to: &frames, last: index == payloads.count - 1)
-        }
-        try checkBatchSize(frames.count, records: payloads.count)
-        return frames
-    }
-
-    static func checkRecordSize(_ length: Int, options: AppendOptions) throws(ShareQueueError) {
-        let limit = min(options.maxRecordBytes, Frame.maximumPayloadSize)
-        guard length <= limit else { throw ShareQueueError(.badData, "the record is \(length) bytes, above the limit of \(limit) bytes") }
-    }
-
-    /// The drain's own check, on the bytes to be written: what an append acknowledges, a drain delivers.
-    static func checkStored(_ payload: [UInt8]) throws(ShareQueueError) {
-        do { try Record.checkStored(payload) } catch {
-            throw ShareQueueError(.badData, "a drain would refuse this record", underlying: error)
-        }
-    }
-
-    /// Refuses an append of several records once their frames pass the limit (`bytes` may be those of the first records only).
-    static func checkBatchSize(_ bytes: Int, records: Int) throws(ShareQueueError) {
-        if records > 1 && bytes > Frame.maximumBatchSize {
-            throw ShareQueueError(.badData, "the \(records) records are more than \(Frame.maximumBatchSize) bytes together, the limit for one atomic append; append them in parts")
-        }
-    }
-
-    /// Checks drafts as `append` would, without touching any queue: for a
-    /// producer that must refuse bad input before it opens (or creates) one.
-    package static func check(_ drafts: [RecordDraft], options: AppendOptions = AppendOptions()) throws(ShareQueueError) {
-        guard !drafts.isEmpty else { throw ShareQueueError(.noInput, "nothing to append") }
-        var check = AppendCheck(options: options)
-        for draft in drafts { try check.add(draft) }
-    }
-
     /// Runs `body` holding the producers' lock, waiting for it at most `options.lockTimeoutSeconds`.
     /// - Throws: `.tryAgain` naming the lock and its holder if it stays taken that long.
     func withProducersLock<R>(_ body: () throws(ShareQueueError) -> R) throws(ShareQueueError) -> R {
@@ -336,27 +297,5 @@ public final class QueueAppender: @unchecked Sendable {
         CrashPoint.reached(.appendRepairQuarantined)
         do { try file.truncate(to: cut) } catch { throw writeFailure(error) }
         return cut
-    }
-}
-
-/// An appender's buffers for encoding: each record's JSON, then all the frames of an append.
-struct EncodingBuffers {
-    var payload: [UInt8] = []
-    var frames: [UInt8] = []
-    /// Kept between appends up to this capacity; one large append does not hold its memory for good.
-    private static let keptCapacity = 1 << 16
-
-    /// These buffers, emptied, leaving empty ones in their place while an append uses them.
-    mutating func take() -> EncodingBuffers {
-        var taken = EncodingBuffers()
-        swap(&taken, &self)
-        taken.frames.removeAll(keepingCapacity: true)
-        return taken
-    }
-
-    /// Keeps `buffers` for the next append unless they grew large.
-    mutating func keep(_ buffers: EncodingBuffers) {
-        if buffers.payload.capacity <= Self.keptCapacity { payload = buffers.payload }
-        if buffers.frames.capacity <= Self.keptCapacity { frames = buffers.frames }
     }
 }
