@@ -33,8 +33,8 @@ build() {
             -emit-module -emit-module-path .build/fuzz/modules/ShareQueueSystem.swiftmodule \
             -emit-object -o .build/fuzz/ShareQueueSystem.o Sources/ShareQueueSystem/*.swift &&
         swiftc -sanitize=fuzzer,address -parse-as-library -O \
-            -module-name ShareQueue -package-name ShareQueue -I .build/fuzz/modules \
-            $(find Sources/ShareQueue -name '*.swift') .build/fuzz/ShareQueueSystem.o \
+            -module-name ShareQueueCore -package-name ShareQueue -I .build/fuzz/modules \
+            $(find Sources/ShareQueueCore -name '*.swift') .build/fuzz/ShareQueueSystem.o \
             Tests/Fuzz/FuzzSupport.swift "Tests/Fuzz/$(file_of "$1")" \
             -o ".build/fuzz/$1"; } >".build/fuzz/$1.build.log" 2>&1; then
         cat ".build/fuzz/$1.build.log" >&2
