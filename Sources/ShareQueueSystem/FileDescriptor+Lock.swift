@@ -21,13 +21,17 @@ extension FileDescriptor {
 
     /// Takes an exclusive lock, waiting at most `seconds` for another holder to let it go.
     ///
-    /// A free lock costs one `flock` call. A held one is tried again after pauses
-    /// that grow from 50 µs to 10 ms: a holder that lets go within moments is
-    /// followed at once, and one that never does (a stopped process) costs a waiter
-    /// at most a hundred calls a second, never a blocked thread that cannot give up.
+    /// A free lock costs one `flock` call. A held one is tried again twice after
+    /// yielding the processor (holders let go one write later), then waited for
+    /// asleep in the kernel, which wakes the waiter the moment the lock is free,
+    /// on a thread that the caller gives up on at the deadline (see
+    /// `lockExclusiveBlocking(until:shouldStop:)`). Where that cannot be done (no
+    /// `/proc`, not Linux), it is tried again after pauses that grow from 50 µs to
+    /// 10 ms. Either way a holder that never lets go (a stopped process) costs a
+    /// waiter a bounded wait, never a blocked thread that cannot give up.
     /// - Parameters:
     ///   - seconds: How long to wait; 0 tries once.
-    ///   - shouldStop: Asked between tries; true gives up at once.
+    ///   - shouldStop: Asked while waiting; true gives up at once.
     /// - Returns: false if another still held the lock when the time ran out or `shouldStop` said so.
     /// - Throws: The failure of `flock` itself, such as EBADF or ENOLCK.
     ///
@@ -36,6 +40,14 @@ extension FileDescriptor {
         if try lockExclusive(wait: false) { return true }
         // A wait that is not a number is no wait; an infinite one never ends.
         let deadline = Host.monotonicSeconds() + (seconds.isNaN ? 0 : seconds)
+        guard deadline > Host.monotonicSeconds() else { return false }
+        for _ in 0..<2 {
+            Host.yieldProcessor()
+            if try lockExclusive(wait: false) { return true }
+        }
+        #if os(Linux)
+        if let locked = try lockExclusiveBlocking(until: deadline, shouldStop: shouldStop) { return locked }
+        #endif
         var pause = 50
         while true {
             let left = deadline - Host.monotonicSeconds()

@@ -1,0 +1,102 @@
+import Foundation
+import ShareQueueSystem
+import Testing
+
+/// Waiting for a queue lock: woken the moment the holder lets go, yet never for
+/// longer than the wait allows, and the lock then held like any other.
+@Suite("Waiting for a lock", .serialized, .timeLimit(.minutes(2)))
+struct LockWaitTests {
+    /// Two open descriptions of one new lock file.
+    static func twoDescriptions(_ scratch: TemporaryDirectory) throws -> (FileDescriptor, FileDescriptor) {
+        let path = scratch.path + "/test.lock"
+        return (try FileDescriptor.open(path, .lockFile), try FileDescriptor.open(path, .lockFile))
+    }
+
+    @Test("A waiter takes the lock within moments of its holder letting go, however long it waited")
+    func wokenAtOnce() throws {
+        let scratch = TemporaryDirectory()
+        let (holder, waiter) = try Self.twoDescriptions(scratch)
+        defer { holder.close(); waiter.close() }
+        var delays: [Double] = []
+        for _ in 0..<5 {
+            #expect(try holder.lockExclusive(wait: false))
+            let released = Locked(0.0)
+            let letGo = Thread {
+                // Long enough for a polling waiter's pauses to have grown to their longest.
+                Thread.sleep(forTimeInterval: 0.15)
+                released.value = Host.monotonicSeconds()
+                holder.unlock()
+            }
+            letGo.start()
+            #expect(try waiter.lockExclusive(waitingUpTo: 10))
+            delays.append(Host.monotonicSeconds() - released.value)
+            waiter.unlock()
+        }
+        // A waiter that polled would take it up to 10 ms late, 5 ms in the middle; one woken by the kernel, about 0.1 ms.
+        let median = delays.sorted()[delays.count / 2]
+        #expect(median < 0.0015, "from the holder's unlock to the waiter's lock: \(delays)")
+    }
+
+    @Test("A lock waited for is held by the waiter's descriptor: another cannot take it, unlocking it lets go, and it is closed on exec")
+    func heldLikeAnyOther() throws {
+        let scratch = TemporaryDirectory()
+        let (holder, waiter) = try Self.twoDescriptions(scratch)
+        let other = try FileDescriptor.open(scratch.path + "/test.lock", .lockFile)
+        defer { holder.close(); waiter.close(); other.close() }
+        #expect(try holder.lockExclusive(wait: false))
+        let letGo = Thread {
+            Thread.sleep(forTimeInterval: 0.05)
+            holder.unlock()
+        }
+        letGo.start()
+        #expect(try waiter.lockExclusive(waitingUpTo: 10))
+        #expect(waiter.lockHolder() == Host.processID)
+        #expect(try !other.lockExclusive(wait: false))
+        #expect(fcntl(waiter.rawValue, F_GETFD) & FD_CLOEXEC != 0)
+        waiter.unlock()
+        #expect(try other.lockExclusive(wait: false))
+        other.unlock()
+        // And closing lets go of it, as it does after a plain flock.
+        #expect(try holder.lockExclusive(wait: false))
+        let again = Thread {
+            Thread.sleep(forTimeInterval: 0.05)
+            holder.unlock()
+        }
+        again.start()
+        let closing = try FileDescriptor.open(scratch.path + "/test.lock", .lockFile)
+        #expect(try closing.lockExclusive(waitingUpTo: 10))
+        closing.close()
+        #expect(try other.lockExclusive(wait: false))
+        other.unlock()
+    }
+
+    @Test("A waiter gives up on a stopped holder at its deadline, and once the holder is gone the lock is free: the wait given up holds nothing")
+    func givenUpHoldsNothing() throws {
+        let queue = TestQueue()
+        try queue.append(text: "first")
+        let holder = try StoppedLockHolderTests.stoppedTool("share-append", at: "append-locked", ["--dir", queue.path, "held"], in: queue.scratch)
+        defer { holder.kill(); _ = holder.wait() }
+        let lock = try FileDescriptor.open(queue.file("append.lock"), .lockFile)
+        defer { lock.close() }
+        for _ in 0..<3 {
+            let start = Host.monotonicSeconds()
+            #expect(try !lock.lockExclusive(waitingUpTo: 0.3))
+            let waited = Host.monotonicSeconds() - start
+            #expect(waited >= 0.3 && waited < 2, "waited \(waited) s")
+        }
+        #expect(try !lock.lockExclusive(waitingUpTo: 0.2, shouldStop: { true }))
+        holder.kill()
+        _ = holder.wait()
+        // The waits given up end with the lock let go, so producers and drains go on.
+        let other = try FileDescriptor.open(queue.file("append.lock"), .lockFile)
+        defer { other.close() }
+        try waitUntil("the lock to be free") {
+            guard try other.lockExclusive(wait: false) else { return false }
+            other.unlock()
+            return true
+        }
+        let appended = try queue.append(["--lock-timeout", "2", "after"])
+        #expect(appended.status == 0, "\(appended.stderr)")
+        #expect(try queue.drain().status == 0)
+    }
+}
