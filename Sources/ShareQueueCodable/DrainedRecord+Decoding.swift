@@ -22,10 +22,9 @@ extension Record {
     /// - Throws: `.badData` when there is no JSON value or it does not decode as `type`.
     public func decode<Value: Decodable>(_ type: Value.Type) throws(ShareQueueError) -> Value {
         guard let json else { throw ShareQueueError(.badData, "record \(id) of kind \(kind) holds no JSON value to decode as \(Value.self)") }
-        // Written out and read back: the decoder reads JSON text. A value built in code is checked first, since it may
-        // hold a number literal that is not one.
+        // Written out for the decoder, which reads JSON text; a value built in code is checked to read back as itself.
         let text: CheckedJSON
-        do { text = try CheckedJSON(checking: json.compactJSON) } catch {
+        do { text = try CheckedJSON(writing: json) } catch {
             throw ShareQueueError(.badData, "record \(id) does not decode as \(Value.self): its value is not JSON (\(error.message))", underlying: error)
         }
         return try ContentDecoder.decode(type, from: text, at: 0, recordID: id)

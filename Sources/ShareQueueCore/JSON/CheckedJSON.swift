@@ -12,15 +12,12 @@ package struct CheckedJSON: Sendable {
     /// Bytes a parser of this package accepted as JSON.
     package init(checked bytes: [UInt8]) { self.bytes = bytes }
 
-    /// Checks `bytes` as exactly one JSON value, as strictly as a drain checks a record.
-    /// - Throws: `ShareQueueError` of kind `.badData` saying where the JSON breaks.
-    package init(checking bytes: [UInt8]) throws(ShareQueueError) {
-        guard UTF8Validation.isValid(bytes) else { throw ShareQueueError(.badData, "input is not valid UTF-8") }
-        var parser = JSONParser(bytes)
-        parser.skipWhitespace()
-        _ = try parser.skipValue()
-        parser.skipWhitespace()
-        if parser.index != bytes.count { throw parser.failure("unexpected data after the JSON value") }
+    /// `value` written as compact JSON, checked to read back as the same value: a value
+    /// built in code may hold a number literal that is not one (`1,2` would read as two numbers).
+    /// - Throws: `ShareQueueError` of kind `.badData` when it does not.
+    package init(writing value: JSONValue) throws(ShareQueueError) {
+        let bytes = value.compactJSON
+        guard try JSONParser.parse(bytes) == value else { throw ShareQueueError(.badData, "a number literal is not a JSON number") }
         self.bytes = bytes
     }
 

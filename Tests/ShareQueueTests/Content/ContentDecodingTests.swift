@@ -57,6 +57,26 @@ struct ContentDecodingTests {
         try expect(#"{"a":1,"\u0061":2}"#, as: [String: Int].self, ["a": 2])
     }
 
+    @Test("A large object finds its members by name the same way, the last of a repeated name winning")
+    func largeObject() throws {
+        let members = (0..<40).map { #""n\#($0)":\#($0)"# } + [#""n7":700"#, #""\u006e8":800"#]
+        var expected: JSONMembers<Int> = [:]
+        for number in 0..<40 { expected["n\(number)"] = number }
+        expected["n7"] = 700
+        expected["n8"] = 800
+        try expect("{" + members.joined(separator: ",") + "}", as: JSONMembers<Int>.self, expected)
+        struct Picked: Decodable, Equatable { var n7: Int, n8: Int, n39: Int }
+        try expect("{" + members.joined(separator: ",") + "}", as: Picked.self, Picked(n7: 700, n8: 800, n39: 39))
+    }
+
+    @Test("A record built in code whose value is not JSON says so, rather than decoding it")
+    func valueBuiltInCode() throws {
+        let record = Record(id: "r1", date: "d", source: "s", kind: .json, json: .array([.number("1,2")]))
+        let failure = #expect(throws: ShareQueueError.self) { try record.decode([Int].self) }
+        #expect(failure?.kind == .badData)
+        #expect(failure?.message.hasPrefix("record r1 does not decode as Array<Int>: its value is not JSON") == true, "\(failure?.message ?? "")")
+    }
+
     @Test("Names that Swift calls equal are two members", arguments: EquivalentNames.all)
     func equivalentNames(_ pair: EquivalentNames) throws {
         let (drained, parsed) = try bothWays(#"{"\#(pair.second)":6,"\#(pair.first)":1}"#, as: JSONMembers<Int>.self)
