@@ -52,12 +52,13 @@ public struct ContentRouter: DrainSink, Sendable {
     ///   set aside, `.configuration` for an unhandled kind under ``OtherKindPolicy/fail``,
     ///   or what a handler throws.
     public mutating func deliver(_ batch: DrainBatch) throws {
-        var groups: [Record.Kind: [DrainedRecord]] = [:]
+        var groups: [Record.Kind: [(DrainedRecord, StoredRecordLayout)]] = [:]
         var order: [Record.Kind] = []
         var refused: [RecordRefusal.Refused] = []
         var unhandled: [Record.Kind: Int] = [:]
         for drained in batch.records {
-            let kind = drained.record.kind
+            let layout = drained.layout
+            let kind = layout.kindValue
             guard routes[kind] != nil else {
                 let other = UnhandledKind(kind: kind, recordID: drained.id)
                 if otherwise == .fail { throw other.error(handled: kinds) }
@@ -66,7 +67,7 @@ public struct ContentRouter: DrainSink, Sendable {
                 continue
             }
             if groups[kind] == nil { order.append(kind) }
-            groups[kind, default: []].append(drained)
+            groups[kind, default: []].append((drained, layout))
         }
         let calls = order.map { kind in routes[kind]!.decode(groups[kind]!, refusing: &refused) }
         if !refused.isEmpty {
@@ -76,22 +77,25 @@ public struct ContentRouter: DrainSink, Sendable {
         }
         for call in calls { try call() }
     }
+
+    /// False: values are decoded from the stored bytes the drain checked, without building records.
+    public var needsRecords: Bool { false }
 }
 
 /// The handler of one kind, with the type its records decode as.
 private protocol Route: Sendable {
     /// Decodes `records`, refusing those that do not decode, and returns the call that hands the values on.
-    func decode(_ records: [DrainedRecord], refusing refused: inout [RecordRefusal.Refused]) -> () throws -> Void
+    func decode(_ records: [(DrainedRecord, StoredRecordLayout)], refusing refused: inout [RecordRefusal.Refused]) -> () throws -> Void
 }
 
 private struct TypedRoute<Value: Decodable>: Route {
     let handler: @Sendable ([DrainedValue<Value>]) throws -> Void
 
-    func decode(_ records: [DrainedRecord], refusing refused: inout [RecordRefusal.Refused]) -> () throws -> Void {
+    func decode(_ records: [(DrainedRecord, StoredRecordLayout)], refusing refused: inout [RecordRefusal.Refused]) -> () throws -> Void {
         var values: [DrainedValue<Value>] = []
         values.reserveCapacity(records.count)
-        for drained in records {
-            if let value = DrainedValue<Value>.decoding(drained, refusing: &refused) { values.append(value) }
+        for (drained, layout) in records {
+            if let value = DrainedValue<Value>.decoding(drained, layout: layout, refusing: &refused) { values.append(value) }
         }
         return { [values, handler] in try handler(values) }
     }

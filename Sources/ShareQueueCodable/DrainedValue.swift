@@ -26,20 +26,26 @@ public struct DrainedValue<Value> {
 extension DrainedValue: Sendable where Value: Sendable {}
 
 extension DrainedValue where Value: Decodable {
-    /// The value `drained` holds; nil, with a refusal saying why, for a date
+    /// The value `drained` holds, found through its `layout`; nil, with a refusal saying why, for a date
     /// that is not ISO-8601 or a value that does not decode. Its kind is not checked.
-    static func decoding(_ drained: DrainedRecord, refusing refused: inout [RecordRefusal.Refused]) -> DrainedValue? {
-        let record = drained.record
-        guard let date = ISO8601Milliseconds.parse(record.date) else {
-            refused.append(.init(id: record.id, reason: "its date is not ISO-8601: '\(record.date.prefix(100))'"))
+    static func decoding(_ drained: DrainedRecord, layout: StoredRecordLayout, refusing refused: inout [RecordRefusal.Refused]) -> DrainedValue? {
+        let dateText = drained.dateText
+        guard let date = ISO8601Milliseconds.parse(dateText) else {
+            refused.append(.init(id: drained.id, reason: "its date is not ISO-8601: '\(dateText.prefix(100))'"))
+            return nil
+        }
+        let id = drained.id
+        guard let content = layout.content else {
+            refused.append(.init(id: id, reason: "record \(id) of kind \(layout.kindValue) holds no JSON value to decode as \(Value.self)"))
             return nil
         }
         do {
-            let value = try record.decode(Value.self)
-            return DrainedValue(value: value, id: record.id, date: date, source: record.source, key: record.key,
-                                meta: record.meta, attachments: record.attachments)
+            // Read where the drain checked it, in the stored bytes: no record and no JSON value are built.
+            let value = try ContentDecoder.decode(Value.self, from: layout.json, at: content, recordID: id)
+            return DrainedValue(value: value, id: id, date: date, source: layout.sourceText, key: drained.key,
+                                meta: layout.labels, attachments: drained.attachments)
         } catch {
-            refused.append(.init(id: record.id, reason: error.message))
+            refused.append(.init(id: id, reason: error.message))
             return nil
         }
     }

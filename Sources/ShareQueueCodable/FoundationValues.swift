@@ -35,45 +35,60 @@ enum FoundationValues {
         return nil
     }
 
-    /// `Value` read from `json` if it is one of these types; nil for any other.
-    static func value<Value>(_ type: Value.Type, from json: JSONValue, codingPath: [any CodingKey]) throws -> Value? {
+    /// The types read here rather than through their own `Decodable` conformance.
+    enum Special {
+        case date, url, uuid, data, decimal, json
+
+        /// The special type `type` is, or nil: compared by identity, a few compares for an app's own types.
+        init?(_ type: Any.Type) {
+            if type == Date.self { self = .date } else if type == URL.self { self = .url } else if type == UUID.self { self = .uuid }
+            else if type == Data.self { self = .data } else if type == Decimal.self { self = .decimal } else if type == JSONValue.self { self = .json }
+            else { return nil }
+        }
+    }
+
+    /// The value at `start` in `json` read as `type`, which is `special`.
+    static func value<Value>(_ special: Special, as type: Value.Type, from json: CheckedJSON, at start: Int,
+                             _ codingPath: @autoclosure () -> [any CodingKey]) throws -> Value {
         func corrupted(_ what: String) -> DecodingError {
-            DecodingError.dataCorrupted(DecodingError.Context(codingPath: codingPath, debugDescription: what))
+            DecodingError.dataCorrupted(DecodingError.Context(codingPath: codingPath(), debugDescription: what))
         }
         func string(_ name: String) throws -> String {
-            guard case .string(let text) = json else {
-                throw DecodingError.typeMismatch(type, DecodingError.Context(codingPath: codingPath, debugDescription: "expected \(name) as a string, found \(json.kindName)"))
+            guard json.kind(at: start) == .string else {
+                throw DecodingError.typeMismatch(type, DecodingError.Context(codingPath: codingPath(), debugDescription: "expected \(name) as a string, found \(json.kind(at: start).name)"))
             }
-            return text
+            return json.string(at: start)
         }
-        if type == Date.self {
+        // `special` says which type `Value` is, so each value below is a `Value` already; the cast only tells the compiler.
+        switch special {
+        case .date:
+            // A date stored without escapes, as every producer writes one, is read from its bytes without making its text.
+            let (end, hasEscapes) = json.kind(at: start) == .string ? json.endOfString(at: start) : (start, true)
+            if !hasEscapes, let date = ISO8601Milliseconds.parse(json.bytes[(start + 1)..<(end - 1)]) { return unsafeBitCast(date, to: type) }
             let text = try string("a date")
             guard let date = ISO8601Milliseconds.parse(text) else { throw corrupted("not an ISO-8601 date such as 2026-11-29T14:52:20.123Z: '\(text.prefix(100))'") }
-            return date as? Value
-        }
-        if type == URL.self {
+            return unsafeBitCast(date, to: type)
+        case .url:
             let text = try string("a URL")
             guard let url = URL(string: text) else { throw corrupted("not a URL: '\(text.prefix(200))'") }
-            return url as? Value
-        }
-        if type == UUID.self {
+            return unsafeBitCast(url, to: type)
+        case .uuid:
             let text = try string("a UUID")
             guard let uuid = UUID(uuidString: text) else { throw corrupted("not a UUID: '\(text.prefix(100))'") }
-            return uuid as? Value
-        }
-        if type == Data.self {
+            return unsafeBitCast(uuid, to: type)
+        case .data:
             let text = try string("Base64 data")
             guard let data = Data(base64Encoded: text) else { throw corrupted("not Base64 data") }
-            return data as? Value
-        }
-        if type == Decimal.self {
-            guard case .number(let literal) = json else {
-                throw DecodingError.typeMismatch(type, DecodingError.Context(codingPath: codingPath, debugDescription: "expected a number, found \(json.kindName)"))
+            return unsafeBitCast(data, to: type)
+        case .decimal:
+            guard json.kind(at: start) == .number else {
+                throw DecodingError.typeMismatch(type, DecodingError.Context(codingPath: codingPath(), debugDescription: "expected a number, found \(json.kind(at: start).name)"))
             }
+            let literal = String(decoding: json.bytes[json.literal(at: start)], as: UTF8.self)
             guard let decimal = Decimal(string: literal) else { throw corrupted("the number \(literal.prefix(100)) does not fit a Decimal") }
-            return decimal as? Value
+            return unsafeBitCast(decimal, to: type)
+        case .json:
+            return unsafeBitCast(json.value(at: start), to: type)
         }
-        if type == JSONValue.self { return json as? Value }
-        return nil
     }
 }

@@ -25,6 +25,11 @@ enum ISO8601Milliseconds {
         return text.withUTF8 { parse(Cursor(bytes: $0)) }
     }
 
+    /// `parse` over the UTF-8 bytes of the text, for a date read where it is stored.
+    static func parse(_ bytes: ArraySlice<UInt8>) -> Date? {
+        bytes.withUnsafeBufferPointer { parse(Cursor(bytes: $0)) }
+    }
+
     /// Reads a date's bytes in order; a typed drain reads two dates a record, so this makes nothing on the heap.
     private struct Cursor {
         let bytes: UnsafeBufferPointer<UInt8>

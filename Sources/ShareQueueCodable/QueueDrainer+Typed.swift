@@ -41,19 +41,23 @@ struct ValueSink<Value: Decodable>: DrainSink {
     let otherKinds: OtherKindPolicy
     let body: ([DrainedValue<Value>]) throws -> Void
 
+    /// False: values are decoded from the stored bytes the drain checked, without building records.
+    var needsRecords: Bool { false }
+
     func deliver(_ batch: DrainBatch) throws {
         var values: [DrainedValue<Value>] = []
         values.reserveCapacity(batch.records.count)
         var refused: [RecordRefusal.Refused] = []
         for drained in batch.records {
-            let recordKind = drained.record.kind
+            let layout = drained.layout
+            let recordKind = layout.kindValue
             guard recordKind == kind else {
                 let unhandled = UnhandledKind(kind: recordKind, recordID: drained.id)
                 if otherKinds == .fail { throw unhandled.error(handled: [kind]) }
                 refused.append(unhandled.setAsideRefusal)
                 continue
             }
-            if let value = DrainedValue<Value>.decoding(drained, refusing: &refused) { values.append(value) }
+            if let value = DrainedValue<Value>.decoding(drained, layout: layout, refusing: &refused) { values.append(value) }
         }
         if !refused.isEmpty { throw RecordRefusal(refused) }
         try body(values)
