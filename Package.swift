@@ -2,7 +2,7 @@
 import PackageDescription
 
 // Layers, lowest first; each target imports only those below it:
-//   ShareQueueSystem   the only code that calls the C library for the queue
+//   ShareQueueSystem   the only code that calls the C library for the queue (CLinuxSystem: what Swift's C module lacks)
 //   ShareQueueCore     records, the on-disk format, appending and draining, without Foundation
 //   ShareQueueCodable  typed content: Codable values in and out (over Foundation's Date, URL, UUID and Data)
 //   ShareQueue         what an app imports: both of the above re-exported, and the async forms
@@ -25,7 +25,9 @@ let package = Package(
         .executable(name: "share-stress", targets: ["share-stress"]),
     ],
     targets: [
-        .target(name: "ShareQueueSystem", swiftSettings: strict),
+        // The Linux calls the C library's Swift module leaves out (renameat2, mallopt): a header, nothing to link.
+        .systemLibrary(name: "CLinuxSystem"),
+        .target(name: "ShareQueueSystem", dependencies: ["CLinuxSystem"], swiftSettings: strict),
         .target(name: "ShareQueueCore", dependencies: ["ShareQueueSystem"], swiftSettings: strict),
         // Apart from ShareQueueCore, so that share-append, which needs no Codable values, does not load Foundation.
         .target(name: "ShareQueueCodable", dependencies: ["ShareQueueCore"], swiftSettings: strict),
