@@ -106,17 +106,11 @@ package func commandLineWords() throws(ShareQueueError) -> [String] {
     var words: [String] = []
     for index in 1..<Int(CommandLine.argc) {
         guard let pointer = CommandLine.unsafeArgv[index] else { continue }
-        let bytes = UnsafeBufferPointer(start: pointer, count: strlen(pointer)).map { UInt8(bitPattern: $0) }
-        guard let word = String(validating: bytes, as: UTF8.self) else {
+        // From the C string itself: the generic `String(validating:as:)` costs a start-up far more.
+        guard let word = String(validatingCString: pointer) else {
             throw ShareQueueError(.badData, "argument \(index) is not valid UTF-8")
         }
         words.append(word)
     }
     return words
-}
-
-private func strlen(_ pointer: UnsafePointer<CChar>) -> Int {
-    var count = 0
-    while pointer[count] != 0 { count += 1 }
-    return count
 }
