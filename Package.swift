@@ -2,7 +2,7 @@
 import PackageDescription
 
 // Layers, lowest first; each target imports only those below it:
-//   ShareQueueSystem   the only code that calls the C library for the queue
+//   ShareQueueSystem   the only code that calls the C library for the queue (CLinuxSystem: what Swift's C module lacks)
 //   ShareQueueCore     records, the on-disk format, appending and draining, without Foundation
 //   ShareQueueCodable  typed content: Codable values in and out (over Foundation's Date, URL, UUID and Data)
 //   ShareQueue         what an app imports: both of the above re-exported, and the async forms
@@ -10,9 +10,17 @@ import PackageDescription
 //   ToolSupport        what only the tools need: arguments, help and exit codes, child processes, signals, watching
 //   ShareAppend, HostDrain, ShareQueueStress   each tool's logic; the executables are their entry points
 
-// The tools link the Swift runtime statically on Linux, which halves their
-// start-up; the library carries no such setting, so it stays usable as a dependency.
-let staticSwiftRuntime: [LinkerSetting] = [.unsafeFlags(["-static-stdlib"], .when(platforms: [.linux]))]
+// share-append and host-drain link everything statically on Linux, the Swift
+// runtime and the C library included: no program loader, no shared libstdc++ to
+// relocate and initialize, which brings a process within 2x of a C program.
+// They stay position-independent (static-pie), so they keep ASLR.
+// Linker/static-pie-ld links them with the toolchain's lld (gold cannot), without
+// the runpath glibc refuses in them. The library carries no such setting, so it
+// stays usable as a dependency; share-stress, a test tool, is linked as usual.
+let staticExecutable: [LinkerSetting] = [
+    .unsafeFlags(["-static-executable", "-Xclang-linker", "-static-pie", "-use-ld=lld", "-ld-path=\(Context.packageDirectory)/Linker/static-pie-ld"],
+                 .when(platforms: [.linux])),
+]
 let strict: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
 
 let package = Package(
@@ -25,7 +33,9 @@ let package = Package(
         .executable(name: "share-stress", targets: ["share-stress"]),
     ],
     targets: [
-        .target(name: "ShareQueueSystem", swiftSettings: strict),
+        // The Linux calls the C library's Swift module leaves out (renameat2, mallopt): a header, nothing to link.
+        .systemLibrary(name: "CLinuxSystem"),
+        .target(name: "ShareQueueSystem", dependencies: ["CLinuxSystem"], swiftSettings: strict),
         .target(name: "ShareQueueCore", dependencies: ["ShareQueueSystem"], swiftSettings: strict),
         // Apart from ShareQueueCore, so that share-append, which needs no Codable values, does not load Foundation.
         .target(name: "ShareQueueCodable", dependencies: ["ShareQueueCore"], swiftSettings: strict),
@@ -43,8 +53,8 @@ let package = Package(
         // the C compiler, never by SwiftPM, which would link it against the Swift runtime.
         .target(name: "ShareQueueStress", dependencies: ["ShareQueue", "ShareQueueCore", "ShareQueueCodable", "ShareQueueSystem", "ToolSupport", "ShareQueueStore", "CSQLite"],
                 exclude: ["Floor"], swiftSettings: strict),
-        .executableTarget(name: "share-append", dependencies: ["ShareAppend", "ToolSupport"], linkerSettings: staticSwiftRuntime),
-        .executableTarget(name: "host-drain", dependencies: ["HostDrain", "ToolSupport"], linkerSettings: staticSwiftRuntime),
+        .executableTarget(name: "share-append", dependencies: ["ShareAppend", "ToolSupport"], linkerSettings: staticExecutable),
+        .executableTarget(name: "host-drain", dependencies: ["HostDrain", "ToolSupport"], linkerSettings: staticExecutable),
         .executableTarget(name: "share-stress", dependencies: ["ShareQueueStress", "ToolSupport"]),
         .testTarget(
             name: "ShareQueueTests",

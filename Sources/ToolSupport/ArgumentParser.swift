@@ -27,20 +27,35 @@ package struct OptionSpec {
 
 /// The parsed command line: option values by long name, then the arguments.
 package struct ParsedArguments {
-    package private(set) var values: [String: [String]] = [:]
+    /// An option given, under its long name, with its value ("" for a flag).
+    private struct GivenOption {
+        let name: String
+        let value: String
+    }
+
+    /// The options in the order given. A list, not a dictionary: a command line
+    /// holds a handful, and a tool that appends once starts faster without the
+    /// hashing a dictionary of strings sets up on first use.
+    private var given: [GivenOption] = []
     package private(set) var arguments: [String] = []
 
-    package func has(_ name: String) -> Bool { values[name] != nil }
-    package func value(_ name: String) -> String? { values[name]?.last }
-    package func all(_ name: String) -> [String] { values[name] ?? [] }
+    package func has(_ name: String) -> Bool { given.contains { $0.name == name } }
+    package func value(_ name: String) -> String? { given.last { $0.name == name }?.value }
+    package func all(_ name: String) -> [String] { given.filter { $0.name == name }.map(\.value) }
 
-    /// A whole number option, within `range`.
-    package func integer<T: FixedWidthInteger>(_ name: String, in range: ClosedRange<T>) throws(ShareQueueError) -> T? {
+    /// A whole number option, within `range`. Not generic: a generic form, called
+    /// from another module, makes its types' metadata at run time on every start.
+    package func integer(_ name: String, in range: ClosedRange<Int64>) throws(ShareQueueError) -> Int64? {
         guard let text = value(name) else { return nil }
-        guard let number = T(text), range.contains(number) else {
+        guard let number = Int64(text), range.contains(number) else {
             throw ShareQueueError(.invalidArgument, "\(name) needs a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
         }
         return number
+    }
+
+    /// A whole number option, within `range`.
+    package func integer(_ name: String, in range: ClosedRange<Int>) throws(ShareQueueError) -> Int? {
+        try integer(name, in: Int64(range.lowerBound)...Int64(range.upperBound)).map { Int($0) }
     }
 
     /// Parses `arguments`, the command line without the tool's name.
@@ -68,7 +83,7 @@ package struct ParsedArguments {
             }
             if spec.value == nil {
                 if inlineValue != nil { throw ShareQueueError(.invalidArgument, "\(spec.key) takes no value") }
-                values[spec.key, default: []].append("")
+                given.append(GivenOption(name: spec.key, value: ""))
                 continue
             }
             let value: String
@@ -79,8 +94,8 @@ package struct ParsedArguments {
                 value = commandLine[index]
                 index += 1
             }
-            if !spec.repeatable, values[spec.key] != nil { throw ShareQueueError(.invalidArgument, "\(spec.key) is given more than once") }
-            values[spec.key, default: []].append(value)
+            if !spec.repeatable, has(spec.key) { throw ShareQueueError(.invalidArgument, "\(spec.key) is given more than once") }
+            given.append(GivenOption(name: spec.key, value: value))
         }
     }
 }
@@ -91,17 +106,11 @@ package func commandLineWords() throws(ShareQueueError) -> [String] {
     var words: [String] = []
     for index in 1..<Int(CommandLine.argc) {
         guard let pointer = CommandLine.unsafeArgv[index] else { continue }
-        let bytes = UnsafeBufferPointer(start: pointer, count: strlen(pointer)).map { UInt8(bitPattern: $0) }
-        guard let word = String(validating: bytes, as: UTF8.self) else {
+        // From the C string itself: the generic `String(validating:as:)` costs a start-up far more.
+        guard let word = String(validatingCString: pointer) else {
             throw ShareQueueError(.badData, "argument \(index) is not valid UTF-8")
         }
         words.append(word)
     }
     return words
-}
-
-private func strlen(_ pointer: UnsafePointer<CChar>) -> Int {
-    var count = 0
-    while pointer[count] != 0 { count += 1 }
-    return count
 }

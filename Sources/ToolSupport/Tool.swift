@@ -8,14 +8,27 @@ package struct Tool {
     package let name: String
     package let overview: String
     package let usage: String
-    package let argumentsHelp: [(String, String)]
     package let options: [OptionSpec]
+    /// What only help, the man page and completions read, made when they ask: a
+    /// tool that appends once then never builds these tables of text.
+    private let documentation: @Sendable () -> Documentation
+
+    /// The arguments after the options, and what each is.
+    package var argumentsHelp: [(String, String)] { documentation().argumentsHelp }
     /// Command lines with what they do, at the end of `--help` and in the man page.
-    package let examples: [Example]
+    package var examples: [Example] { documentation().examples }
     /// The man page's ENVIRONMENT, FILES and EXIT STATUS: name or code, then what it means.
-    package let environment: [(String, String)]
-    package let files: [(String, String)]
-    package let exitCodes: [(String, String)]
+    package var environment: [(String, String)] { documentation().environment }
+    package var files: [(String, String)] { documentation().files }
+    package var exitCodes: [(String, String)] { documentation().exitCodes }
+
+    private struct Documentation {
+        let argumentsHelp: [(String, String)]
+        let examples: [Example]
+        let environment: [(String, String)]
+        let files: [(String, String)]
+        let exitCodes: [(String, String)]
+    }
 
     package struct Example {
         package let purpose: String
@@ -23,18 +36,18 @@ package struct Tool {
         package init(_ purpose: String, _ command: String) { self.purpose = purpose; self.command = command }
     }
 
-    package init(name: String, overview: String, usage: String, argumentsHelp: [(String, String)], options: [OptionSpec],
-                 examples: [Example] = [], environment: [(String, String)] = [], files: [(String, String)] = [],
-                 exitCodes: [(String, String)] = Tool.standardExitCodes) {
+    package init(name: String, overview: String, usage: String, argumentsHelp: @autoclosure @escaping @Sendable () -> [(String, String)],
+                 options: [OptionSpec], examples: @autoclosure @escaping @Sendable () -> [Example] = [],
+                 environment: @autoclosure @escaping @Sendable () -> [(String, String)] = [],
+                 files: @autoclosure @escaping @Sendable () -> [(String, String)] = [],
+                 exitCodes: @autoclosure @escaping @Sendable () -> [(String, String)] = Tool.standardExitCodes) {
         self.name = name
         self.overview = overview
         self.usage = usage
-        self.argumentsHelp = argumentsHelp
         self.options = options
-        self.examples = examples
-        self.environment = environment
-        self.files = files
-        self.exitCodes = exitCodes
+        documentation = {
+            Documentation(argumentsHelp: argumentsHelp(), examples: examples(), environment: environment(), files: files(), exitCodes: exitCodes())
+        }
     }
 
     package static let directoryOptions = [

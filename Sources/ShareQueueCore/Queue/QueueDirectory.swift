@@ -125,19 +125,30 @@ public struct QueueDirectory: Sendable {
     private mutating func checkFormat() throws(ShareQueueError) {
         for _ in 0..<2 {
             if let marker = try readFormatMarker() {
-                let lines = String(decoding: marker, as: UTF8.self).split(separator: "\n")
-                let text = lines.first.map(String.init) ?? ""
+                // Read as bytes, line by line, skipping empty lines: the marker is ASCII, and every
+                // process that opens a queue reads it, so it is parsed without Strings.
+                var rest = marker[...]
+                func nextLine() -> ArraySlice<UInt8> {
+                    while rest.first == UInt8(ascii: "\n") { rest = rest.dropFirst() }
+                    let end = rest.firstIndex(of: UInt8(ascii: "\n")) ?? rest.endIndex
+                    defer { rest = rest[end...] }
+                    return rest[..<end]
+                }
+                let text = nextLine()
                 // Digits only: `format 0`, `format -1` or `format +1` are no format this or any version wrote.
-                let digits = text.dropFirst(Self.formatPrefix.count)
-                guard text.hasPrefix(Self.formatPrefix), !digits.isEmpty, digits.count <= 9,
-                      digits.allSatisfy({ ("0"..."9").contains($0) }), digits.first != "0", let version = Int(digits) else {
+                let digits = text.dropFirst(Self.formatPrefix.utf8.count)
+                guard text.starts(with: Self.formatPrefix.utf8), (1...9).contains(digits.count),
+                      digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }), digits.first != UInt8(ascii: "0") else {
                     throw ShareQueueError(.configuration, "the queue's format marker is not one ShareQueue wrote; refusing to touch the queue", path: formatPath)
                 }
+                let version = digits.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
                 guard version <= Self.formatVersion else {
                     throw ShareQueueError(.configuration, "the queue has format \(version), newer than the \(Self.formatVersion) this version understands; refusing to touch it", path: path)
                 }
-                if lines.count > 1, lines[1].hasPrefix("queue "), RecordID.isValid(String(lines[1].dropFirst(6))) {
-                    identifier = String(lines[1].dropFirst(6))
+                let second = nextLine()
+                if second.starts(with: "queue ".utf8) {
+                    let candidate = String(decoding: second.dropFirst(6), as: UTF8.self)
+                    if RecordID.isValid(candidate) { identifier = candidate }
                 }
                 return
             }
