@@ -14,11 +14,11 @@ import PackageDescription
 // runtime and the C library included: no program loader, no shared libstdc++ to
 // relocate and initialize, which brings a process within 2x of a C program.
 // They stay position-independent (static-pie), so they keep ASLR.
-// Linker/static-pie-ld links them with the toolchain's lld (gold cannot), without
+// Sources/Linker/static-pie-ld (no target: a script) links them with the toolchain's lld (gold cannot), without
 // the runpath glibc refuses in them. The library carries no such setting, so it
 // stays usable as a dependency; share-stress, a test tool, is linked as usual.
 let staticExecutable: [LinkerSetting] = [
-    .unsafeFlags(["-static-executable", "-Xclang-linker", "-static-pie", "-use-ld=lld", "-ld-path=\(Context.packageDirectory)/Linker/static-pie-ld"],
+    .unsafeFlags(["-static-executable", "-Xclang-linker", "-static-pie", "-use-ld=lld", "-ld-path=\(Context.packageDirectory)/Sources/Linker/static-pie-ld"],
                  .when(platforms: [.linux])),
 ]
 let strict: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]

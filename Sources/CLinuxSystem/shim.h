@@ -21,6 +21,12 @@ static inline int sharequeue_renameat2(int fromDirectory, const char *from, int 
 #endif
 }
 
+// dup3 through syscall(2), for the same reason: dup2 with close-on-exec set at once,
+// so that no child started meanwhile by another thread inherits the descriptor.
+static inline int sharequeue_dup3(int from, int to, int flags) {
+    return (int)syscall(SYS_dup3, from, to, flags);
+}
+
 #if defined(__GLIBC__)
 // glibc's mallopt, M_TRIM_THRESHOLD and M_TOP_PAD, which <malloc.h> declares.
 #include <malloc.h>

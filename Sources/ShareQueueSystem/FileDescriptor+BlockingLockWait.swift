@@ -1,4 +1,5 @@
 #if os(Linux)
+import CLinuxSystem
 import Glibc
 
 extension FileDescriptor {
@@ -14,7 +15,7 @@ extension FileDescriptor {
     /// second open file description of the same file, and the caller waits for
     /// that thread until the deadline. Once that thread has the lock, this
     /// descriptor's number is made to refer to the description that holds it
-    /// (`dup2`), so that unlocking or closing this descriptor releases it, as after
+    /// (`dup3`), so that unlocking or closing this descriptor releases it, as after
     /// a plain `flock`.
     /// - Returns: true once the lock is held, false if the deadline passed or
     ///   `shouldStop` said so first, nil if the file could not be opened a second
@@ -22,7 +23,7 @@ extension FileDescriptor {
     /// - Throws: The failure of `flock` itself, such as ENOLCK.
     ///
     /// The corresponding C functions are `open` (of `/proc/self/fd/N`), `flock` with
-    /// `LOCK_EX` on another thread, `dup2` and `fcntl`.
+    /// `LOCK_EX` on another thread, and `dup3`.
     func lockExclusiveBlocking(until deadline: Double, shouldStop: (() -> Bool)?) throws(SystemError) -> Bool? {
         let second = systemOpen("/proc/self/fd/\(rawValue)", O_RDONLY | O_CLOEXEC, 0)
         guard second >= 0 else { return nil }
@@ -32,10 +33,9 @@ extension FileDescriptor {
         }
         guard try waiter.lock(second, until: deadline, shouldStop: shouldStop) else { return false }
         var moved: Int32
-        repeat { moved = dup2(second, rawValue) } while moved < 0 && (errno == EINTR || errno == EBUSY)
-        let error = SystemError.last("dup2")
-        // dup2 clears close-on-exec, which a lock must keep: a child started by --exec would hold it.
-        if moved >= 0 { _ = fcntl(rawValue, F_SETFD, FD_CLOEXEC) }
+        // Close-on-exec kept, so that no child (an --exec sink) inherits the lock.
+        repeat { moved = sharequeue_dup3(second, rawValue, O_CLOEXEC) } while moved < 0 && (errno == EINTR || errno == EBUSY)
+        let error = SystemError.last("dup3")
         if moved < 0 { _ = flock(second, LOCK_UN) }
         _ = systemClose(second)
         if moved < 0 { throw error }
