@@ -2,41 +2,59 @@ import ShareQueueCore
 
 /// A record as the store's `records` table keeps it: its members as text
 /// columns, `json`, `meta`, `attachments` and the unknown members as compact JSON
-/// (Format.md §8.2). The one place that decides a row's values, for the store
-/// and for the benchmark's store floor, which inserts the same rows.
+/// (Format.md §8.2), each column as UTF-8 bytes. The one place that decides a
+/// row's values, for the store and for the benchmark's store floor, which
+/// inserts the same rows.
 package struct StoreRow {
-    package let id: String
-    package let date: String
-    package let source: String
-    package let kind: String
-    package let text: String?
-    package let json: String?
-    package let key: String?
-    package let meta: String?
-    package let attachments: String?
+    /// Text columns are UTF-8 bytes, NULL is nil.
+    package typealias Column = ArraySlice<UInt8>?
+
+    package let id, date, source, kind: ArraySlice<UInt8>
+    package let text, json, key, meta, attachments: Column
     /// The members this version does not know, kept as a JSON object.
-    package let extra: String?
+    package let extra: Column
+
+    /// The row of a drained record. Most records hold their labels alone, unescaped:
+    /// then the columns are slices of the stored bytes, and no record is built.
+    package init(_ drained: DrainedRecord) {
+        guard let labels = drained.storedLabels else {
+            self.init(drained.record)
+            return
+        }
+        let bytes = drained.storedJSON
+        self.init(id: bytes[labels.id], date: bytes[labels.date], source: bytes[labels.source], kind: bytes[labels.kind],
+                  text: labels.text.map { bytes[$0] }, json: nil, key: labels.key.map { bytes[$0] }, meta: nil, attachments: nil, extra: nil)
+    }
+
+    private init(id: ArraySlice<UInt8>, date: ArraySlice<UInt8>, source: ArraySlice<UInt8>, kind: ArraySlice<UInt8>,
+                 text: Column, json: Column, key: Column, meta: Column, attachments: Column, extra: Column) {
+        self.id = id
+        self.date = date
+        self.source = source
+        self.kind = kind
+        self.text = text
+        self.json = json
+        self.key = key
+        self.meta = meta
+        self.attachments = attachments
+        self.extra = extra
+    }
 
     package init(_ record: Record) {
-        id = record.id
-        date = record.date
-        source = record.source
-        kind = record.kind.rawValue
-        text = record.text
-        json = record.json.map { String(decoding: $0.compactJSON, as: UTF8.self) }
-        key = record.key
-        meta = record.meta.map { Self.jsonText(.object(JSONMembers($0.lazy.map { ($0.name, .string($0.value)) }))) }
-        attachments = record.attachments.map { Self.attachmentsJSON($0) }
-        extra = record.unknownFields.isEmpty ? nil : Self.jsonText(.object(record.unknownFields))
+        self.init(id: Self.utf8(record.id), date: Self.utf8(record.date), source: Self.utf8(record.source), kind: Self.utf8(record.kind.rawValue),
+                  text: record.text.map(Self.utf8), json: record.json.map { $0.compactJSON[...] }, key: record.key.map(Self.utf8),
+                  meta: record.meta.map { JSONValue.object(JSONMembers($0.lazy.map { ($0.name, .string($0.value)) })).compactJSON[...] },
+                  attachments: record.attachments.map { Self.attachmentsJSON($0) },
+                  extra: record.unknownFields.isEmpty ? nil : JSONValue.object(record.unknownFields).compactJSON[...])
     }
 
     /// The values of `records`' columns but `ingested_at`, in the table's order.
-    package var columns: [String?] { [id, date, source, kind, text, json, key, meta, attachments, extra] }
+    package var columns: [Column] { [id, date, source, kind, text, json, key, meta, attachments, extra] }
 
-    private static func jsonText(_ value: JSONValue) -> String { String(decoding: value.compactJSON, as: UTF8.self) }
+    private static func utf8(_ text: String) -> ArraySlice<UInt8> { Array(text.utf8)[...] }
 
-    private static func attachmentsJSON(_ attachments: [Attachment]) -> String {
-        jsonText(.array(attachments.map { attachment in
+    private static func attachmentsJSON(_ attachments: [Attachment]) -> ArraySlice<UInt8> {
+        JSONValue.array(attachments.map { attachment in
             // Sorted by name, as the objects this package makes are.
             var fields: JSONMembers<JSONValue> = ["name": .string(attachment.name)]
             if let path = attachment.path { fields["path"] = .string(path) }
@@ -44,6 +62,6 @@ package struct StoreRow {
             fields["size"] = .number(String(attachment.size))
             fields["type"] = .string(attachment.type)
             return .object(fields)
-        }))
+        }).compactJSON[...]
     }
 }

@@ -61,15 +61,16 @@ package struct StoreSink: DrainSink {
                 checkedSchema = schema
             }
             for drained in batch.records {
-                let row = StoreRow(drained.record)
+                let row = StoreRow(drained)
                 try insertRecord.run(
-                    .text(row.id), .text(row.date), .text(row.source), .text(row.kind), .text(row.text), .text(row.json),
-                    .text(row.key), .text(row.meta), .text(row.attachments), .text(row.extra), .text(now))
+                    .bytes(row.id), .bytes(row.date), .bytes(row.source), .bytes(row.kind), .bytes(row.text), .bytes(row.json),
+                    .bytes(row.key), .bytes(row.meta), .bytes(row.attachments), .bytes(row.extra), .text(now))
                 // A record seen before (the same id) changes nothing, not even `latest`.
                 guard database.changes > 0, let key = row.key else { continue }
                 // Newest by the instant the date denotes, as --coalesce decides; ties go to the later record.
-                if let stored = try latestDate.allText(.text(key)).first, DateInstant(row.date) < DateInstant(stored) { continue }
-                try updateLatest.run(.text(key), .text(row.id), .text(row.date), .text(row.kind), .text(row.text), .text(row.json))
+                let date = String(decoding: row.date, as: UTF8.self)
+                if let stored = try latestDate.allText(.bytes(key)).first, DateInstant(date) < DateInstant(stored) { continue }
+                try updateLatest.run(.bytes(key), .bytes(row.id), .bytes(row.date), .bytes(row.kind), .bytes(row.text), .bytes(row.json))
             }
             try savePosition.run(.text(queue), .integer(Int64(batch.end.segment)), .integer(batch.end.offset), .text(now))
         }
@@ -84,6 +85,10 @@ package struct StoreSink: DrainSink {
         trace.image(ofFileAt: path + "-wal")
         if let ids { trace.mark(["delivered"] + ids) }
     }
+
+    /// The store reads each record's labels from its stored bytes where it can (see `StoreRow`),
+    /// so the drain need not build every record; it still checks every one in full.
+    package var needsRecords: Bool { false }
 
     package func deliveredPosition() throws -> DrainPosition? {
         guard let row = try loadPosition.firstRow(.text(queue), columns: 2), row[0] >= 0, row[1] >= 0 else { return nil }

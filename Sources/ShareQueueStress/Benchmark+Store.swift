@@ -104,19 +104,21 @@ extension Benchmark {
 private struct StoreRowsFile: DrainSink {
     let descriptor: FileDescriptor
     private var buffer: [UInt8] = []
+    /// As the store: rows from the stored bytes where it can.
+    var needsRecords: Bool { false }
 
     init(descriptor: FileDescriptor) { self.descriptor = descriptor }
 
     mutating func deliver(_ batch: DrainBatch) throws {
         for drained in batch.records {
-            for column in StoreRow(drained.record).columns {
+            for column in StoreRow(drained).columns {
                 guard let column else {
                     buffer.append(contentsOf: [0xFF, 0xFF, 0xFF, 0xFF])
                     continue
                 }
-                let length = UInt32(column.utf8.count)
+                let length = UInt32(column.count)
                 buffer.append(contentsOf: (0..<4).map { UInt8(truncatingIfNeeded: length >> ($0 * 8)) })
-                buffer.append(contentsOf: column.utf8)
+                buffer.append(contentsOf: column)
             }
         }
         try descriptor.writeAll(buffer)
