@@ -181,6 +181,10 @@ final class SQLiteStatement {
         }
         var result = sqlite3_reset(statement)
         guard result == SQLITE_OK else { throw database.failure("the store failed to write", code: result) }
+        // Taken out of the object for the run, so that its uses are not each checked for exclusive access.
+        var texts: [UInt8] = []
+        swap(&texts, &self.texts)
+        defer { swap(&texts, &self.texts) }
         texts.removeAll(keepingCapacity: true)
         for value in values {
             switch value {
