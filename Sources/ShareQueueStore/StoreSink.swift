@@ -61,19 +61,16 @@ package struct StoreSink: DrainSink {
                 checkedSchema = schema
             }
             for drained in batch.records {
-                let record = drained.record
-                let json = record.json.map { String(decoding: $0.compactJSON, as: UTF8.self) }
+                let row = StoreRow(drained)
                 try insertRecord.run(
-                    .text(record.id), .text(record.date), .text(record.source), .text(record.kind.rawValue),
-                    .text(record.text), .text(json), .text(record.key),
-                    .text(record.meta.map { Self.jsonText(.object(JSONMembers($0.lazy.map { ($0.name, .string($0.value)) }))) }),
-                    .text(record.attachments.map { Self.attachmentsJSON($0) }),
-                    .text(record.unknownFields.isEmpty ? nil : Self.jsonText(.object(record.unknownFields))), .text(now))
+                    .bytes(row.id), .bytes(row.date), .bytes(row.source), .bytes(row.kind), .bytes(row.text), .bytes(row.json),
+                    .bytes(row.key), .bytes(row.meta), .bytes(row.attachments), .bytes(row.extra), .text(now))
                 // A record seen before (the same id) changes nothing, not even `latest`.
-                guard database.changes > 0, let key = record.key else { continue }
+                guard database.changes > 0, let key = row.key else { continue }
                 // Newest by the instant the date denotes, as --coalesce decides; ties go to the later record.
-                if let stored = try latestDate.allText(.text(key)).first, DateInstant(record.date) < DateInstant(stored) { continue }
-                try updateLatest.run(.text(key), .text(record.id), .text(record.date), .text(record.kind.rawValue), .text(record.text), .text(json))
+                let date = String(decoding: row.date, as: UTF8.self)
+                if let stored = try latestDate.allText(.bytes(key)).first, DateInstant(date) < DateInstant(stored) { continue }
+                try updateLatest.run(.bytes(key), .bytes(row.id), .bytes(row.date), .bytes(row.kind), .bytes(row.text), .bytes(row.json))
             }
             try savePosition.run(.text(queue), .integer(Int64(batch.end.segment)), .integer(batch.end.offset), .text(now))
         }
@@ -88,6 +85,10 @@ package struct StoreSink: DrainSink {
         trace.image(ofFileAt: path + "-wal")
         if let ids { trace.mark(["delivered"] + ids) }
     }
+
+    /// The store reads each record's labels from its stored bytes where it can (see `StoreRow`),
+    /// so the drain need not build every record; it still checks every one in full.
+    package var needsRecords: Bool { false }
 
     package func deliveredPosition() throws -> DrainPosition? {
         guard let row = try loadPosition.firstRow(.text(queue), columns: 2), row[0] >= 0, row[1] >= 0 else { return nil }
@@ -114,19 +115,4 @@ package struct StoreSink: DrainSink {
             FROM records ORDER BY rowid
             """).allText()
     }
-
-    private static func jsonText(_ value: JSONValue) -> String { String(decoding: value.compactJSON, as: UTF8.self) }
-
-    private static func attachmentsJSON(_ attachments: [Attachment]) -> String {
-        jsonText(.array(attachments.map { attachment in
-            // Sorted by name, as the objects this package makes are.
-            var fields: JSONMembers<JSONValue> = ["name": .string(attachment.name)]
-            if let path = attachment.path { fields["path"] = .string(path) }
-            fields["sha256"] = .string(attachment.sha256)
-            fields["size"] = .number(String(attachment.size))
-            fields["type"] = .string(attachment.type)
-            return .object(fields)
-        }))
-    }
-
 }

@@ -41,12 +41,6 @@ extension Benchmark {
         }
         let floorRate = median(floorRates), jsonRate = median(jsonRates)
         let (_, smallMemory) = try drainTimed(["--dir", small], output: "/dev/null")
-        let storeQueue = try copyQueue(big, as: "drain-store")
-        let (storeSeconds, _) = try drainTimed(["--dir", storeQueue, "--store", scratch("drain.sqlite")], output: "/dev/null")
-        // As many new records again, into the store now holding the first ones: an index
-        // of random ids would fall behind here, one of time-ordered ids grows at its end.
-        let secondQueue = try filledQueue("drain-second", records: sizes.drainRecords)
-        let (fullStoreSeconds, _) = try drainTimed(["--dir", secondQueue, "--store", scratch("drain.sqlite")], output: "/dev/null")
         let busyQueue = try copyQueue(big, as: "drain-busy")
         let during = try appendsDuringDrain(busyQueue)
 
@@ -60,9 +54,6 @@ extension Benchmark {
             Figure(name: "drain building records, library sink", unit: "records/s", value: median(builtRates), floor: nil, target: ">= 300000"),
             Figure(name: "drain building records (vs SQLite FULL building)", unit: "records/s", value: median(builtRates),
                    floor: median(sqliteBuiltRates), target: "-"),
-            Figure(name: "drain into --store, empty", unit: "records/s", value: records / storeSeconds, floor: nil, target: ">= 150000"),
-            Figure(name: "drain into --store holding \(sizes.drainRecords) rows", unit: "records/s", value: records / fullStoreSeconds,
-                   floor: nil, target: ">= 150000"),
             Figure(name: "host-drain peak memory, \(sizes.drainRecords) pending (vs \(sizes.smallDrainRecords))", unit: "MiB",
                    value: Double(jsonMemory) / 1_048_576, floor: Double(smallMemory) / 1_048_576, target: "<= 1.5, and < 32 MiB", higherIsBetter: false),
             Figure(name: "share-append p99 during a large drain (vs idle p99)", unit: "ms", value: during * 1000, floor: idleP99 > 0 ? idleP99 * 1000 : nil,

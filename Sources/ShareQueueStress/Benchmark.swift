@@ -36,12 +36,14 @@ struct Benchmark {
 
     let tools: ToolRunner
     let floor: CFloor
+    /// The store floor (`Floor/store-floor.c`), built when the `store` part runs.
+    var storeFloor: CFloor? = nil
     let directory: String
     let sizes: Sizes
     let progress: (String) -> Void
     /// The parts to run (`--only`); nil runs them all.
     var parts: Set<String>? = nil
-    static let partNames = ["library", "content", "durable", "process", "drains", "watch"]
+    static let partNames = ["library", "content", "durable", "process", "drains", "store", "watch"]
     /// About 100 bytes stored, like a shared URL or note.
     static let sampleText = "https://example.com/a/shared/page"
 
@@ -70,6 +72,10 @@ struct Benchmark {
         if wanted("drains") {
             progress("drains")
             figures += try drains(idleP99: idleP99)
+        }
+        if wanted("store") {
+            progress("store")
+            figures += try storeIngest()
         }
         if wanted("watch") {
             progress("watch")

@@ -3,7 +3,7 @@ import ShareQueueCore
 
 /// The benchmark's figures as a table for people or JSON Lines for programs.
 enum BenchmarkReport {
-    static func table(_ figures: [Benchmark.Figure], floor: CFloor) -> String {
+    static func table(_ figures: [Benchmark.Figure], floor: CFloor, storeFloor: CFloor? = nil) -> String {
         var text = "figure".padding(toLength: 58, withPad: " ", startingAt: 0) + "value".leftPadded(14) + "floor".leftPadded(14) + "ratio".leftPadded(8) + "  target\n"
         for figure in figures {
             text += figure.name.padding(toLength: 58, withPad: " ", startingAt: 0)
@@ -12,7 +12,8 @@ enum BenchmarkReport {
             text += (figure.ratio.map { String(format: "%.2f", $0) } ?? "-").leftPadded(8)
             text += "  " + figure.target + "\n"
         }
-        return text + "C floor: " + floor.description + "\n"
+        text += "C floor: " + floor.description + "\n"
+        return text + (storeFloor.map { "store floor: " + $0.description + "\n" } ?? "")
     }
 
     static func jsonLines(_ figures: [Benchmark.Figure]) -> String {

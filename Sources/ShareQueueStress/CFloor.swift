@@ -9,13 +9,25 @@ struct CFloor {
     let program: String
     let description: String
 
-    /// The source beside this file in the package; a benchmark runs from a checkout.
-    static let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Floor/floor.c").path
+    /// The sources beside this file in the package; a benchmark runs from a checkout.
+    static let floorSource = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Floor/floor.c").path
+    static let storeFloorSource = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Floor/store-floor.c").path
 
     /// Compiles the floor into `directory` with `$CC`, else `clang`, else `cc`, at -O2.
     /// - Throws: `.configuration` when there is no source or no C compiler, or
     ///   when the program needs a library other than libc; `.ioError` when compiling fails.
     static func build(into directory: String) throws -> CFloor {
+        try build(floorSource, as: "floor", linking: [], into: directory)
+    }
+
+    /// Compiles the store floor (`Floor/store-floor.c`), which may need libsqlite3 besides libc.
+    static func buildStoreFloor(into directory: String) throws -> CFloor {
+        try build(storeFloorSource, as: "store-floor", linking: ["sqlite3"], into: directory)
+    }
+
+    /// Compiles `source` into `directory/name`, linked with `libraries` (`-l`), and checks
+    /// that it needs libc and those libraries alone.
+    private static func build(_ source: String, as name: String, linking libraries: [String], into directory: String) throws -> CFloor {
         guard FileManager.default.isReadableFile(atPath: source) else {
             throw ShareQueueError(.configuration, "the C floor's source is missing; run the benchmark from a checkout of the package", path: source)
         }
@@ -23,16 +35,19 @@ struct CFloor {
         guard let compiler = candidates.lazy.compactMap(executable(named:)).first else {
             throw ShareQueueError(.configuration, "no C compiler to build the floor with: install clang or cc, or set CC")
         }
-        let program = directory + "/floor"
-        let compiled = try ToolRunner.run(program: compiler, ["-O2", "-o", program, source])
+        let program = directory + "/" + name
+        let flags = ["-O2", "-o", program, source] + libraries.map { "-l" + $0 }
+        let compiled = try ToolRunner.run(program: compiler, flags)
         guard compiled.status == 0 else {
-            throw ShareQueueError(.ioError, "\(compiler) could not compile the floor (run `\(compiler) -O2 -o floor \(source)` to see why)", path: source)
+            throw ShareQueueError(.ioError, "\(compiler) could not compile the floor (run `\(compiler) \(flags.joined(separator: " "))` to see why)", path: source)
         }
-        let libraries = try neededLibraries(of: program)
-        guard !libraries.isEmpty, libraries.allSatisfy({ $0.hasPrefix("libc.so") }) else {
-            throw ShareQueueError(.configuration, "the floor must link against libc alone, but needs: \(libraries.joined(separator: ", "))", path: program)
+        let needed = try neededLibraries(of: program)
+        let allowed = ["libc.so"] + libraries.map { "lib\($0).so" }
+        guard needed.contains(where: { $0.hasPrefix("libc.so") }), needed.allSatisfy({ library in allowed.contains { library.hasPrefix($0) } }) else {
+            throw ShareQueueError(.configuration, "the floor must link against \(allowed.joined(separator: " and ")) alone, but needs: \(needed.joined(separator: ", "))", path: program)
         }
-        return CFloor(program: program, description: "\(compiler) -O2 \(source); needs \(libraries.joined(separator: ", ")) only (readelf -d)")
+        let linked = (["-O2"] + libraries.map { "-l" + $0 }).joined(separator: " ")
+        return CFloor(program: program, description: "\(compiler) \(linked) \(source); needs \(needed.joined(separator: ", ")) only (readelf -d)")
     }
 
     /// The shared libraries a program names as NEEDED, read with `readelf -d`.

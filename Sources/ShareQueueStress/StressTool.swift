@@ -85,7 +85,7 @@ public enum StressTool {
         OptionSpec(names: ["--json"], value: nil, help: "Print one JSON object per figure, a line each, with name, unit, value, floor, ratio and target."),
         OptionSpec(names: ["--dir"], value: "DIR", help: "Work in DIR (default: a new temporary directory, removed afterwards)."),
         OptionSpec(names: ["--bin"], value: "DIR", help: "Where the tools are (default: beside share-stress)."),
-        OptionSpec(names: ["--only"], value: "PARTS", help: "Run only these parts, comma-separated: library, content, durable, process, drains, watch."),
+        OptionSpec(names: ["--only"], value: "PARTS", help: "Run only these parts, comma-separated: library, content, durable, process, drains, store, watch."),
     ] + Tool.commonOptions
 
     /// `share-stress bench`: the performance table.
@@ -112,8 +112,12 @@ public enum StressTool {
                 }
                 benchmark.parts = parts
             }
+            if benchmark.parts?.contains("store") ?? true {
+                benchmark.storeFloor = try CFloor.buildStoreFloor(into: directory)
+                benchTool.printError("share-stress bench: the store floor: \(benchmark.storeFloor!.description)\n")
+            }
             let figures = try benchmark.run()
-            print(arguments.has("--json") ? BenchmarkReport.jsonLines(figures) : BenchmarkReport.table(figures, floor: floor), terminator: "")
+            print(arguments.has("--json") ? BenchmarkReport.jsonLines(figures) : BenchmarkReport.table(figures, floor: floor, storeFloor: benchmark.storeFloor), terminator: "")
             Host.exit(0)
         } catch let error as ShareQueueError {
             benchTool.fail(error)

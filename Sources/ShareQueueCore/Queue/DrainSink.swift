@@ -23,6 +23,9 @@ public final class DrainedRecord: Sendable {
     let spansLines: Bool
     /// The record as the drain built it, its attachments' paths filled in.
     let decoded: Record?
+    /// Where its labels are in `storedJSON`, when the drain's one-pass reading found a record
+    /// of unescaped labels alone (see ``StoredLabels``); nil when it built the record.
+    package let storedLabels: StoredLabels?
 
     /// A label as a full decoding built it, or where the summary found it in
     /// `storedJSON`: a sink that passes the stored JSON on never needs it built.
@@ -40,6 +43,7 @@ public final class DrainedRecord: Sendable {
         hasAttachments = record.attachments != nil
         spansLines = storedJSON.contains { $0 == 0x0A || $0 == 0x0D }
         decoded = record
+        storedLabels = nil
     }
 
     init(summary: RecordSummary, storedJSON: [UInt8], end: DrainPosition) {
@@ -51,6 +55,7 @@ public final class DrainedRecord: Sendable {
         hasAttachments = summary.hasAttachments
         spansLines = summary.spansLines
         decoded = nil
+        storedLabels = summary.labels
     }
 
     private func text(of label: Label) -> String {

@@ -28,6 +28,9 @@ struct EncoderShapedFields {
     let hasAttachments: Bool
     /// Whether whitespace inside a nested value (`json`, `attachments`, an unknown member) holds a line break.
     let spansLines: Bool
+    /// Whether the record holds its labels alone: no `json`, `meta`, `attachments` or unknown
+    /// member, so that the spans above are all there is to build it from.
+    let holdsLabelsOnly: Bool
 
     /// The record's fields, or nil when `bytes` are not in the encoder's shape
     /// or break a rule: then only the full reading may judge them.
@@ -84,6 +87,7 @@ struct EncoderShapedFields {
             var key: StringSpan? = nil
             var hasJSON = false
             var hasAttachments = false
+            var holdsLabelsOnly = true
             var last: Member? = nil
             while true {
                 guard index < buffer.count else { return nil }
@@ -97,6 +101,7 @@ struct EncoderShapedFields {
                 // the last one counts, as in the full reading), but the encoder writes none.
                 if let last, member < last || (member == last && member != .unknown) { return nil }
                 last = member
+                if member != .text && member != .key { holdsLabelsOnly = false }
                 switch member {
                 case .text:
                     guard let span = string() else { return nil }
@@ -123,7 +128,8 @@ struct EncoderShapedFields {
             default: break
             }
             return EncoderShapedFields(version: version, knownKind: kind, id: id, date: date, source: source, kindText: kindText,
-                                       text: text, key: key, hasAttachments: hasAttachments, spansLines: sawLineBreak)
+                                       text: text, key: key, hasAttachments: hasAttachments, spansLines: sawLineBreak,
+                                       holdsLabelsOnly: holdsLabelsOnly)
         }
 
         /// Moves past `literal` when the bytes at `index` are exactly it.

@@ -82,6 +82,20 @@ extension Record {
     /// - Parameter jsonBytes: One JSON object, such as ``DrainedRecord/storedJSON``.
     /// - Throws: `ShareQueueError` of kind `.badData` naming what is wrong.
     public init(jsonBytes: [UInt8]) throws(ShareQueueError) {
+        // A record of labels alone (most are) in the encoder's shape is built from the one-pass
+        // reading, which accepts only what the full reading accepts, with the same spans.
+        if let shaped = EncoderShapedFields.read(jsonBytes), shaped.holdsLabelsOnly {
+            let parser = JSONParser(jsonBytes)
+            self.init(id: parser.string(shaped.id), date: parser.string(shaped.date), source: parser.string(shaped.source),
+                      kind: shaped.kind(in: jsonBytes), text: shaped.text.map(parser.string), key: shaped.key.map(parser.string),
+                      version: shaped.version)
+            return
+        }
+        try self.init(readingInFull: jsonBytes)
+    }
+
+    /// Decodes and checks a stored record by the full reading alone, whatever its shape.
+    init(readingInFull jsonBytes: [UInt8]) throws(ShareQueueError) {
         let fields = try StoredFields(jsonBytes, buildingAll: true)
         let checked = try fields.check()
         var meta: JSONMembers<String>? = nil

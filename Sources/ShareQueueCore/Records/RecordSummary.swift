@@ -14,6 +14,8 @@ struct RecordSummary {
     let hasAttachments: Bool
     /// Whether the stored JSON spans lines, so that JSON Lines must re-encode it.
     let spansLines: Bool
+    /// The labels' stored bytes, for a record of unescaped labels alone read in one pass.
+    let labels: StoredLabels?
 
     init(jsonBytes: [UInt8]) throws(ShareQueueError) {
         // Most records are stored as the encoder writes them: read in one pass, or by the full reading.
@@ -22,7 +24,7 @@ struct RecordSummary {
             return
         }
         self.init(jsonBytes, id: fields.id, date: fields.date, key: fields.key,
-                  hasAttachments: fields.hasAttachments, spansLines: fields.spansLines)
+                  hasAttachments: fields.hasAttachments, spansLines: fields.spansLines, labels: StoredLabels(fields, count: jsonBytes.count))
     }
 
     /// The summary by the full reading alone, for any shape of record.
@@ -31,17 +33,18 @@ struct RecordSummary {
         _ = try fields.check()
         // The checks passed, so `id` and `date` are strings.
         guard let id = fields.id?.text, let date = fields.date?.text else { throw ShareQueueError(.badData, "not a record") }
-        self.init(jsonBytes, id: id, date: date, key: fields.key?.text, hasAttachments: fields.hasAttachments, spansLines: fields.spansLines)
+        self.init(jsonBytes, id: id, date: date, key: fields.key?.text, hasAttachments: fields.hasAttachments, spansLines: fields.spansLines, labels: nil)
     }
 
     private init(_ jsonBytes: [UInt8], id: JSONParser.StringSpan, date: JSONParser.StringSpan, key: JSONParser.StringSpan?,
-                 hasAttachments: Bool, spansLines: Bool) {
+                 hasAttachments: Bool, spansLines: Bool, labels: StoredLabels?) {
         idText = id
         dateText = date
         keyText = key
         parser = JSONParser(jsonBytes)
         self.hasAttachments = hasAttachments
         self.spansLines = spansLines
+        self.labels = labels
     }
 
     var id: String { parser.string(idText) }

@@ -34,6 +34,9 @@ struct EncoderShapedFieldsTests {
                         "different spans: \(described)", sourceLocation: sourceLocation)
                 #expect(fields.hasAttachments == shortcut.hasAttachments && fields.spansLines == shortcut.spansLines,
                         "\(described)", sourceLocation: sourceLocation)
+                let all = try StoredFields(bytes, buildingAll: true)
+                let labelsOnly = all.jsonKind == nil && all.meta == nil && all.attachmentsKind == nil && all.unknown.isEmpty
+                #expect(shortcut.holdsLabelsOnly == labelsOnly, "\(described)", sourceLocation: sourceLocation)
             } catch {
                 Issue.record("the shortcut takes what the full reading refuses (\(error.message)): \(described)", sourceLocation: sourceLocation)
             }
@@ -62,10 +65,27 @@ struct EncoderShapedFieldsTests {
         case (.failure(let a), .failure(let b)): #expect(a.message == b.message, sourceLocation: sourceLocation)
         default: Issue.record("checkStored changed its verdict: \(check) against \(fullCheck)", sourceLocation: sourceLocation)
         }
-        // The full decoding does not take the shortcut; what it accepts, the summary accepts with the same labels.
-        if let record = try? Record(jsonBytes: bytes) {
+        // The decoding takes the shortcut for a record of labels alone: the same record, or the same error, as the full reading.
+        let decoded = Result { () throws(ShareQueueError) in try Record(jsonBytes: bytes) }
+        let fullDecoded = Result { () throws(ShareQueueError) in try Record(readingInFull: bytes) }
+        switch (decoded, fullDecoded) {
+        case (.success(let a), .success(let b)): #expect(a == b, "\(a) against \(b)", sourceLocation: sourceLocation)
+        case (.failure(let a), .failure(let b)): #expect(a.message == b.message, sourceLocation: sourceLocation)
+        default: Issue.record("Record(jsonBytes:) changed its verdict: \(decoded) against \(fullDecoded)", sourceLocation: sourceLocation)
+        }
+        // What it accepts, the summary accepts with the same labels.
+        if let record = try? fullDecoded.get() {
             let summary = try? summary.get()
             #expect(summary?.id == record.id && summary?.date == record.date && summary?.key == record.key, sourceLocation: sourceLocation)
+            // A store takes the labels' stored bytes as they are only where they are the record's text.
+            if let labels = StoredLabels(bytes) {
+                let texts = [labels.id, labels.date, labels.source, labels.kind].map { Array(bytes[$0]) }
+                #expect(texts == [record.id, record.date, record.source, record.kind.rawValue].map { Array($0.utf8) }
+                        && labels.text.map { Array(bytes[$0]) } == record.text.map { Array($0.utf8) }
+                        && labels.key.map { Array(bytes[$0]) } == record.key.map { Array($0.utf8) }
+                        && record.json == nil && record.meta == nil && record.attachments == nil && record.unknownFields.isEmpty,
+                        "stored labels differ: \(record)", sourceLocation: sourceLocation)
+            }
         }
     }
 
