@@ -63,12 +63,21 @@ struct EncodedBytesTests {
     @Test("A value that cannot be encoded names where it is")
     func errorPath() throws {
         struct Point: Encodable { var x: Double }
-        do {
-            _ = try stored(["items": [Point(x: 1), Point(x: .nan)]])
-            Issue.record("encoded a NaN")
-        } catch let error as ShareQueueError {
-            #expect(error.kind == .badData)
-            #expect(error.underlying.map { String(describing: $0) } == "EncodingError.invalidValue: nan (Double). Path: items[1].x. Debug description: JSON has no nan")
+        struct Dated: Encodable { var dates: [String: Date] }
+        let cases: [(value: any Encodable, description: String)] = [
+            (["items": [Point(x: 1), Point(x: .nan)]], "EncodingError.invalidValue: nan (Double). Path: items[1].x. Debug description: JSON has no nan"),
+            (["grid": [[1.0, -.infinity]]], "EncodingError.invalidValue: -inf (Double). Path: grid[0][1]. Debug description: JSON has no -inf"),
+            (Dated(dates: ["late": Date(timeIntervalSince1970: 1e12)]),
+             "EncodingError.invalidValue: <description unavailable> (Date). Path: dates.late. Debug description: a date must lie in the years 1 to 9999"),
+        ]
+        for (value, description) in cases {
+            do {
+                _ = try stored(value)
+                Issue.record("encoded \(value)")
+            } catch let error as ShareQueueError {
+                #expect(error.kind == .badData)
+                #expect(error.underlying.map { String(describing: $0) } == description)
+            }
         }
     }
 }
