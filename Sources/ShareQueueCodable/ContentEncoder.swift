@@ -4,30 +4,44 @@ import ShareQueueCore
 /// encodings of ``ShareQueueCodable/SharedContent``: numbers exact, dates as ISO-8601
 /// with milliseconds, URLs and UUIDs as strings, data as Base64.
 ///
-/// The value is first built as a small tree, because `Encodable` may fill
-/// containers in any order; then the tree is written out once.
+/// `Encodable` may fill containers in any order, so objects and arrays are built as
+/// a small tree, written out once the value is encoded; every scalar, and every
+/// member name, is written as JSON the moment it is encoded, into one buffer
+/// that the tree refers to by offset.
 final class ContentEncoder: Encoder {
-    let codingPath: [any CodingKey]
+    /// Where this encoding writes its scalars, shared by every encoder of one value.
+    let bytes: EncodedBytes
+    /// The path of the container this encoder's value is in.
+    private let parent: EncodingPath
+    /// The key or index of its value there; nil for the value at the top, and for a single value encoded in place.
+    private let key: PathKey?
+    var codingPath: [any CodingKey] { parent.codingPath + (key.map { [$0.codingKey] } ?? []) }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
     /// What the value encoded to; nil until it asks for a container.
-    var node: EncodedNode?
+    // Unchecked, as `EncodedBytes.bytes` is: one encoding, one thread, no overlapping access.
+    @exclusivity(unchecked) var node: EncodedNode?
 
-    init(codingPath: [any CodingKey] = []) { self.codingPath = codingPath }
+    init(bytes: EncodedBytes, parent: EncodingPath = .root, key: PathKey? = nil) {
+        self.bytes = bytes
+        self.parent = parent
+        self.key = key
+    }
 
     /// The compact JSON of `value`.
     static func encode<Value: Encodable>(_ value: Value) throws -> [UInt8] {
-        var out: [UInt8] = []
-        try ContentEncoder().node(for: value).write(to: &out)
-        return out
+        let bytes = EncodedBytes()
+        let node = try node(for: value, in: .root, key: nil, bytes: bytes)
+        return bytes.output(of: node)
     }
 
-    /// The node of `value`, one of the types with an encoding of their own or what it encodes to.
-    func node<Value: Encodable>(for value: Value, at path: [any CodingKey]? = nil) throws -> EncodedNode {
-        if let special = try FoundationValues.node(for: value, codingPath: path ?? codingPath) { return special }
-        let encoder = ContentEncoder(codingPath: path ?? codingPath)
+    /// The node of `value` found at `key` of `path`: one of the types with an encoding of
+    /// their own, or a scalar, written at once; else what the value encodes to.
+    static func node<Value: Encodable>(for value: Value, in path: EncodingPath, key: PathKey?, bytes: EncodedBytes) throws -> EncodedNode {
+        if let written = try bytes.special(value, at: path.codingPath + (key.map { [$0.codingKey] } ?? [])) { return written }
+        let encoder = ContentEncoder(bytes: bytes, parent: path, key: key)
         try value.encode(to: encoder)
         // A value that asks for no container encodes as an empty object, as Foundation's does.
-        return encoder.node ?? .object(EncodedObject())
+        return encoder.node ?? bytes.literal("{}")
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
@@ -36,7 +50,7 @@ final class ContentEncoder: Encoder {
             object = EncodedObject()
             node = .object(object)
         }
-        return KeyedEncodingContainer(KeyedContentEncoder<Key>(encoder: self, object: object, codingPath: codingPath))
+        return KeyedEncodingContainer(KeyedContentEncoder<Key>(bytes: bytes, object: object, path: .encoder(self)))
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
@@ -45,79 +59,43 @@ final class ContentEncoder: Encoder {
             array = EncodedArray()
             node = .array(array)
         }
-        return UnkeyedContentEncoder(encoder: self, array: array, codingPath: codingPath)
+        return UnkeyedContentEncoder(bytes: bytes, array: array, path: .encoder(self))
     }
 
     func singleValueContainer() -> any SingleValueEncodingContainer { SingleValueContentEncoder(encoder: self) }
 }
 
-/// A value being encoded. Containers are classes, so that a nested container
-/// filled after its parent moved on still lands in its place.
-enum EncodedNode {
-    /// Number, `true`, `false` or `null`, as its JSON text.
-    case literal(String)
-    case string(String)
-    case array(EncodedArray)
-    case object(EncodedObject)
-    /// A super encoder's value, known only once its caller has finished with it.
-    case deferred(ContentEncoder)
+/// Where an encoder or a container is in the value being encoded, made into a
+/// coding path only when one is asked for: for an error, or by a type that reads it.
+enum EncodingPath {
+    case root
+    /// The path of this encoder.
+    case encoder(ContentEncoder)
+    /// A path already made: a super encoder's, which outlives the call that made it and so
+    /// must not hold the encoder whose value holds it.
+    case keys([any CodingKey])
+    /// A nested container's: its container's path, and its key there.
+    indirect case nested(EncodingPath, PathKey)
 
-    func write(to out: inout [UInt8]) throws {
+    var codingPath: [any CodingKey] {
         switch self {
-        case .literal(let text): out.append(contentsOf: text.utf8)
-        case .string(let text): JSONWriter.appendString(text, to: &out)
-        case .array(let array):
-            out.append(UInt8(ascii: "["))
-            for (index, element) in array.elements.enumerated() {
-                if index > 0 { out.append(UInt8(ascii: ",")) }
-                try element.write(to: &out)
-            }
-            out.append(UInt8(ascii: "]"))
-        case .object(let object):
-            out.append(UInt8(ascii: "{"))
-            // Sorted by bytes, so that equal values are equal bytes whatever order
-            // a dictionary lists its keys in: a publish compares bytes.
-            for (position, index) in object.names.indices.sorted(by: { ByteKey.precedes(object.names[$0], object.names[$1]) }).enumerated() {
-                if position > 0 { out.append(UInt8(ascii: ",")) }
-                JSONWriter.appendString(object.names[index], to: &out)
-                out.append(UInt8(ascii: ":"))
-                try object.values[index].write(to: &out)
-            }
-            out.append(UInt8(ascii: "}"))
-        case .deferred(let encoder):
-            try (encoder.node ?? .object(EncodedObject())).write(to: &out)
+        case .root: []
+        case .encoder(let encoder): encoder.codingPath
+        case .keys(let keys): keys
+        case .nested(let parent, let key): parent.codingPath + [key.codingKey]
         }
     }
 }
 
-final class EncodedArray {
-    var elements: [EncodedNode] = []
-}
+/// A member's key or an element's index, made into a coding key only when a path is asked for.
+enum PathKey {
+    case key(any CodingKey)
+    case index(Int)
 
-/// Members in the order they were first set; setting a name again (the same
-/// UTF-8 bytes) replaces its value.
-final class EncodedObject {
-    private(set) var names: [String] = []
-    private(set) var values: [EncodedNode] = []
-    /// Built once an object grows past a few members, so that setting stays constant time.
-    private var indexOfName: [ByteKey: Int]?
-
-    func set(_ name: String, _ value: EncodedNode) {
-        if let index = index(of: name) {
-            values[index] = value
-            return
+    var codingKey: any CodingKey {
+        switch self {
+        case .key(let key): key
+        case .index(let index): CoderKey(index: index)
         }
-        names.append(name)
-        values.append(value)
-        if indexOfName != nil {
-            indexOfName![ByteKey(name)] = names.count - 1
-        } else if names.count > 16 {
-            indexOfName = Dictionary(names.indices.map { (ByteKey(names[$0]), $0) }, uniquingKeysWith: { first, _ in first })
-        }
-    }
-
-    private func index(of name: String) -> Int? {
-        if let indexOfName { return indexOfName[ByteKey(name)] }
-        return names.firstIndex { ByteKey.equal($0, name) }
     }
 }

@@ -10,31 +10,6 @@ import ShareQueueCore
 /// UTC with milliseconds, `URL` as its absolute string, `UUID` as its string,
 /// `Data` as Base64, `Decimal` and `JSONValue` as their exact JSON.
 enum FoundationValues {
-    /// The node of `value` if it is one of these types; nil for any other.
-    static func node<Value>(for value: Value, codingPath: [any CodingKey]) throws -> EncodedNode? {
-        // Comparing types first keeps the common case, a type of the app's own, to a few compares.
-        let type = Value.self
-        if type == Date.self, let date = value as? Date {
-            guard let text = ISO8601Milliseconds.format(date) else {
-                throw EncodingError.invalidValue(date, EncodingError.Context(codingPath: codingPath, debugDescription: "a date must lie in the years 1 to 9999"))
-            }
-            return .string(text)
-        }
-        if type == URL.self, let url = value as? URL { return .string(url.absoluteString) }
-        if type == UUID.self, let uuid = value as? UUID { return .string(uuid.uuidString) }
-        if type == Data.self, let data = value as? Data { return .string(data.base64EncodedString()) }
-        if type == Decimal.self, let decimal = value as? Decimal {
-            guard decimal.isFinite else {
-                throw EncodingError.invalidValue(decimal, EncodingError.Context(codingPath: codingPath, debugDescription: "JSON has no \(decimal)"))
-            }
-            return .literal(decimal.description)
-        }
-        if type == JSONValue.self, let json = value as? JSONValue {
-            return .literal(String(decoding: json.compactJSON, as: UTF8.self))
-        }
-        return nil
-    }
-
     /// The types read here rather than through their own `Decodable` conformance.
     enum Special {
         case date, url, uuid, data, decimal, json

@@ -13,9 +13,14 @@ enum ISO8601Milliseconds {
 
     /// `date` rounded to the nearest millisecond; nil outside the years 1 to 9999.
     static func format(_ date: Date) -> String? {
+        milliseconds(date).map { Timestamp.format(millisecondsSince1970: $0) }
+    }
+
+    /// `date` in milliseconds since 1970, rounded to the nearest, as `format` writes it; nil outside the years 1 to 9999.
+    static func milliseconds(_ date: Date) -> Int64? {
         let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
         guard milliseconds >= Double(range.lowerBound), milliseconds <= Double(range.upperBound) else { return nil }
-        return Timestamp.format(millisecondsSince1970: Int64(milliseconds))
+        return Int64(milliseconds)
     }
 
     /// Reads `YYYY-MM-DDTHH:MM:SS`, an optional fraction of a second (1 to 9
