@@ -43,4 +43,35 @@ struct ContentDecodingCostTests {
         // Linear work takes about as long at either depth; scanning each level's bytes again takes about 250 times as long.
         #expect(deep < shallow * 10, "deep \(deep) s, shallow \(shallow) s")
     }
+
+    /// A type that looks for names an object does not hold, as one with optional members does.
+    struct Optionals: Decodable {
+        let a, b, c, d, e, f, g, h: String?
+    }
+
+    /// The shortest of three decodings of `content` as `Optionals`, in seconds.
+    private static func optionalsTime(_ content: String) throws -> Double {
+        let bytes = Array(#"{"v":1,"id":"r1","date":"2026-01-02T03:04:05.678Z","source":"s","kind":"k","json":"#.utf8)
+            + Array(content.utf8) + [UInt8(ascii: "}")]
+        let drained = DrainedRecord(summary: try RecordSummary(jsonBytes: bytes), storedJSON: bytes, end: DrainPosition(segment: 1, offset: 0))
+        var shortest = Double.infinity
+        for _ in 0..<3 {
+            let started = ContinuousClock.now
+            _ = try drained.decode(Optionals.self)
+            let elapsed = ContinuousClock.now - started
+            shortest = min(shortest, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        }
+        return shortest
+    }
+
+    @Test("Long escaped names are not decoded again for every name a type looks for")
+    func longEscapedNames() throws {
+        // Sixteen members, as many as are looked up one by one, each named by 32 KiB of escapes or of plain text.
+        let escaped = "{" + (0..<16).map { #""\#($0)"# + String(repeating: #"\n"#, count: 16 * 1024) + #"":0"# }.joined(separator: ",") + "}"
+        let plain = "{" + (0..<16).map { #""\#($0)"# + String(repeating: "nn", count: 16 * 1024) + #"":0"# }.joined(separator: ",") + "}"
+        let escapedTime = try Self.optionalsTime(escaped)
+        let plainTime = try Self.optionalsTime(plain)
+        // Each name decoded once costs a few times reading it; decoded for each of the 8 names looked up, far more.
+        #expect(escapedTime < plainTime * 10 + 0.05, "escaped \(escapedTime) s, plain \(plainTime) s")
+    }
 }
