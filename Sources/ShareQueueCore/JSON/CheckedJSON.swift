@@ -200,8 +200,13 @@ package struct CheckedJSON: Sendable {
 
     /// Whether a member's name is `text`, compared as UTF-8 bytes (never by canonical equivalence).
     package func name(of member: Member, is text: String) -> Bool {
-        guard !member.nameHasEscapes else { return ByteKey.equal(name(of: member), text) }
         let utf8 = text.utf8
+        guard !member.nameHasEscapes else {
+            // An escape of 2 to 12 stored bytes makes 1 to 4 bytes of text, so a name stored more than
+            // 6 times longer than `text` is not it: a long escaped name is not decoded for every name looked up.
+            guard member.name.count <= 6 * utf8.count else { return false }
+            return ByteKey.equal(name(of: member), text)
+        }
         guard utf8.count == member.name.count else { return false }
         if let same = utf8.withContiguousStorageIfAvailable({ stored(member.name, equal: $0) }) { return same }
         return bytes[member.name].elementsEqual(utf8)
