@@ -34,7 +34,7 @@ extension Record {
 extension ContentDecoder {
     /// The value at `start` read as `type`, with the drain's error for one that does not decode.
     static func decode<Value: Decodable>(_ type: Value.Type, from json: CheckedJSON, at start: Int, recordID: @autoclosure () -> String) throws(ShareQueueError) -> Value {
-        do { return try ContentDecoder(json: json, start: start).decodeValue(type) } catch {
+        do { return try ContentDecoder(json: json.forDecoding(), start: start).decodeValue(type) } catch {
             throw ShareQueueError(.badData, "record \(recordID()) does not decode as \(Value.self): \(DecodingFailure.describe(error))", underlying: error)
         }
     }

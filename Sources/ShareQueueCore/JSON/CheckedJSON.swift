@@ -9,8 +9,26 @@ package struct CheckedJSON: Sendable {
     /// The checked text.
     package let bytes: [UInt8]
 
+    /// Where the arrays and objects end, for a decoding that may skip them once at each level they nest in.
+    private let skips: ContainerSkips?
+
     /// Bytes a parser of this package accepted as JSON.
-    package init(checked bytes: [UInt8]) { self.bytes = bytes }
+    package init(checked bytes: [UInt8]) {
+        self.bytes = bytes
+        skips = nil
+    }
+
+    private init(_ bytes: [UInt8], skips: ContainerSkips?) {
+        self.bytes = bytes
+        self.skips = skips
+    }
+
+    /// The same text for one decoding: a decoder lists each object's members and each
+    /// array's elements, skipping every nested value, so a value nested n deep is
+    /// skipped at each of its n levels. Once skipping has cost more than reading the
+    /// text twice, where each array and object ends is noted in one pass and looked up,
+    /// so that no nesting multiplies the work.
+    package func forDecoding() -> CheckedJSON { CheckedJSON(bytes, skips: ContainerSkips(budget: 2 * bytes.count + 4096)) }
 
     /// `value` written as compact JSON, checked to read back as the same value: a value
     /// built in code may hold a number literal that is not one (`1,2` would read as two numbers).
@@ -18,7 +36,7 @@ package struct CheckedJSON: Sendable {
     package init(writing value: JSONValue) throws(ShareQueueError) {
         let bytes = value.compactJSON
         guard try JSONParser.parse(bytes) == value else { throw ShareQueueError(.badData, "a number literal is not a JSON number") }
-        self.bytes = bytes
+        self.init(checked: bytes)
     }
 
     /// `null`, for a value that is absent.
@@ -86,21 +104,8 @@ package struct CheckedJSON: Sendable {
         switch bytes[start] {
         case UInt8(ascii: "\""): return endOfString(at: start).end
         case UInt8(ascii: "{"), UInt8(ascii: "["):
-            // Counted, not recursed into: a nested value costs no stack.
-            var depth = 0
-            var index = start
-            while index < bytes.count {
-                switch bytes[index] {
-                case UInt8(ascii: "\""): index = endOfString(at: index).end; continue
-                case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
-                case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                    depth -= 1
-                    if depth == 0 { return index + 1 }
-                default: break
-                }
-                index += 1
-            }
-            return bytes.count
+            guard let skips else { return endOfContainer(at: start) }
+            return skips.end(ofContainerAt: start, in: self)
         default:
             // A number or a literal word ends at a delimiter or whitespace.
             var index = start
@@ -112,6 +117,25 @@ package struct CheckedJSON: Sendable {
             }
             return index
         }
+    }
+
+    /// The end of the array or object at `start`, found by reading to its close.
+    fileprivate func endOfContainer(at start: Int) -> Int {
+        // Counted, not recursed into: a nested value costs no stack.
+        var depth = 0
+        var index = start
+        while index < bytes.count {
+            switch bytes[index] {
+            case UInt8(ascii: "\""): index = endOfString(at: index).end; continue
+            case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                depth -= 1
+                if depth == 0 { return index + 1 }
+            default: break
+            }
+            index += 1
+        }
+        return bytes.count
     }
 
     /// The text of the string at `start`, its escapes decoded.
@@ -176,8 +200,13 @@ package struct CheckedJSON: Sendable {
 
     /// Whether a member's name is `text`, compared as UTF-8 bytes (never by canonical equivalence).
     package func name(of member: Member, is text: String) -> Bool {
-        guard !member.nameHasEscapes else { return ByteKey.equal(name(of: member), text) }
         let utf8 = text.utf8
+        guard !member.nameHasEscapes else {
+            // An escape of 2 to 12 stored bytes makes 1 to 4 bytes of text, so a name stored more than
+            // 6 times longer than `text` is not it: a long escaped name is not decoded for every name looked up.
+            guard member.name.count <= 6 * utf8.count else { return false }
+            return ByteKey.equal(name(of: member), text)
+        }
         guard utf8.count == member.name.count else { return false }
         if let same = utf8.withContiguousStorageIfAvailable({ stored(member.name, equal: $0) }) { return same }
         return bytes[member.name].elementsEqual(utf8)
@@ -193,5 +222,58 @@ package struct CheckedJSON: Sendable {
     private func memcmpEqual(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ count: Int) -> Bool {
         for offset in 0..<count where a[offset] != b[offset] { return false }
         return true
+    }
+}
+
+/// Where the arrays and objects of one decoding's text end: read to their close while
+/// that costs less than a budget, then noted for all of them in one pass.
+///
+/// `@unchecked Sendable` because `CheckedJSON` is: a decoding makes its own with
+/// `forDecoding()` and reads it on the one thread it runs on, never sharing it.
+private final class ContainerSkips: @unchecked Sendable {
+    /// Bytes that skipping may still read before the ends are noted.
+    private var budget: Int
+    /// Where each array and object starts, in order, and where it ends; empty until noted.
+    private var starts: [Int] = [], ends: [Int] = []
+    private var noted = false
+
+    init(budget: Int) { self.budget = budget }
+
+    func end(ofContainerAt start: Int, in json: CheckedJSON) -> Int {
+        if noted {
+            // Binary search: `starts` is in increasing order.
+            var low = 0, high = starts.count
+            while low < high {
+                let middle = (low + high) / 2
+                if starts[middle] < start { low = middle + 1 } else { high = middle }
+            }
+            if low < starts.count, starts[low] == start { return ends[low] }
+            return json.endOfContainer(at: start)
+        }
+        let end = json.endOfContainer(at: start)
+        budget -= end - start
+        if budget < 0 { note(json) }
+        return end
+    }
+
+    /// Notes where every array and object ends, in one pass.
+    private func note(_ json: CheckedJSON) {
+        let bytes = json.bytes
+        var open: [Int] = []
+        var index = 0
+        while index < bytes.count {
+            switch bytes[index] {
+            case UInt8(ascii: "\""): index = json.endOfString(at: index).end; continue
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                open.append(starts.count)
+                starts.append(index)
+                ends.append(bytes.count)
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                if let position = open.popLast() { ends[position] = index + 1 }
+            default: break
+            }
+            index += 1
+        }
+        noted = true
     }
 }
