@@ -215,11 +215,12 @@ package struct CheckedJSON: Sendable {
     private func stored(_ range: Range<Int>, equal text: UnsafeBufferPointer<UInt8>) -> Bool {
         bytes.withUnsafeBufferPointer { buffer in
             guard range.upperBound <= buffer.count, range.count == text.count else { return false }
-            return range.isEmpty || memcmpEqual(buffer.baseAddress! + range.lowerBound, text.baseAddress!, range.count)
+            return range.isEmpty || bytesEqual(buffer.baseAddress! + range.lowerBound, text.baseAddress!, range.count)
         }
     }
 
-    private func memcmpEqual(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ count: Int) -> Bool {
+    /// Whether `count` bytes at `a` and `b` are the same, compared one by one (no C library below the platform layer).
+    private func bytesEqual(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ count: Int) -> Bool {
         for offset in 0..<count where a[offset] != b[offset] { return false }
         return true
     }
