@@ -40,14 +40,15 @@ extension Benchmark {
         let program = floor.program
         var eights: [Double] = [], floorEights: [Double] = [], sqliteEights: [Double] = []
         var contended: [Double] = [], sqliteContended: [Double] = []
+        let eightCount = sizes.eightProducerAppends
         for run in 0..<5 {
             let eightQueue = try freshQueue("durable-8").path
             eights.append(try startedTogether { startAt in
-                try tools.run("share-stress", ["bench-append", "--dir", eightQueue, "--count", String(count / 8), "--start-at", startAt])
+                try tools.run("share-stress", ["bench-append", "--dir", eightQueue, "--count", String(eightCount / 8), "--start-at", startAt])
             })
             let floorFile = scratch("floor-durable-8-\(run)")
             floorEights.append(try startedTogether { startAt in
-                try ToolRunner.run(program: program, ["append", floorFile, String(count / 8), "unlocked-sync", startAt])
+                try ToolRunner.run(program: program, ["append", floorFile, String(eightCount / 8), "unlocked-sync", startAt])
             })
             try? FileManager.default.removeItem(atPath: floorFile)
             let sqlitePath = scratch("sqlite-8-\(run).db")
@@ -55,7 +56,7 @@ extension Benchmark {
             // Created first, so that no producer races to create it.
             _ = try SQLitePeer(path: sqlitePath, synchronous: .full)
             sqliteEights.append(try startedTogether { startAt in
-                try tools.run("share-stress", ["bench-sqlite", "--db", sqlitePath, "--count", String(count / 8), "--start-at", startAt])
+                try tools.run("share-stress", ["bench-sqlite", "--db", sqlitePath, "--count", String(eightCount / 8), "--start-at", startAt])
             })
             let (queueRate, sqliteRate) = try contention(run: run)
             contended.append(queueRate)
