@@ -33,7 +33,7 @@ let package = Package(
         .executable(name: "share-stress", targets: ["share-stress"]),
     ],
     targets: [
-        // The Linux calls the C library's Swift module leaves out (renameat2, mallopt): a header, nothing to link.
+        // The Linux calls the C library's Swift module leaves out (renameat2, mallopt, a thread's own timer for lock waits): a header, nothing to link.
         .systemLibrary(name: "CLinuxSystem"),
         .target(name: "ShareQueueSystem", dependencies: ["CLinuxSystem"], swiftSettings: strict),
         .target(name: "ShareQueueCore", dependencies: ["ShareQueueSystem"], swiftSettings: strict),

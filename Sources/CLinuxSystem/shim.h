@@ -25,12 +25,6 @@ static inline int sharequeue_renameat2(int fromDirectory, const char *from, int 
 #endif
 }
 
-// dup3 through syscall(2), for the same reason: dup2 with close-on-exec set at once,
-// so that no child started meanwhile by another thread inherits the descriptor.
-static inline int sharequeue_dup3(int from, int to, int flags) {
-    return (int)syscall(SYS_dup3, from, to, flags);
-}
-
 // A wait for a lock asleep in flock(2), which only a signal ends early: the calling
 // thread's own timer sends it SIGURG, whose default disposition is to do nothing, so
 // that a stray one harms no one. Installed only over that default, a handler that

@@ -23,12 +23,13 @@ extension FileDescriptor {
     ///
     /// A free lock costs one `flock` call. A held one is tried again twice after
     /// yielding the processor (holders let go one write later), then waited for
-    /// asleep in the kernel, which wakes the waiter the moment the lock is free,
-    /// on a thread that the caller gives up on at the deadline (see
-    /// `lockExclusiveBlocking(until:shouldStop:)`). Where that cannot be done (no
-    /// `/proc`, not Linux), it is tried again after pauses that grow from 50 µs to
-    /// 10 ms. Either way a holder that never lets go (a stopped process) costs a
-    /// waiter a bounded wait, never a blocked thread that cannot give up.
+    /// asleep in `flock` itself, which the kernel ends the moment the lock is free
+    /// and a timer of the waiting thread's own interrupts every 10 ms to look at
+    /// the deadline (see `lockExclusiveBlocking(until:shouldStop:)`). Where that
+    /// cannot be done (not Linux, or a process that handles SIGURG itself), it is
+    /// tried again after pauses that grow from 50 µs to 10 ms. Either way a holder
+    /// that never lets go (a stopped process) costs a waiter a bounded wait, never
+    /// a blocked thread that cannot give up.
     /// - Parameters:
     ///   - seconds: How long to wait; 0 tries once.
     ///   - shouldStop: Asked while waiting; true gives up at once.
