@@ -140,6 +140,8 @@ final class SQLiteStatement {
         case text(String?)
         /// Text as UTF-8 bytes, or NULL.
         case bytes(ArraySlice<UInt8>?)
+        /// Text as the UTF-8 bytes at these offsets of the buffer a `run(reading:)` is given, or NULL.
+        case span(Range<Int>?)
         case integer(Int64)
     }
 
@@ -162,25 +164,31 @@ final class SQLiteStatement {
                     guard let base = bytes.baseAddress else { return sqlite3_bind_text(statement, position, "", 0, Self.transient) }
                     return sqlite3_bind_text64(statement, position, base, sqlite3_uint64(bytes.count), Self.transient, UInt8(SQLITE_UTF8))
                 }
-            case .text(nil), .bytes(nil): result = sqlite3_bind_null(statement, position)
+            case .text(nil), .bytes(nil), .span(nil): result = sqlite3_bind_null(statement, position)
             case .integer(let number): result = sqlite3_bind_int64(statement, position, number)
+            // A query has no buffer to read spans from.
+            case .span: result = SQLITE_MISUSE
             }
         }
         guard result == SQLITE_OK else { throw database.failure("the store cannot bind a value", code: result) }
     }
 
     /// Runs a statement that returns no rows, with a value for each of its parameters.
-    ///
-    /// The texts are gathered in one buffer that SQLite reads in place for this one
-    /// step (SQLITE_STATIC), rather than copied one by one into memory of its own:
-    /// a store binds eleven texts a record. Every parameter is bound again on each
-    /// run, so no step ever reads a pointer left from an earlier one.
     func run(_ values: Value...) throws(ShareQueueError) {
-        guard values.count == Int(sqlite3_bind_parameter_count(statement)) else {
-            throw database.failure("the store gave a statement \(values.count) values for \(sqlite3_bind_parameter_count(statement)) parameters", code: SQLITE_MISUSE)
-        }
-        var result = sqlite3_reset(statement)
-        guard result == SQLITE_OK else { throw database.failure("the store failed to write", code: result) }
+        try run(values, spans: UnsafeBufferPointer(start: nil, count: 0))
+    }
+
+    /// Runs a statement that returns no rows, whose `.span` values are bytes of `buffer`:
+    /// a store binds a record's labels straight from its stored JSON, with no copy.
+    func run(reading buffer: UnsafeBufferPointer<UInt8>, _ values: Value...) throws(ShareQueueError) {
+        try run(values, spans: buffer)
+    }
+
+    /// SQLite reads every text in place for this one step (SQLITE_STATIC), rather than
+    /// copying each into memory of its own: `.span` values from `spans`, and `.text` and
+    /// `.bytes` values gathered into one buffer kept from run to run. Every parameter is
+    /// bound again on each run, so no step ever reads a pointer left from an earlier one.
+    private func run(_ values: [Value], spans: UnsafeBufferPointer<UInt8>) throws(ShareQueueError) {
         // Taken out of the object for the run, so that its uses are not each checked for exclusive access.
         var texts: [UInt8] = []
         swap(&texts, &self.texts)
@@ -190,24 +198,36 @@ final class SQLiteStatement {
             switch value {
             case .text(var text?): text.withUTF8 { texts.append(contentsOf: $0) }
             case .bytes(let bytes?): texts.append(contentsOf: bytes)
-            case .text(nil), .bytes(nil), .integer: break
+            case .text(nil), .bytes(nil), .span, .integer: break
             }
         }
-        result = texts.withUnsafeBufferPointer { buffer in
-            var start = 0
-            for (index, value) in values.enumerated() {
-                let position = Int32(index + 1)
-                let result: Int32
-                switch value {
-                case .text(nil), .bytes(nil): result = sqlite3_bind_null(statement, position)
-                case .integer(let number): result = sqlite3_bind_int64(statement, position, number)
-                case .text(let text?): result = bindInPlace(position, buffer, from: &start, count: text.utf8.count)
-                case .bytes(let bytes?): result = bindInPlace(position, buffer, from: &start, count: bytes.count)
+        try texts.withUnsafeBufferPointer { (texts) throws(ShareQueueError) in try run(values, texts: texts, spans: spans) }
+    }
+
+    /// Binds `values`, `.text` and `.bytes` from `texts` in turn and `.span` from `spans`, and steps once.
+    private func run(_ values: [Value], texts: UnsafeBufferPointer<UInt8>, spans: UnsafeBufferPointer<UInt8>) throws(ShareQueueError) {
+        guard values.count == Int(sqlite3_bind_parameter_count(statement)) else {
+            throw database.failure("the store gave a statement \(values.count) values for \(sqlite3_bind_parameter_count(statement)) parameters", code: SQLITE_MISUSE)
+        }
+        var result = sqlite3_reset(statement)
+        guard result == SQLITE_OK else { throw database.failure("the store failed to write", code: result) }
+        var start = 0
+        for (index, value) in values.enumerated() where result == SQLITE_OK {
+            let position = Int32(index + 1)
+            switch value {
+            case .text(nil), .bytes(nil), .span(nil): result = sqlite3_bind_null(statement, position)
+            case .integer(let number): result = sqlite3_bind_int64(statement, position, number)
+            case .text(let text?): result = bindInPlace(position, texts, from: &start, count: text.utf8.count)
+            case .bytes(let bytes?): result = bindInPlace(position, texts, from: &start, count: bytes.count)
+            case .span(let span?):
+                guard span.lowerBound >= 0, span.upperBound <= spans.count else {
+                    throw database.failure("the store gave a statement a text outside its buffer", code: SQLITE_MISUSE)
                 }
-                guard result == SQLITE_OK else { return result }
+                var from = span.lowerBound
+                result = bindInPlace(position, spans, from: &from, count: span.count)
             }
-            return sqlite3_step(statement)
         }
+        if result == SQLITE_OK { result = sqlite3_step(statement) }
         // After a failed step, reset repeats the step's error: the step's code is the one to report.
         let reset = sqlite3_reset(statement)
         guard result == SQLITE_DONE else { throw database.failure("the store failed to write", code: result) }

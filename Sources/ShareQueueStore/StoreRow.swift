@@ -9,6 +9,10 @@ package struct StoreRow {
     /// Text columns are UTF-8 bytes, NULL is nil.
     package typealias Column = ArraySlice<UInt8>?
 
+    /// The bytes every column is a slice of, so that a store binds them all in place
+    /// from one buffer: a record's stored JSON, or its values laid end to end.
+    package let bytes: [UInt8]
+
     package let id, date, source, kind: ArraySlice<UInt8>
     package let text, json, key, meta, attachments: Column
     /// The members this version does not know, kept as a JSON object.
@@ -22,12 +26,13 @@ package struct StoreRow {
             return
         }
         let bytes = drained.storedJSON
-        self.init(id: bytes[labels.id], date: bytes[labels.date], source: bytes[labels.source], kind: bytes[labels.kind],
+        self.init(bytes: bytes, id: bytes[labels.id], date: bytes[labels.date], source: bytes[labels.source], kind: bytes[labels.kind],
                   text: labels.text.map { bytes[$0] }, json: nil, key: labels.key.map { bytes[$0] }, meta: nil, attachments: nil, extra: nil)
     }
 
-    private init(id: ArraySlice<UInt8>, date: ArraySlice<UInt8>, source: ArraySlice<UInt8>, kind: ArraySlice<UInt8>,
+    private init(bytes: [UInt8], id: ArraySlice<UInt8>, date: ArraySlice<UInt8>, source: ArraySlice<UInt8>, kind: ArraySlice<UInt8>,
                  text: Column, json: Column, key: Column, meta: Column, attachments: Column, extra: Column) {
+        self.bytes = bytes
         self.id = id
         self.date = date
         self.source = source
@@ -41,11 +46,26 @@ package struct StoreRow {
     }
 
     package init(_ record: Record) {
-        self.init(id: Self.utf8(record.id), date: Self.utf8(record.date), source: Self.utf8(record.source), kind: Self.utf8(record.kind.rawValue),
-                  text: record.text.map(Self.utf8), json: record.json.map { $0.compactJSON[...] }, key: record.key.map(Self.utf8),
-                  meta: record.meta.map { JSONValue.object(JSONMembers($0.lazy.map { ($0.name, .string($0.value)) })).compactJSON[...] },
-                  attachments: record.attachments.map { Self.attachmentsJSON($0) },
-                  extra: record.unknownFields.isEmpty ? nil : JSONValue.object(record.unknownFields).compactJSON[...])
+        let values: [Column] = [
+            Self.utf8(record.id), Self.utf8(record.date), Self.utf8(record.source), Self.utf8(record.kind.rawValue),
+            record.text.map(Self.utf8), record.json.map { $0.compactJSON[...] }, record.key.map(Self.utf8),
+            record.meta.map { JSONValue.object(JSONMembers($0.lazy.map { ($0.name, .string($0.value)) })).compactJSON[...] },
+            record.attachments.map { Self.attachmentsJSON($0) },
+            record.unknownFields.isEmpty ? nil : JSONValue.object(record.unknownFields).compactJSON[...],
+        ]
+        // Laid end to end in one buffer, each column then a slice of it.
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(values.reduce(0) { $0 + ($1?.count ?? 0) })
+        let ranges = values.map { value in
+            value.map { value in
+                let start = bytes.count
+                bytes.append(contentsOf: value)
+                return start..<bytes.count
+            }
+        }
+        func column(_ index: Int) -> Column { ranges[index].map { bytes[$0] } }
+        self.init(bytes: bytes, id: column(0)!, date: column(1)!, source: column(2)!, kind: column(3)!, text: column(4), json: column(5),
+                  key: column(6), meta: column(7), attachments: column(8), extra: column(9))
     }
 
     /// The values of `records`' columns but `ingested_at`, in the table's order.

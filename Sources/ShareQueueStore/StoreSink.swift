@@ -62,28 +62,35 @@ package struct StoreSink: DrainSink {
             }
             for drained in batch.records {
                 let row = StoreRow(drained)
-                try insertRecord.run(
-                    .bytes(row.id), .bytes(row.date), .bytes(row.source), .bytes(row.kind), .bytes(row.text), .bytes(row.json),
-                    .bytes(row.key), .bytes(row.meta), .bytes(row.attachments), .bytes(row.extra), .text(now))
-                // A record seen before (the same id) changes nothing, not even `latest`.
-                guard database.changes > 0, let key = row.key else { continue }
-                // Newest by the instant the date denotes, as --coalesce decides; ties go to the later record.
-                let date = String(decoding: row.date, as: UTF8.self)
-                if let stored = try latestDate.allText(.bytes(key)).first, DateInstant(date) < DateInstant(stored) { continue }
-                try updateLatest.run(.bytes(key), .bytes(row.id), .bytes(row.date), .bytes(row.kind), .bytes(row.text), .bytes(row.json))
+                // Every column is a slice of the row's bytes, which SQLite reads in place.
+                try row.bytes.withUnsafeBufferPointer { (bytes) throws(ShareQueueError) in
+                    try insertRecord.run(
+                        reading: bytes, .span(row.id.indices), .span(row.date.indices), .span(row.source.indices), .span(row.kind.indices),
+                        .span(row.text?.indices), .span(row.json?.indices), .span(row.key?.indices), .span(row.meta?.indices),
+                        .span(row.attachments?.indices), .span(row.extra?.indices), .text(now))
+                    // A record seen before (the same id) changes nothing, not even `latest`.
+                    guard database.changes > 0, let key = row.key else { return }
+                    // Newest by the instant the date denotes, as --coalesce decides; ties go to the later record.
+                    let date = String(decoding: row.date, as: UTF8.self)
+                    if let stored = try latestDate.allText(.bytes(key)).first, DateInstant(date) < DateInstant(stored) { return }
+                    try updateLatest.run(
+                        reading: bytes, .span(key.indices), .span(row.id.indices), .span(row.date.indices), .span(row.kind.indices),
+                        .span(row.text?.indices), .span(row.json?.indices))
+                }
             }
             try savePosition.run(.text(queue), .integer(Int64(batch.end.segment)), .integer(batch.end.offset), .text(now))
         }
-        Self.traceCommitted(path, delivered: batch.records.map(\.id))
+        Self.traceCommitted(path, delivered: batch)
     }
 
     /// For a power-cut explorer: the database as SQLite made it durable at a commit
     /// (synchronous=FULL), since its writes do not go through ShareQueueSystem.
-    private static func traceCommitted(_ path: String, delivered ids: [String]?) {
+    /// The batch's ids are made only when traced: a drain that is not would spend a string on each record.
+    private static func traceCommitted(_ path: String, delivered batch: DrainBatch?) {
         guard let trace = SystemTrace.current else { return }
         trace.image(ofFileAt: path)
         trace.image(ofFileAt: path + "-wal")
-        if let ids { trace.mark(["delivered"] + ids) }
+        if let batch { trace.mark(["delivered"] + batch.records.map(\.id)) }
     }
 
     /// The store reads each record's labels from its stored bytes where it can (see `StoreRow`),
