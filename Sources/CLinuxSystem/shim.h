@@ -54,27 +54,66 @@ static inline int sharequeue_allow_interrupting_signal(sigset_t *saved) {
     return pthread_sigmask(SIG_UNBLOCK, &urgent, saved);
 }
 
-// A timer that sends SIGURG to the calling thread alone, first after `first` seconds,
-// then every `every` seconds, until deleted. SIGEV_THREAD_ID is Linux's own.
-static inline int sharequeue_start_interrupting_timer(double first, double every, timer_t *timer) {
+// The calling thread's own timer for lock waits, which sends SIGURG to that thread
+// alone (SIGEV_THREAD_ID is Linux's own). Made at the thread's first wait and kept,
+// since a wait for a busy lock is frequent and making a timer costs three system calls;
+// deleted when the thread ends, and forgotten in the child of a fork, which has no timers.
+// The key that holds each thread's timer, with whether it could be made. Kept in a
+// function's statics: Swift does not define a header's static globals.
+struct sharequeue_timer_key { pthread_key_t key; int made; };
+
+static inline struct sharequeue_timer_key *sharequeue_timer_key(void) {
+    static struct sharequeue_timer_key key;
+    return &key;
+}
+
+// The key holds a timer's id plus one, since a timer's id may be 0 and a key's value 0 is none.
+static void sharequeue_delete_timer(void *slot) { timer_delete((timer_t)((char *)slot - 1)); }
+
+static void sharequeue_forget_timer_in_child(void) { pthread_setspecific(sharequeue_timer_key()->key, NULL); }
+
+static void sharequeue_make_timer_key(void) {
+    struct sharequeue_timer_key *key = sharequeue_timer_key();
+    if (pthread_key_create(&key->key, sharequeue_delete_timer) != 0) return;
+    key->made = pthread_atfork(NULL, NULL, sharequeue_forget_timer_in_child) == 0;
+}
+
+// The calling thread's timer, made disarmed if it has none yet: 0, or -1 with errno.
+static inline int sharequeue_thread_timer(timer_t *timer) {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    struct sharequeue_timer_key *key = sharequeue_timer_key();
+    if (pthread_once(&once, sharequeue_make_timer_key) != 0 || !key->made) {
+        errno = ENOMEM;
+        return -1;
+    }
+    void *slot = pthread_getspecific(key->key);
+    if (slot != NULL) {
+        *timer = (timer_t)((char *)slot - 1);
+        return 0;
+    }
     struct sigevent event;
     memset(&event, 0, sizeof event);
     event.sigev_notify = 4; // SIGEV_THREAD_ID
     event.sigev_signo = SIGURG;
     event._sigev_un._tid = (pid_t)syscall(SYS_gettid);
     if (timer_create(CLOCK_MONOTONIC, &event, timer) != 0) return -1;
-    struct itimerspec when;
-    when.it_value.tv_sec = (time_t)first;
-    when.it_value.tv_nsec = (long)((first - (double)(time_t)first) * 1e9);
-    when.it_interval.tv_sec = (time_t)every;
-    when.it_interval.tv_nsec = (long)((every - (double)(time_t)every) * 1e9);
-    if (timer_settime(*timer, 0, &when, NULL) != 0) {
+    if (pthread_setspecific(key->key, (char *)*timer + 1) != 0) {
         int error = errno;
         timer_delete(*timer);
         errno = error;
         return -1;
     }
     return 0;
+}
+
+// Arms `timer` to fire first after `first` seconds, then every `every` seconds; 0 and 0 disarm it.
+static inline int sharequeue_arm_timer(timer_t timer, double first, double every) {
+    struct itimerspec when;
+    when.it_value.tv_sec = (time_t)first;
+    when.it_value.tv_nsec = (long)((first - (double)(time_t)first) * 1e9);
+    when.it_interval.tv_sec = (time_t)every;
+    when.it_interval.tv_nsec = (long)((every - (double)(time_t)every) * 1e9);
+    return timer_settime(timer, 0, &when, NULL);
 }
 
 #if defined(__GLIBC__)

@@ -33,12 +33,12 @@ extension Benchmark {
         let floorOne = try floorRate(["append", scratch("floor-durable"), String(count), "sync"])
 
         // Eight processes at once, each appending its share; five runs interleaved with eight
-        // floor processes doing the same (flock, write, unlock, fdatasync), and eight into SQLite,
-        // and the medians. Each process opens its queue, then waits for a common start, so
+        // floor processes doing the same (flock, write, unlock, fdatasync), eight doing what the
+        // format adds to that in C (`floor format`), and eight into SQLite, and the medians. Each process opens its queue, then waits for a common start, so
         // that the rate is of appending alone: process start-up has figures of its own.
         let tools = self.tools
         let program = floor.program
-        var eights: [Double] = [], floorEights: [Double] = [], sqliteEights: [Double] = []
+        var eights: [Double] = [], floorEights: [Double] = [], formatEights: [Double] = [], sqliteEights: [Double] = []
         var contended: [Double] = [], sqliteContended: [Double] = []
         let eightCount = sizes.eightProducerAppends
         for run in 0..<5 {
@@ -51,6 +51,10 @@ extension Benchmark {
                 try ToolRunner.run(program: program, ["append", floorFile, String(eightCount / 8), "unlocked-sync", startAt])
             })
             try? FileManager.default.removeItem(atPath: floorFile)
+            let formatFolder = try freshQueue("format-floor-8").path
+            formatEights.append(try startedTogether { startAt in
+                try ToolRunner.run(program: program, ["format", formatFolder, String(eightCount / 8), startAt])
+            })
             let sqlitePath = scratch("sqlite-8-\(run).db")
             removeDatabase(sqlitePath)
             // Created first, so that no producer races to create it.
@@ -62,12 +66,14 @@ extension Benchmark {
             contended.append(queueRate)
             sqliteContended.append(sqliteRate)
         }
-        let eight = median(eights), floorEight = median(floorEights), sqliteEight = median(sqliteEights)
+        let eight = median(eights), floorEight = median(floorEights), formatEight = median(formatEights), sqliteEight = median(sqliteEights)
         return [
             Figure(name: "durable append, 1 producer (vs SQLite WAL FULL)", unit: "records/s", value: one, floor: sqliteOne, target: ">= 1.0, aim 1.3"),
             Figure(name: "durable append, 1 producer (vs floor fdatasync)", unit: "records/s", value: one, floor: floorOne, target: "-"),
             Figure(name: "durable append, 8 producers (vs 1 producer)", unit: "records/s", value: eight, floor: one, target: ">= 2.0"),
             Figure(name: "durable append, 8 producers (vs floor, 8 processes)", unit: "records/s", value: eight, floor: floorEight, target: ">= 0.95"),
+            Figure(name: "durable append, 8 producers (vs format floor, 8 processes)", unit: "records/s", value: eight, floor: formatEight, target: "-"),
+            Figure(name: "format floor, 8 processes (vs floor, 8 processes)", unit: "records/s", value: formatEight, floor: floorEight, target: "-"),
             Figure(name: "durable append, 8 producers (vs SQLite FULL, 8 processes)", unit: "records/s", value: eight, floor: sqliteEight, target: "-"),
             Figure(name: "8 durable producers + a drain (vs SQLite FULL)", unit: "records/s", value: median(contended),
                    floor: median(sqliteContended), target: "-"),

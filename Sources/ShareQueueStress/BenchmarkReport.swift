@@ -4,9 +4,9 @@ import ShareQueueCore
 /// The benchmark's figures as a table for people or JSON Lines for programs.
 enum BenchmarkReport {
     static func table(_ figures: [Benchmark.Figure], floor: CFloor, storeFloor: CFloor? = nil) -> String {
-        var text = "figure".padding(toLength: 58, withPad: " ", startingAt: 0) + "value".leftPadded(14) + "floor".leftPadded(14) + "ratio".leftPadded(8) + "  target\n"
+        var text = "figure".padding(toLength: 60, withPad: " ", startingAt: 0) + "value".leftPadded(14) + "floor".leftPadded(14) + "ratio".leftPadded(8) + "  target\n"
         for figure in figures {
-            text += figure.name.padding(toLength: 58, withPad: " ", startingAt: 0)
+            text += figure.name.padding(toLength: 60, withPad: " ", startingAt: 0)
             text += (format(figure.value) + " " + figure.unit).leftPadded(14)
             text += (figure.floor.map { format($0) + " " + figure.unit } ?? "-").leftPadded(14)
             text += (figure.ratio.map { String(format: "%.2f", $0) } ?? "-").leftPadded(8)

@@ -17,22 +17,26 @@ extension FileDescriptor {
     /// the wait then looks at the deadline and `shouldStop`, and blocks again. A
     /// tick that comes before the call blocks is followed by the next. SIGURG is let
     /// through the thread's signal mask meanwhile: a process may inherit one that blocks it.
+    /// The timer is the thread's own for good (see `sharequeue_thread_timer`): made at its
+    /// first wait, armed and disarmed at each, so that a wait costs two calls for it, not four.
     /// - Returns: true once the lock is held, false if the deadline passed or
     ///   `shouldStop` said so first, nil if no timer could be made or the process
     ///   handles SIGURG itself, so that the caller waits another way.
     /// - Throws: The failure of `flock` itself, such as ENOLCK.
     ///
     /// The corresponding C functions are `sigaction` (once), `pthread_sigmask`,
-    /// `timer_create`, `timer_settime`, `flock` with `LOCK_EX`, and `timer_delete`.
+    /// `timer_create` (once a thread), `timer_settime`, and `flock` with `LOCK_EX`.
     func lockExclusiveBlocking(until deadline: Double, shouldStop: (() -> Bool)?) throws(SystemError) -> Bool? {
         guard Self.signalEndsWaits else { return nil }
+        var timer: timer_t? = nil
+        guard sharequeue_thread_timer(&timer) == 0 else { return nil }
         var saved = sigset_t()
         guard sharequeue_allow_interrupting_signal(&saved) == 0 else { return nil }
-        defer { pthread_sigmask(SIG_SETMASK, &saved, nil) }
+        // Most threads never block SIGURG: their mask is left alone, which costs no second call.
+        defer { if sigismember(&saved, SIGURG) == 1 { pthread_sigmask(SIG_SETMASK, &saved, nil) } }
         let tick = 0.01
-        var timer: timer_t? = nil
-        guard sharequeue_start_interrupting_timer(max(0.000_001, min(tick, deadline - Host.monotonicSeconds())), tick, &timer) == 0 else { return nil }
-        defer { timer_delete(timer) }
+        guard sharequeue_arm_timer(timer, max(0.000_001, min(tick, deadline - Host.monotonicSeconds())), tick) == 0 else { return nil }
+        defer { sharequeue_arm_timer(timer, 0, 0) }
         while true {
             if flock(rawValue, LOCK_EX) == 0 { return true }
             let error = SystemError.last("flock")

@@ -21,9 +21,8 @@ extension FileDescriptor {
 
     /// Takes an exclusive lock, waiting at most `seconds` for another holder to let it go.
     ///
-    /// A free lock costs one `flock` call. A held one is tried again twice after
-    /// yielding the processor (holders let go one write later), then waited for
-    /// asleep in `flock` itself, which the kernel ends the moment the lock is free
+    /// A free lock costs one `flock` call. A held one is waited for asleep in
+    /// `flock` itself, which the kernel ends the moment the lock is free
     /// and a timer of the waiting thread's own interrupts every 10 ms to look at
     /// the deadline (see `lockExclusiveBlocking(until:shouldStop:)`). Where that
     /// cannot be done (not Linux, or a process that handles SIGURG itself), it is
@@ -42,10 +41,6 @@ extension FileDescriptor {
         // A wait that is not a number is no wait; an infinite one never ends.
         let deadline = Host.monotonicSeconds() + (seconds.isNaN ? 0 : seconds)
         guard deadline > Host.monotonicSeconds() else { return false }
-        for _ in 0..<2 {
-            Host.yieldProcessor()
-            if try lockExclusive(wait: false) { return true }
-        }
         #if os(Linux)
         if let locked = try lockExclusiveBlocking(until: deadline, shouldStop: shouldStop) { return locked }
         #endif

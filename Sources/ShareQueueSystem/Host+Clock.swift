@@ -37,11 +37,6 @@ extension Host {
     /// Sleeps for `milliseconds`, however many signals arrive meanwhile. The corresponding C function is `nanosleep`.
     package static func sleep(milliseconds: Int) { sleep(microseconds: milliseconds * 1000) }
 
-    /// Gives the processor to another runnable thread, if any, and returns when this
-    /// one is scheduled again: a wait far shorter than any sleep, whose least is the
-    /// timer's slack (50 µs on Linux). The corresponding C function is `sched_yield`.
-    package static func yieldProcessor() { _ = sched_yield() }
-
     /// Sleeps for `microseconds`, however many signals arrive meanwhile. The corresponding C function is `nanosleep`.
     package static func sleep(microseconds: Int) {
         var request = timespec(tv_sec: microseconds / 1_000_000, tv_nsec: (microseconds % 1_000_000) * 1000)

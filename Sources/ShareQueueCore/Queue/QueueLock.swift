@@ -13,17 +13,17 @@ enum QueueLock {
 
     /// Takes the exclusive lock on `file`, waiting at most `seconds`; a free lock costs one `flock`.
     /// - Parameters:
-    ///   - path: The lock file's path, for messages.
+    ///   - path: The lock file's path, for messages: spelled out only for one, not at every append.
     ///   - shouldStop: Asked between tries; true gives up at once.
     ///   - busy: What a held lock means, to begin the message: "another drain is running".
     ///   - consequence: What giving up leaves, to end it: "nothing was appended".
     /// - Throws: `.tryAgain` naming the lock and its holder when the time runs out,
     ///   `.ioError` (or another kind from the errno) when `flock` itself fails.
-    static func take(_ file: FileDescriptor, path: String, seconds: Double, shouldStop: (() -> Bool)? = nil,
+    static func take(_ file: FileDescriptor, path: @autoclosure () -> String, seconds: Double, shouldStop: (() -> Bool)? = nil,
                      busy: String, consequence: String) throws(ShareQueueError) {
         let locked: Bool
         do { locked = try file.lockExclusive(waitingUpTo: seconds, shouldStop: shouldStop) } catch {
-            throw ShareQueueError("cannot take a lock", path: path, error)
+            throw ShareQueueError("cannot take a lock", path: path(), error)
         }
         guard !locked else { return }
         let holder = file.lockHolder().map { "process \($0)" } ?? "a process the system cannot name"
@@ -31,7 +31,7 @@ enum QueueLock {
         let cause = seconds > 0
             ? "\(holder) held it throughout \(spelled(seconds)) s; \(consequence). A process stopped or suspended while it holds the lock keeps it until it continues or ends"
             : "\(holder) holds it; \(consequence)"
-        throw ShareQueueError(.tryAgain, busy, path: path, cause: cause)
+        throw ShareQueueError(.tryAgain, busy, path: path(), cause: cause)
     }
 
     /// Seconds as people write them: 10, 0.5.

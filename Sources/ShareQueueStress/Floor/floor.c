@@ -13,6 +13,11 @@
  *   floor append FILE N MODE START    the same, waiting first until the monotonic clock reads
  *                                     START seconds, so that processes begin at once; prints the
  *                                     count and the clock's readings at the start and at the end
+ *   floor format DIR N START          the format's floor: what an append to a ShareQueue queue
+ *                                     must do besides, each record under flock of DIR/append.lock:
+ *                                     lstat DIR/pending.log (a drain may have sealed it), read its
+ *                                     last KiB if another process wrote last (a producer may have
+ *                                     died mid-write), write, unlock, fdatasync; started as above
  *   floor append1 FILE                one record, for timing a whole process
  *   floor drain FILE OUT              under the lock, copy FILE to OUT in 64 KiB
  *                                     reads, fsync OUT, truncate FILE
@@ -25,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -37,6 +43,14 @@ static double seconds_now(void) {
 static int fail(const char *what) {
     perror(what);
     return 74;
+}
+
+/* Sleeps until the monotonic clock reads `at` seconds. */
+static int start_at(double at) {
+    struct timespec until = { (time_t)at, (long)((at - (double)(time_t)at) * 1e9) };
+    int slept;
+    while ((slept = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL)) == EINTR) {}
+    return slept;
 }
 
 static int sync_data(int fd) {
@@ -67,19 +81,40 @@ int main(int argc, char **argv) {
         int durable = argc < 5 ? 0 : strcmp(argv[4], "sync") == 0 ? 1 : strcmp(argv[4], "unlocked-sync") == 0 ? 2 : 0;
         int fd = open(argv[2], O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
         if (fd < 0) return fail("open");
-        if (argc >= 6) {
-            double at = atof(argv[5]);
-            struct timespec until = { (time_t)at, (long)((at - (double)(time_t)at) * 1e9) };
-            int slept;
-            while ((slept = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL)) == EINTR) {}
-            if (slept != 0) return fail("clock_nanosleep");
-        }
+        if (argc >= 6 && start_at(atof(argv[5])) != 0) return fail("clock_nanosleep");
         double start = seconds_now();
         for (long i = 0; i < count; i++) {
             if (append_record(fd, record, sizeof record, durable) != 0) return fail("append");
         }
         if (argc >= 6) printf("%ld %.6f %.6f\n", count, start, seconds_now());
         else printf("%ld %.6f\n", count, seconds_now() - start);
+        return 0;
+    }
+    if (argc >= 5 && strcmp(argv[1], "format") == 0) {
+        long count = atol(argv[3]);
+        int folder = open(argv[2], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (folder < 0) return fail("open");
+        int lock = openat(folder, "append.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+        int fd = openat(folder, "pending.log", O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+        if (lock < 0 || fd < 0) return fail("openat");
+        if (start_at(atof(argv[4])) != 0) return fail("clock_nanosleep");
+        char tail[1024];
+        off_t own_end = -1;
+        double start = seconds_now();
+        for (long i = 0; i < count; i++) {
+            struct stat status;
+            if (flock(lock, LOCK_EX) != 0) return fail("flock");
+            if (fstatat(folder, "pending.log", &status, AT_SYMLINK_NOFOLLOW) != 0) return fail("fstatat");
+            if (status.st_size > 0 && status.st_size != own_end) {
+                size_t length = status.st_size < (off_t)sizeof tail ? (size_t)status.st_size : sizeof tail;
+                if (pread(fd, tail, length, status.st_size - (off_t)length) != (ssize_t)length) return fail("pread");
+            }
+            if (write(fd, record, sizeof record) != (ssize_t)sizeof record) return fail("write");
+            own_end = status.st_size + (off_t)sizeof record;
+            flock(lock, LOCK_UN);
+            if (sync_data(fd) != 0) return fail("fdatasync");
+        }
+        printf("%ld %.6f %.6f\n", count, start, seconds_now());
         return 0;
     }
     if (argc >= 3 && strcmp(argv[1], "append1") == 0) {
@@ -107,6 +142,6 @@ int main(int argc, char **argv) {
         printf("%lld %.6f\n", total, seconds_now() - start);
         return 0;
     }
-    fprintf(stderr, "usage: floor append FILE N [sync|unlocked-sync] | append1 FILE | drain FILE OUT\n");
+    fprintf(stderr, "usage: floor append FILE N [sync|unlocked-sync [START]] | format DIR N START | append1 FILE | drain FILE OUT\n");
     return 64;
 }

@@ -70,6 +70,42 @@ struct LockWaitTests {
         other.unlock()
     }
 
+    @Test("A thread keeps one timer for all its waits for a busy lock, and the timer ends with the thread")
+    func oneTimerAThread() throws {
+        let scratch = TemporaryDirectory()
+        let (holder, waiter) = try Self.twoDescriptions(scratch)
+        defer { holder.close(); waiter.close() }
+        let thread = Locked<String?>(nil)
+        let timersDuringWaits = Locked<[String]>([])
+        let waiting = Thread {
+            let tid = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/thread-self"))?.split(separator: "/").last.map(String.init) ?? "?"
+            thread.value = tid
+            for _ in 0..<3 {
+                guard (try? holder.lockExclusive(wait: false)) == true else { return }
+                let letGo = Thread {
+                    Thread.sleep(forTimeInterval: 0.02)
+                    holder.unlock()
+                }
+                letGo.start()
+                guard (try? waiter.lockExclusive(waitingUpTo: 10)) == true else { return }
+                waiter.unlock()
+                timersDuringWaits.value.append(Self.timerCount(of: tid))
+            }
+        }
+        waiting.start()
+        try waitUntil("the three waits") { timersDuringWaits.value.count == 3 }
+        // One timer, made at the first wait and kept: three calls fewer for every wait after it.
+        #expect(timersDuringWaits.value == ["1", "1", "1"])
+        let tid = try #require(thread.value)
+        try waitUntil("the thread's timer to go with it") { Self.timerCount(of: tid) == "0" }
+    }
+
+    /// How many POSIX timers of this process signal the thread `tid`, as /proc tells.
+    static func timerCount(of tid: String) -> String {
+        let timers = (try? String(contentsOfFile: "/proc/self/timers", encoding: .utf8)) ?? ""
+        return String(timers.split(separator: "\n").filter { $0 == "notify: signal/tid.\(tid)" }.count)
+    }
+
     @Test("A waiter gives up on a stopped holder at its deadline, and once the holder is gone the lock is free: the wait given up holds nothing")
     func givenUpHoldsNothing() throws {
         let queue = TestQueue()
