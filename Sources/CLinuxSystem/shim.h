@@ -58,6 +58,9 @@ static inline int sharequeue_allow_interrupting_signal(sigset_t *saved) {
 // alone (SIGEV_THREAD_ID is Linux's own). Made at the thread's first wait and kept,
 // since a wait for a busy lock is frequent and making a timer costs three system calls;
 // deleted when the thread ends, and forgotten in the child of a fork, which has no timers.
+// (A child made without the C library's fork handlers, by _Fork or clone, keeps the id:
+// arming it then fails, and the wait polls, unless the child made a timer of that id.)
+
 // The key that holds each thread's timer, with whether it could be made. Kept in a
 // function's statics: Swift does not define a header's static globals.
 struct sharequeue_timer_key { pthread_key_t key; int made; };
@@ -106,14 +109,16 @@ static inline int sharequeue_thread_timer(timer_t *timer) {
     return 0;
 }
 
-// Arms `timer` to fire first after `first` seconds, then every `every` seconds; 0 and 0 disarm it.
-static inline int sharequeue_arm_timer(timer_t timer, double first, double every) {
+// Arms `timer` to fire first after `first` seconds, then every `every` seconds; `previous`
+// receives its setting before, for timer_settime to restore when the wait ends: a wait
+// may run inside another's (in code the outer one calls), whose ticks must go on after it.
+static inline int sharequeue_arm_timer(timer_t timer, double first, double every, struct itimerspec *previous) {
     struct itimerspec when;
     when.it_value.tv_sec = (time_t)first;
     when.it_value.tv_nsec = (long)((first - (double)(time_t)first) * 1e9);
     when.it_interval.tv_sec = (time_t)every;
     when.it_interval.tv_nsec = (long)((every - (double)(time_t)every) * 1e9);
-    return timer_settime(timer, 0, &when, NULL);
+    return timer_settime(timer, 0, &when, previous);
 }
 
 #if defined(__GLIBC__)

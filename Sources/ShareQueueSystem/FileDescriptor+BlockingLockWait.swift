@@ -35,8 +35,10 @@ extension FileDescriptor {
         // Most threads never block SIGURG: their mask is left alone, which costs no second call.
         defer { if sigismember(&saved, SIGURG) == 1 { pthread_sigmask(SIG_SETMASK, &saved, nil) } }
         let tick = 0.01
-        guard sharequeue_arm_timer(timer, max(0.000_001, min(tick, deadline - Host.monotonicSeconds())), tick) == 0 else { return nil }
-        defer { sharequeue_arm_timer(timer, 0, 0) }
+        // Set back as it was when the wait ends: disarmed, or ticking for a wait that this one runs inside.
+        var previous = itimerspec()
+        guard sharequeue_arm_timer(timer, max(0.000_001, min(tick, deadline - Host.monotonicSeconds())), tick, &previous) == 0 else { return nil }
+        defer { timer_settime(timer, 0, &previous, nil) }
         while true {
             if flock(rawValue, LOCK_EX) == 0 { return true }
             let error = SystemError.last("flock")

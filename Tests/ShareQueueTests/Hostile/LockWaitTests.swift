@@ -70,7 +70,8 @@ struct LockWaitTests {
         other.unlock()
     }
 
-    @Test("A thread keeps one timer for all its waits for a busy lock, and the timer ends with the thread")
+    @Test("A thread keeps one timer for all its waits for a busy lock, and the timer ends with the thread",
+          .enabled(if: FileManager.default.fileExists(atPath: "/proc/self/timers"), "the system lists a process's timers in /proc"))
     func oneTimerAThread() throws {
         let scratch = TemporaryDirectory()
         let (holder, waiter) = try Self.twoDescriptions(scratch)
@@ -83,7 +84,8 @@ struct LockWaitTests {
             for _ in 0..<3 {
                 guard (try? holder.lockExclusive(wait: false)) == true else { return }
                 let letGo = Thread {
-                    Thread.sleep(forTimeInterval: 0.02)
+                    // Held until the waiter has its timer, so that the first wait surely blocks, however slow the machine.
+                    for _ in 0..<10_000 where Self.timerCount(of: tid) != "1" { usleep(1000) }
                     holder.unlock()
                 }
                 letGo.start()
@@ -98,6 +100,40 @@ struct LockWaitTests {
         #expect(timersDuringWaits.value == ["1", "1", "1"])
         let tid = try #require(thread.value)
         try waitUntil("the thread's timer to go with it") { Self.timerCount(of: tid) == "0" }
+    }
+
+    @Test("A wait whose shouldStop itself waits for another busy lock, on the same thread, still gives up at its deadline")
+    func nestedWaitKeepsItsBound() throws {
+        let scratch = TemporaryDirectory()
+        let (outerHolder, outer) = try Self.twoDescriptions(scratch)
+        let innerPath = scratch.path + "/inner.lock"
+        let innerHolder = try FileDescriptor.open(innerPath, .lockFile), inner = try FileDescriptor.open(innerPath, .lockFile)
+        defer { outerHolder.close(); outer.close(); innerHolder.close(); inner.close() }
+        #expect(try outerHolder.lockExclusive(wait: false))
+        // The outer lock is let go only long after the outer wait should have given up.
+        let lateRelease = Thread {
+            Thread.sleep(forTimeInterval: 5)
+            outerHolder.unlock()
+        }
+        lateRelease.start()
+        var askedOnce = false
+        let start = Host.monotonicSeconds()
+        let locked = try outer.lockExclusive(waitingUpTo: 0.3, shouldStop: {
+            guard !askedOnce else { return false }
+            askedOnce = true
+            // Asked while the outer wait's timer runs: wait for a second lock, busy for 20 ms.
+            guard (try? innerHolder.lockExclusive(wait: false)) == true else { return false }
+            let letGo = Thread {
+                Thread.sleep(forTimeInterval: 0.02)
+                innerHolder.unlock()
+            }
+            letGo.start()
+            if (try? inner.lockExclusive(waitingUpTo: 10)) == true { inner.unlock() }
+            return false
+        })
+        let waited = Host.monotonicSeconds() - start
+        #expect(askedOnce)
+        #expect(!locked && waited < 2, "locked: \(locked) after \(waited) s")
     }
 
     /// How many POSIX timers of this process signal the thread `tid`, as /proc tells.
