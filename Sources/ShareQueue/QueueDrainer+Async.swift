@@ -39,10 +39,11 @@ extension QueueDrainer {
     @discardableResult
     public func drain<Value: Decodable>(_ type: Value.Type, otherKinds: OtherKindPolicy = .fail,
                                         _ body: @escaping @Sendable ([DrainedValue<Value>]) throws -> Void) async throws(ShareQueueError) -> DrainSummary {
-        var router = ContentRouter()
-        router.on(type, body)
-        router.otherwise = otherKinds
-        return try await drain(into: &router)
+        // The blocking typed drain itself, on the drain's thread: a router of one kind would cost
+        // it a lookup of the kind per record (0.75 to 0.85 of the blocking drain's rate).
+        // Handed over as any `BlockingDrain`, so that the closure for the drain's thread holds no generic type.
+        let typed: any BlockingDrain = TypedDrain<Value>(otherKinds: otherKinds, body: body)
+        return try (await cancellable { typed.run($0) } ?? .success(Self.cancelledBeforeStart)).get()
     }
 
     /// What a drain cancelled before it started reports: nothing done, stopped on request.
@@ -67,5 +68,20 @@ extension QueueDrainer {
         } onCancel: {
             cancelled.raise()
         }
+    }
+}
+
+/// A blocking drain to run on the drain's thread.
+private protocol BlockingDrain: Sendable {
+    func run(_ drainer: QueueDrainer) -> Result<DrainSummary, ShareQueueError>
+}
+
+/// The blocking typed drain of one type.
+private struct TypedDrain<Value: Decodable>: BlockingDrain {
+    let otherKinds: OtherKindPolicy
+    let body: @Sendable ([DrainedValue<Value>]) throws -> Void
+
+    func run(_ drainer: QueueDrainer) -> Result<DrainSummary, ShareQueueError> {
+        do throws(ShareQueueError) { return .success(try drainer.drain(Value.self, otherKinds: otherKinds, body)) } catch { return .failure(error) }
     }
 }
