@@ -17,7 +17,10 @@ package struct StoreRow {
     package let text, json, key, meta, attachments: Column
     /// The members this version does not know, kept as a JSON object.
     package let extra: Column
+}
 
+// In an extension, so that the struct keeps the memberwise initializer these build on.
+extension StoreRow {
     /// The row of a drained record. Most records hold their labels alone, unescaped:
     /// then the columns are slices of the stored bytes, and no record is built.
     package init(_ drained: DrainedRecord) {
@@ -28,21 +31,6 @@ package struct StoreRow {
         let bytes = drained.storedJSON
         self.init(bytes: bytes, id: bytes[labels.id], date: bytes[labels.date], source: bytes[labels.source], kind: bytes[labels.kind],
                   text: labels.text.map { bytes[$0] }, json: nil, key: labels.key.map { bytes[$0] }, meta: nil, attachments: nil, extra: nil)
-    }
-
-    private init(bytes: [UInt8], id: ArraySlice<UInt8>, date: ArraySlice<UInt8>, source: ArraySlice<UInt8>, kind: ArraySlice<UInt8>,
-                 text: Column, json: Column, key: Column, meta: Column, attachments: Column, extra: Column) {
-        self.bytes = bytes
-        self.id = id
-        self.date = date
-        self.source = source
-        self.kind = kind
-        self.text = text
-        self.json = json
-        self.key = key
-        self.meta = meta
-        self.attachments = attachments
-        self.extra = extra
     }
 
     package init(_ record: Record) {
