@@ -25,6 +25,12 @@ static inline int sharequeue_renameat2(int fromDirectory, const char *from, int 
 #endif
 }
 
+// pipe2 through syscall(2): the C library declares it only for _GNU_SOURCE, which
+// Swift's C module is not built with.
+static inline int sharequeue_pipe2(int fds[2], int flags) {
+    return (int)syscall(SYS_pipe2, fds, flags);
+}
+
 // A wait for a lock asleep in flock(2), which only a signal ends early: the calling
 // thread's own timer sends it SIGURG, whose default disposition is to do nothing, so
 // that a stray one harms no one. Installed only over that default, a handler that

@@ -102,7 +102,8 @@ extension FileDescriptor {
 
     /// The names in this directory, without "." and "..". The corresponding C functions are `fdopendir` and `readdir`.
     package func entries() throws(SystemError) -> [String] {
-        let copy = dup(rawValue)
+        // Close-on-exec from the start: a process another thread spawns meanwhile must not inherit the folder.
+        let copy = fcntl(rawValue, F_DUPFD_CLOEXEC, 0)
         guard copy >= 0, let dir = fdopendir(copy) else { throw SystemError.last("fdopendir") }
         defer { closedir(dir) }
         rewinddir(dir)

@@ -30,16 +30,9 @@ extension Host {
     package static func spawn(_ path: String, _ arguments: [String], environment: [String: String] = [:],
                               pipeInput: Bool = false, pipeOutput: Bool = false, silenceErrors: Bool = false,
                               newProcessGroup: Bool = false, holdingStops: Bool = false) throws(SystemError) -> Child {
-        func makePipe() throws(SystemError) -> (read: Int32, write: Int32) {
-            var fds: [Int32] = [0, 0]
-            guard pipe(&fds) == 0 else { throw SystemError.last("pipe") }
-            _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
-            _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
-            return (fds[0], fds[1])
-        }
-        let inputPipe = pipeInput ? try makePipe() : nil
+        let inputPipe = pipeInput ? try closeOnExecPipe() : nil
         let outputPipe: (read: Int32, write: Int32)?
-        do { outputPipe = pipeOutput ? try makePipe() : nil } catch {
+        do { outputPipe = pipeOutput ? try closeOnExecPipe() : nil } catch {
             if let inputPipe { _ = systemClose(inputPipe.read); _ = systemClose(inputPipe.write) }
             throw error
         }

@@ -22,13 +22,8 @@ package enum StopRequest {
     /// Installs the handlers, once. Returns the pipe's read end, readable once a stop is requested.
     package static func install() -> Int32 {
         if stopPipeReadEnd >= 0 { return stopPipeReadEnd }
-        var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else { return -1 }
-        for fd in fds {
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(fd, F_SETFL, O_NONBLOCK)
-        }
-        stopPipeWriteEnd = fds[1]
+        guard let fds = try? Host.closeOnExecPipe(nonBlocking: true) else { return -1 }
+        stopPipeWriteEnd = fds.write
         let handler: @convention(c) (Int32) -> Void = { _ in
             stopRequestedFlag = 1
             var byte: UInt8 = 1
@@ -42,8 +37,8 @@ package enum StopRequest {
         sigaddset(&stops, SIGINT)
         sigaddset(&stops, SIGTERM)
         sigprocmask(SIG_UNBLOCK, &stops, nil)
-        stopPipeReadEnd = fds[0]
-        return fds[0]
+        stopPipeReadEnd = fds.read
+        return fds.read
     }
 
     package static var isRequested: Bool { stopRequestedFlag != 0 }

@@ -19,8 +19,7 @@ extension DrainRun {
         do { lock = try directory.folder.open(QueueLayout.appendLock, .lockFile) } catch {
             throw ShareQueueError("cannot open the queue's lock file", path: lockPath, error, creating: true)
         }
-        // Closing releases the lock on every path.
-        defer { lock.close() }
+        defer { QueueLock.release(lock) }
         try QueueLock.take(lock, path: lockPath, seconds: max(options.waitSeconds, QueueLock.minimumSealWait), shouldStop: options.shouldStop,
                            busy: "the producers' lock is taken", consequence: "the pending records stay queued for the next drain")
         guard try renamePending(to: sequence) else { return false }

@@ -48,7 +48,7 @@ public final class QueueDrainer: @unchecked Sendable {
     ///   `.ioError` when reading or writing the queue's own files fails, and others as they come.
     public func drain<Sink: DrainSink>(into sink: inout Sink) throws(ShareQueueError) -> DrainSummary {
         let drainLock = try takeDrainLock()
-        defer { drainLock.close() }
+        defer { QueueLock.release(drainLock) }
         CrashPoint.reached(.drainLocked)
         try setAsideForeignFiles()
         var run = DrainRun(drainer: self, checkpoint: try Checkpoint(directory: directory, warn: warn), buildRecords: sink.needsRecords)
@@ -78,7 +78,7 @@ public final class QueueDrainer: @unchecked Sendable {
     /// - Returns: how many records were put back.
     public func requeueDeadLetters() throws(ShareQueueError) -> Int {
         let drainLock = try takeDrainLock()
-        defer { drainLock.close() }
+        defer { QueueLock.release(drainLock) }
         let letters = DeadLetters(directory: directory, warn: warn)
         // Renamed first, so that a crash cannot leave a letter both queued and waiting.
         if try directory.status(of: QueueLayout.deadLettersRequeue) == nil {

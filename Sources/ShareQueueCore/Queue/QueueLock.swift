@@ -34,6 +34,16 @@ enum QueueLock {
         throw ShareQueueError(.tryAgain, busy, path: path(), cause: cause)
     }
 
+    /// Lets go of a lock taken with ``take(_:path:seconds:shouldStop:busy:consequence:)`` and closes its file.
+    ///
+    /// Unlocked before it is closed because closing alone frees the lock only with the last
+    /// descriptor of its open file: a process that another thread forked holds copies of them
+    /// all until it calls exec, and through that moment the lock would look taken.
+    static func release(_ file: FileDescriptor) {
+        file.unlock()
+        file.close()
+    }
+
     /// Seconds as people write them: 10, 0.5.
     private static func spelled(_ seconds: Double) -> String {
         seconds == seconds.rounded() && seconds < 1e9 ? String(Int(seconds)) : String(seconds)
