@@ -104,7 +104,12 @@ extension FileDescriptor {
     package func entries() throws(SystemError) -> [String] {
         // Close-on-exec from the start: a process another thread spawns meanwhile must not inherit the folder.
         let copy = fcntl(rawValue, F_DUPFD_CLOEXEC, 0)
-        guard copy >= 0, let dir = fdopendir(copy) else { throw SystemError.last("fdopendir") }
+        guard copy >= 0 else { throw SystemError.last("fcntl") }
+        guard let dir = fdopendir(copy) else {
+            let error = SystemError.last("fdopendir")
+            _ = systemClose(copy)
+            throw error
+        }
         defer { closedir(dir) }
         rewinddir(dir)
         var names: [String] = []
