@@ -36,7 +36,8 @@ extension Benchmark {
         // half within seconds (the page cache, the machine's other work): one run of the whole count
         // each compared two moments more than two encoders (0.73 to 1.16 in three runs of one build),
         // and the rates of all turns together still let a disturbance of a few turns decide
-        // (0.79 to 1.01 in ten runs of one build, against 0.89 to 0.93 for the median pair).
+        // (0.79 to 1.01 in ten runs; in six more, 0.81 to 0.91, where the median pair of the
+        // same turns read 0.89 to 0.93).
         let turns = 31, perTurn = max(1, count / 10)
         let typed = try QueueAppender(directory: try freshQueue("typed"), options: options)
         let plain = try QueueAppender(directory: try freshQueue("json-text"), options: options)
