@@ -127,7 +127,7 @@ struct ContentCodingTests {
     }
 
     @Test("A content kind that names a built-in kind without JSON, or holds a control character, is refused",
-          arguments: ["text", "url", "file", "", "link\ntext", "tab\there", String(repeating: "k", count: 257)])
+          arguments: ["text", "url", "file", "", "link\ntext", "tab\there", "delete\u{7F}", String(repeating: "k", count: 257)])
     func reservedKinds(_ kind: String) throws {
         let queue = TestQueue()
         let appender = try QueueAppender(directory: try QueueDirectory(path: queue.path))
