@@ -34,8 +34,9 @@ extension Benchmark {
 
         // Eight processes at once, each appending its share; five runs interleaved with eight
         // floor processes doing the same (flock, write, unlock, fdatasync), eight doing what the
-        // format adds to that in C (`floor format`), and eight into SQLite, and the medians. Each process opens its queue, then waits for a common start, so
-        // that the rate is of appending alone: process start-up has figures of its own.
+        // format adds to that in C (`floor format`), and eight into SQLite, and the medians.
+        // Each process opens its queue, then waits for a common start, so that the rate is of
+        // appending alone: process start-up has figures of its own.
         let tools = self.tools
         let program = floor.program
         var eights: [Double] = [], floorEights: [Double] = [], formatEights: [Double] = [], sqliteEights: [Double] = []
