@@ -38,7 +38,7 @@ let package = Package(
         .target(name: "ShareQueueSystem", dependencies: ["CLinuxSystem"], swiftSettings: strict),
         .target(name: "ShareQueueCore", dependencies: ["ShareQueueSystem"], swiftSettings: strict),
         // Apart from ShareQueueCore, so that share-append, which needs no Codable values, does not load Foundation.
-        .target(name: "ShareQueueCodable", dependencies: ["ShareQueueCore"], swiftSettings: strict),
+        .target(name: "ShareQueueCodable", dependencies: ["ShareQueueCore", "ShareQueueSystem"], swiftSettings: strict),
         // The one module an app imports, as NIO re-exports NIOCore.
         .target(name: "ShareQueue", dependencies: ["ShareQueueCore", "ShareQueueCodable", "ShareQueueSystem"], swiftSettings: strict),
         // The system's SQLite, for the host-side store; no package dependency.

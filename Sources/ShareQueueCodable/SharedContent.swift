@@ -1,4 +1,5 @@
 import ShareQueueCore
+import ShareQueueSystem
 
 /// A content type that names its records' kind, so that the name survives
 /// renaming the type and a host can tell the types apart.
@@ -29,10 +30,40 @@ extension Record.Kind {
     /// `Item`), so that it is the same in every build; types that share a name must
     /// conform to `SharedContent` with kinds of their own, or their records mix.
     public init<Value>(for type: Value.Type) {
-        if let content = type as? any SharedContent.Type {
-            self = content.contentKind
-        } else {
-            self.init(rawValue: String(describing: type))
+        switch KindSource.of(type) {
+        case .content(let content): self = content.contentKind
+        case .name(let name): self = name
         }
     }
+}
+
+/// Where the kind of a type's records comes from, kept for the last few types asked about.
+///
+/// Whether a type conforms to `SharedContent` is a search of the runtime's conformance
+/// tables, and a type's name is spelled by demangling it (7,000 instructions, a quarter
+/// of an append): a typed append asks for every record, and most often about a type it
+/// asked about just before. (A dictionary's hashing would cost more than the search.)
+private enum KindSource {
+    case content(any SharedContent.Type)
+    /// The type's name as its kind.
+    case name(Record.Kind)
+
+    static func of<Value>(_ type: Value.Type) -> KindSource {
+        let identity = ObjectIdentifier(type)
+        if let found = lock.withLock({ recent.first { $0.type == identity }?.source }) { return found }
+        // `contentKind` itself is read at every call, not kept: a type may compute it.
+        let source: KindSource = if let content = type as? any SharedContent.Type { .content(content) } else {
+            .name(Record.Kind(rawValue: String(describing: type)))
+        }
+        lock.withLock {
+            if recent.count == 8 { recent.removeLast() }
+            recent.insert((identity, source), at: 0)
+        }
+        return source
+    }
+
+    private static let lock = ThreadLock()
+    /// Newest first, at most 8.
+    // Guarded by `lock`.
+    nonisolated(unsafe) private static var recent: [(type: ObjectIdentifier, source: KindSource)] = []
 }

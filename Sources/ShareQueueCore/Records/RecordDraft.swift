@@ -118,9 +118,19 @@ public struct RecordDraft: Sendable {
 
     /// Whether a value's kind names a content type rather than one of the kinds that carry no `json`.
     static func isContentKind(_ kind: Record.Kind) -> Bool {
+        let length = kind.rawValue.utf8.count
+        // Only a kind as short as `text`, `url` and `file` can be one of them: most are not compared at all.
         // No control characters: a kind is one line wherever it is written, such as a publish's digest input.
-        !kind.rawValue.isEmpty && kind.rawValue.utf8.count <= 256 && kind != .text && kind != .url && kind != .file
-            && !kind.rawValue.utf8.contains { $0 < 0x20 || $0 == 0x7F }
+        return (1...256).contains(length) && (length > 4 || (kind != .text && kind != .url && kind != .file))
+            && !containsControlCharacter(kind.rawValue)
+    }
+
+    /// Whether `text` holds a control character (below U+0020, or DEL).
+    private static func containsControlCharacter(_ text: String) -> Bool {
+        // Read in place where the string is contiguous, as native ones are: a typed append checks its
+        // kind every time, and iterating a string's UTF-8 view costs ten times as much.
+        let isControl = { (byte: UInt8) in byte < 0x20 || byte == 0x7F }
+        return text.utf8.withContiguousStorageIfAvailable { $0.contains(where: isControl) } ?? text.utf8.contains(where: isControl)
     }
 
     /// A scheme followed by ':' and no whitespace or control characters.

@@ -126,8 +126,44 @@ struct ContentCodingTests {
         #expect(kind.rawValue == "PlainLink")
     }
 
+    @Test("Each of many types keeps its own kind, asked about in turn, more of them than are kept at once")
+    func kindsOfManyTypes() {
+        let types: [(type: Any.Type, kind: Record.Kind)] = [
+            (Box<Int>.self, "Box<Int>"), (Box<String>.self, "Box<String>"), (EveryKind.self, "test.every-kind"), (Box<Bool>.self, "Box<Bool>"),
+            (Box<Double>.self, "Box<Double>"), (PlainLink.self, "PlainLink"), (Box<Int8>.self, "Box<Int8>"), (Box<Int16>.self, "Box<Int16>"),
+            (Box<Int32>.self, "Box<Int32>"), (Box<Int64>.self, "Box<Int64>"), (Box<UInt>.self, "Box<UInt>"),
+        ]
+        func kind<Value>(_ type: Value.Type) -> Record.Kind { Record.Kind(for: type) }
+        for _ in 0..<3 {
+            for (type, expected) in types { #expect(kind(type) == expected) }
+            for (type, expected) in types.reversed() { #expect(kind(type) == expected) }
+        }
+    }
+
+    @Test("A content kind that a type computes is read at every append")
+    func computedKind() throws {
+        let queue = TestQueue()
+        let appender = try QueueAppender(directory: try QueueDirectory(path: queue.path))
+        for round in 1...3 {
+            ComputedKind.round = round
+            try appender.append(ComputedKind(), source: "s")
+        }
+        var sink = AppSurfaceTests.RecordingSink()
+        _ = try QueueDrainer(directory: try QueueDirectory(path: queue.path)).drain(into: &sink)
+        #expect(sink.records.map(\.record.kind.rawValue) == ["round-1", "round-2", "round-3"])
+    }
+
+    @Test("Kinds beside the built-in ones are taken: as long but other, or longer", arguments: ["json", "texts", "tex", "fil", "url.", "Text", "ünï", String(repeating: "k", count: 256)])
+    func kindsBesideReserved(_ kind: String) throws {
+        let queue = TestQueue()
+        let appender = try QueueAppender(directory: try QueueDirectory(path: queue.path))
+        try appender.append(RecordDraft(.value(try JSONText(validating: Array("{}".utf8)), kind: Record.Kind(rawValue: kind)), source: "s"))
+        #expect(!queue.bytes().isEmpty)
+    }
+
     @Test("A content kind that names a built-in kind without JSON, or holds a control character, is refused",
-          arguments: ["text", "url", "file", "", "link\ntext", "tab\there", "delete\u{7F}", String(repeating: "k", count: 257)])
+          arguments: ["text", "url", "file", "", "\u{1}", "link\ntext", "tab\there", "delete\u{7F}", "a kind longer than fifteen bytes\u{1F}",
+                      String(repeating: "k", count: 257)])
     func reservedKinds(_ kind: String) throws {
         let queue = TestQueue()
         let appender = try QueueAppender(directory: try QueueDirectory(path: queue.path))
@@ -174,4 +210,15 @@ struct TypedPublishTests {
         try QueueDrainer(directory: try QueueDirectory(path: queue.path)).drain(Wallpaper.self) { published += $0.map(\.value) }
         #expect(published.map(\.name) == ["dunes", "waves"])
     }
+}
+
+/// A type's name as its kind, one type for each `Wrapped`.
+private struct Box<Wrapped: Codable>: Codable {
+    var value: Wrapped
+}
+
+/// A content kind computed at every read, from the round a test is in.
+private struct ComputedKind: SharedContent {
+    nonisolated(unsafe) static var round = 0
+    static var contentKind: Record.Kind { Record.Kind(rawValue: "round-\(round)") }
 }
