@@ -139,10 +139,7 @@ package final class SystemTrace: @unchecked Sendable {
 
     /// `path` made absolute against the working directory.
     static func absolute(_ path: String) -> String {
-        if path.hasPrefix("/") { return path }
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        guard getcwd(&buffer, buffer.count) != nil else { return path }
-        return join(String(cString: buffer), path)
+        path.hasPrefix("/") ? path : join(FileSystem.currentDirectory(), path)
     }
 
     /// `name` (one component or a relative path) in the directory `directory`, with "." and ".." resolved.

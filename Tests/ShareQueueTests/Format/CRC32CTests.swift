@@ -14,16 +14,10 @@ struct CRC32CTests {
         return ~crc
     }
 
-    /// Reproducible bytes (SplitMix64), so that a failure can be replayed.
+    /// Reproducible bytes, so that a failure can be replayed.
     func randomBytes(_ count: Int, seed: UInt64) -> [UInt8] {
-        var state = seed
-        return (0..<count).map { _ in
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return UInt8(truncatingIfNeeded: z ^ (z >> 31))
-        }
+        var random = SeededGenerator(state: seed)
+        return (0..<count).map { _ in UInt8(truncatingIfNeeded: random.next()) }
     }
 
     @Test("The standard check value and the iSCSI test vectors (RFC 3720, B.4)")
