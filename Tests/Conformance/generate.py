@@ -452,7 +452,7 @@ def keyed(n, key, date, text):
     return compact({"v": 1, "id": uuid(n), "date": date, "source": "conformance", "kind": "text", "text": text, "key": key})
 
 
-case("coalesce-newest-instant-keys", "Format.md 12.2, drained with --coalesce: dates compare as instants (offsets applied, any number of fraction digits), a date that does not parse is older than any that does, equal instants go to the last appended, and keys compare as bytes.",
+case("coalesce-newest-instant-keys", "Format.md 12.2, drained with --coalesce: dates compare as instants (offsets applied, any number of fraction digits), a date that does not parse (second 60, a lower-case t or z) is older than any that does, equal instants go to the last appended, and keys compare as bytes.",
      queue({"pending.log": b"".join(frame(p) for p in [
          keyed(110, "offset", "2026-11-29T09:00:00.000Z", "newest: 09:00 UTC"),
          keyed(111, "offset", "2026-11-29T10:00:00.000+02:00", "older: 08:00 UTC"),
@@ -466,6 +466,12 @@ case("coalesce-newest-instant-keys", "Format.md 12.2, drained with --coalesce: d
          keyed(119, "both unparsed", "aaa", "newest: appended last"),
          keyed(120, "e\u0301", "2026-11-29T10:00:00.000Z", "a key of its own: decomposed"),
          keyed(121, "\u00e9", "2026-11-29T09:00:00.000Z", "a key of its own: composed"),
+         keyed(122, "leap second", "2016-12-31T23:59:59.000Z", "newest: second 59 parses"),
+         keyed(123, "leap second", "2016-12-31T23:59:60.000Z", "older: second 60 does not parse"),
+         keyed(124, "lower case", "2026-11-29T09:00:00.000Z", "newest: upper-case T and Z"),
+         keyed(125, "lower case", "2026-11-29t10:00:00.000z", "older: lower-case t and z do not parse"),
+         keyed(126, "year 0", "0000-03-01T00:00:00.000Z", "older: the year 0 parses"),
+         keyed(127, "year 0", "0000-03-01T00:00:00.0000000000000000000001Z", "newest: 22 fraction digits, all compared"),
      ])}), options=["--coalesce"])
 
 

@@ -1,14 +1,15 @@
 /// The instant a record's `date` denotes: what "newest" compares when a drain
 /// coalesces records of one key and when the store keeps the latest of each.
 ///
-/// A date is read as RFC 3339's `date-time`: `YYYY-MM-DD`, `T`, `HH:MM:SS`, an
+/// A date is read as Format.md §12.2 has it: `YYYY-MM-DD`, `T`, `HH:MM:SS`, an
 /// optional `.` and fraction of one or more digits, then `Z` or an offset
-/// `+HH:MM` / `-HH:MM` (`T` and `Z` in either case). Fields are in range (months
-/// 01-12, days as the month has them in the Gregorian calendar, hours 00-23,
-/// minutes 00-59, seconds 00-60, where 60, a leap second, is counted as second 00
-/// of the next minute, as POSIX time counts it). The offset is applied, and
+/// `+HH:MM` / `-HH:MM`, with `T` and `Z` upper-case. Fields are in range (months
+/// 01-12, days as the month has them in the proleptic Gregorian calendar, hours 00-23,
+/// minutes and seconds 00-59: no leap second). The offset is applied, and
 /// instants compare exactly, whatever the number of fraction digits
 /// (`10:00:00.000Z` is older than `10:00:00.0001Z`, and `.5` equals `.500`).
+/// The same grammar reads a typed record's `date` and a `Date` in content, so that
+/// a date is either a date everywhere or nowhere.
 ///
 /// A date that does not parse this way is older than every date that does, and
 /// two such dates are equal: the caller's tie rule (the record appended last)
@@ -45,6 +46,10 @@ package struct DateInstant: Comparable, Sendable {
     /// Whether the date parsed.
     package var isParsed: Bool { seconds != .min }
 
+    /// Whole seconds since 1970 (`Int64.min` for a date that does not parse), and the
+    /// fraction's first 18 digits in units of 10⁻¹⁸ s: what a `Date` is made from.
+    package var secondsSince1970: (whole: Int64, attoseconds: UInt64) { (seconds, fraction) }
+
     /// The instant in whole milliseconds since 1970 (finer digits dropped), or nil for a
     /// date that does not parse: the age of what waits, as monitoring shows it.
     package var millisecondsSince1970: Int64? {
@@ -59,15 +64,16 @@ package struct DateInstant: Comparable, Sendable {
         return (a.finerDigits ?? []).lexicographicallyPrecedes(finer)
     }
 
-    private init?(utf8 text: UnsafeBufferPointer<UInt8>) {
+    /// The instant the UTF-8 bytes of a date denote, or nil if they do not parse.
+    package init?(utf8 text: UnsafeBufferPointer<UInt8>) {
         // `YYYY-MM-DDTHH:MM:SS` has fixed places: read them where they stand.
         guard text.count >= 20, text[4] == UInt8(ascii: "-"), text[7] == UInt8(ascii: "-"),
-              text[10] | 0x20 == UInt8(ascii: "t"), text[13] == UInt8(ascii: ":"), text[16] == UInt8(ascii: ":"),
+              text[10] == UInt8(ascii: "T"), text[13] == UInt8(ascii: ":"), text[16] == UInt8(ascii: ":"),
               let year = Self.number(text, at: 0, width: 4), let month = Self.number(text, at: 5, width: 2),
               let day = Self.number(text, at: 8, width: 2), let hour = Self.number(text, at: 11, width: 2),
               let minute = Self.number(text, at: 14, width: 2), let second = Self.number(text, at: 17, width: 2),
               (1...12).contains(month), (1...Self.days(inMonth: month, of: year)).contains(day),
-              hour <= 23, minute <= 59, second <= 60 else { return nil }
+              hour <= 23, minute <= 59, second <= 59 else { return nil }
         var at = 19
 
         var fraction: UInt64 = 0
@@ -87,7 +93,7 @@ package struct DateInstant: Comparable, Sendable {
         }
 
         var offsetSeconds: Int64 = 0
-        if at + 1 == text.count, text[at] | 0x20 == UInt8(ascii: "z") {
+        if at + 1 == text.count, text[at] == UInt8(ascii: "Z") {
             at += 1
         } else {
             // `+HH:MM` or `-HH:MM`, and nothing after it.

@@ -33,6 +33,26 @@ struct TypedDrainTests {
         #expect(try queue.deadLetters().count == 1)
     }
 
+    @Test("A record's date is read by the grammar a coalescing drain reads it by: one a drain dates, a typed drain takes")
+    func datesByOneGrammar() throws {
+        let dates = ["2026-11-29T10:00:00.000Z", "0000-03-01T00:00:00Z", "2026-11-29T10:00:00.1234567891Z", "2026-11-29T12:00:00+02:00",
+                     "2026-11-29t10:00:00.000z", "2016-12-31T23:59:60Z", "2026-11-29T10:00:00", "yesterday"]
+        let content = Array(#"{"title":"t","url":"https://x"}"#.utf8)
+        try queue.appendStored(dates.enumerated().map { index, date in
+            Record.encode(id: "00000000-0000-4000-8000-00000000000\(index)", date: date, source: "foreign", kind: Record.Kind(for: PlainLink.self),
+                          text: nil, jsonBytes: content, key: nil, meta: nil)
+        })
+        var options = DrainOptions()
+        options.maxAttempts = 1
+        var taken: [Date] = []
+        let summary = try QueueDrainer(directory: try directory, options: options).drain(PlainLink.self) { taken += $0.map(\.date) }
+        let expected: [Double] = [1_795_946_400, -62_162_035_200, 1_795_946_400.1234567891, 1_795_946_400]
+        #expect(taken.count == expected.count)
+        for (date, seconds) in zip(taken, expected) { #expect(abs(date.timeIntervalSince1970 - seconds) < 1e-6, "\(date.timeIntervalSince1970)") }
+        #expect(summary.deadLettered == 4)
+        #expect(dates.map { DateInstant($0).isParsed } == [true, true, true, true, false, false, false, false])
+    }
+
     @Test("A record of the kind that does not decode is refused, counted, and dead-lettered at the limit; the rest are delivered")
     func undecodable() throws {
         let appender = try QueueAppender(directory: try directory)

@@ -13,7 +13,6 @@ struct DateInstantTests {
         ("2026-01-01T00:30:00+01:00", "2025-12-31T23:30:00Z"),
         ("2024-02-29T23:00:00-01:00", "2024-03-01T00:00:00Z"),
         ("2026-11-29T10:00:00-00:00", "2026-11-29T10:00:00Z"),
-        ("2026-11-29t10:00:00z", "2026-11-29T10:00:00Z"),
     ])
     func offsetsApplied(_ pair: (String, String)) {
         #expect(instant(pair.0) == instant(pair.1))
@@ -47,7 +46,8 @@ struct DateInstantTests {
         "1900-02-29T00:00:00Z", "2026-13-01T00:00:00Z", "2026-00-01T00:00:00Z", "2026-11-00T00:00:00Z",
         "2026-11-29T24:00:00Z", "2026-11-29T10:60:00Z", "2026-11-29T10:00:61Z", "2026-11-29T10:00:00+24:00",
         "2026-11-29T10:00:00+02:60", "+2026-11-29T10:00:00Z", "12026-11-29T10:00:00Z", "２０２６-11-29T10:00:00Z",
-        "2026-11-29T10:00:00.000\u{0}Z", "2026-11-29T10:00:00,5Z",
+        "2026-11-29T10:00:00.000\u{0}Z", "2026-11-29T10:00:00,5Z", "2026-11-29t10:00:00Z", "2026-11-29T10:00:00z",
+        "2016-12-31T23:59:60Z", "2016-12-31T23:59:60.5Z",
     ])
     func unparsedIsOldest(_ date: String) {
         #expect(!instant(date).isParsed)
@@ -57,12 +57,10 @@ struct DateInstantTests {
         #expect(instant(date) < instant("1970-01-01T00:00:00Z"))
     }
 
-    @Test("Calendar edges: leap days, a leap second, the first and last years")
+    @Test("Calendar edges: leap days, the first and last years")
     func calendarEdges() {
         #expect(instant("2024-02-29T00:00:00Z").isParsed)
         #expect(instant("2000-02-29T00:00:00Z").isParsed)
-        #expect(instant("2016-12-31T23:59:60Z") == instant("2017-01-01T00:00:00Z"))
-        #expect(instant("2016-12-31T23:59:60.5Z") == instant("2017-01-01T00:00:00.5Z"))
         #expect(instant("0000-01-01T00:00:00Z") < instant("0000-01-01T00:00:00.000000000000000000001Z"))
         #expect(instant("9999-12-31T23:59:59.999Z") > instant("2026-11-29T10:00:00Z"))
         #expect(instant("0000-01-01T00:00:00+23:59") < instant("0000-01-01T00:00:00Z"))
