@@ -218,6 +218,9 @@ public enum HostDrainTool {
                 "pendingBytes": .number(String(status.pendingBytes)),
                 "oldest": status.oldest.map { .string($0) } ?? .null,
                 "quarantined": .number(String(status.quarantined)),
+                "quarantinedBytes": .number(String(status.quarantinedBytes)),
+                // When a drain last recorded progress, in seconds since 1970, as the metrics' timestamp.
+                "lastDrainSeconds": status.lastDrainSeconds.map { .number(String($0)) } ?? .null,
                 "sealedSegments": .number(String(status.sealedSegments)),
                 "deadLetters": .number(String(status.deadLetters)),
                 "attachments": .object(["bytes": .number(String(status.attachmentBytes)), "count": .number(String(status.attachments))]),

@@ -80,6 +80,9 @@ struct MetricsTests {
         #expect(status["pending"] as? Int == 3)
         #expect(status["pendingBytes"] as? Int == Int(exposition.value("sharequeue_pending_bytes") ?? 0))
         #expect(status["quarantined"] as? Int == 1 && status["deadLetters"] as? Int == 1)
+        #expect(status["quarantinedBytes"] as? Int == queue.bytes("quarantine.log").count)
+        #expect(status["lastDrainSeconds"] as? Int == Int(lastDrain))
+        #expect(status["sealedSegments"] as? Int == 0)
     }
 
     @Test("A new queue: nothing pending is an age of 0, and a queue never drained has no last drain")
@@ -89,6 +92,7 @@ struct MetricsTests {
         #expect(exposition.samples.map(\.name) == Self.gauges.filter { $0 != "sharequeue_last_drain_timestamp_seconds" })
         #expect(exposition.value("sharequeue_oldest_pending_age_seconds") == 0)
         #expect(exposition.samples.filter { $0.name != "sharequeue_oldest_pending_age_seconds" }.allSatisfy { $0.value == 0 })
+        #expect(try queue.status()["lastDrainSeconds"] is NSNull)
     }
 
     @Test("A record whose date is not a time gives no age rather than a made-up one; one dated ahead is not waiting yet")
