@@ -27,11 +27,11 @@ extension DrainedValue: Sendable where Value: Sendable {}
 
 extension DrainedValue where Value: Decodable {
     /// The value `drained` holds, found through its `layout`; nil, with a refusal saying why, for a date
-    /// that is not ISO-8601 or a value that does not decode. Its kind is not checked.
+    /// that does not parse (Format.md §12.2) or a value that does not decode. Its kind is not checked.
     static func decoding(_ drained: DrainedRecord, layout: StoredRecordLayout, refusing refused: inout [RecordRefusal.Refused]) -> DrainedValue? {
         let dateText = drained.dateText
         guard let date = ISO8601Milliseconds.parse(dateText) else {
-            refused.append(.init(id: drained.id, reason: "its date is not ISO-8601: '\(dateText.prefix(100))'"))
+            refused.append(.init(id: drained.id, reason: "its date is not a date such as 2026-11-29T14:52:20.123Z: '\(dateText.prefix(100))'"))
             return nil
         }
         let id = drained.id

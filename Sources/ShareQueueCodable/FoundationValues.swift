@@ -41,7 +41,7 @@ enum FoundationValues {
             let (end, hasEscapes) = json.kind(at: start) == .string ? json.endOfString(at: start) : (start, true)
             if !hasEscapes, let date = ISO8601Milliseconds.parse(json.bytes[(start + 1)..<(end - 1)]) { return unsafeBitCast(date, to: type) }
             let text = try string("a date")
-            guard let date = ISO8601Milliseconds.parse(text) else { throw corrupted("not an ISO-8601 date such as 2026-11-29T14:52:20.123Z: '\(text.prefix(100))'") }
+            guard let date = ISO8601Milliseconds.parse(text) else { throw corrupted("not a date such as 2026-11-29T14:52:20.123Z or 2026-11-29T15:52:20.123+01:00: '\(text.prefix(100))'") }
             return unsafeBitCast(date, to: type)
         case .url:
             let text = try string("a URL")

@@ -30,40 +30,36 @@ extension Record.Kind {
     /// `Item`), so that it is the same in every build; types that share a name must
     /// conform to `SharedContent` with kinds of their own, or their records mix.
     public init<Value>(for type: Value.Type) {
-        switch KindSource.of(type) {
-        case .content(let content): self = content.contentKind
-        case .name(let name): self = name
+        // Asked at every call, not kept: a conformance may be isolated to an actor, and so hold
+        // on one thread and not on another; and `contentKind` may be computed.
+        if let content = type as? any SharedContent.Type {
+            self = content.contentKind
+        } else {
+            self = TypeNames.kind(of: type)
         }
     }
 }
 
-/// Where the kind of a type's records comes from, kept for the last few types asked about.
+/// The names of the last few types asked about as kinds, each spelled once.
 ///
-/// Whether a type conforms to `SharedContent` is a search of the runtime's conformance
-/// tables, and a type's name is spelled by demangling it (7,000 instructions, a quarter
-/// of an append): a typed append asks for every record, and most often about a type it
-/// asked about just before. (A dictionary's hashing would cost more than the search.)
-private enum KindSource {
-    case content(any SharedContent.Type)
-    /// The type's name as its kind.
-    case name(Record.Kind)
-
-    static func of<Value>(_ type: Value.Type) -> KindSource {
+/// Spelling a type's name demangles it (7,000 instructions, a quarter of an append), and a
+/// typed append of a type that does not conform to `SharedContent` asks at every record,
+/// most often about a type it asked about just before. (A dictionary's hashing would cost
+/// more than the search.)
+private enum TypeNames {
+    static func kind<Value>(of type: Value.Type) -> Record.Kind {
         let identity = ObjectIdentifier(type)
-        if let found = lock.withLock({ recent.first { $0.type == identity }?.source }) { return found }
-        // `contentKind` itself is read at every call, not kept: a type may compute it.
-        let source: KindSource = if let content = type as? any SharedContent.Type { .content(content) } else {
-            .name(Record.Kind(rawValue: String(describing: type)))
-        }
+        if let found = lock.withLock({ recent.first { $0.type == identity }?.kind }) { return found }
+        let kind = Record.Kind(rawValue: String(describing: type))
         lock.withLock {
             if recent.count == 8 { recent.removeLast() }
-            recent.insert((identity, source), at: 0)
+            recent.insert((identity, kind), at: 0)
         }
-        return source
+        return kind
     }
 
     private static let lock = ThreadLock()
     /// Newest first, at most 8.
     // Guarded by `lock`.
-    nonisolated(unsafe) private static var recent: [(type: ObjectIdentifier, source: KindSource)] = []
+    nonisolated(unsafe) private static var recent: [(type: ObjectIdentifier, kind: Record.Kind)] = []
 }

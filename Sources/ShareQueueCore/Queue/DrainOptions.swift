@@ -14,8 +14,8 @@ public struct DrainOptions: Sendable {
     /// with `.tryAgain`, naming the lock and, where the system can tell, its holder.
     public var waitSeconds: Double = 0
     /// Deliver only the newest record of each key among those this drain sees:
-    /// the latest instant its `date` denotes (offsets applied, a date that is not
-    /// RFC 3339 older than any that is), and of equal instants the last appended.
+    /// the latest instant its `date` denotes (offsets applied, a date that does not
+    /// parse as Format.md §12.2 has it older than any that does), and of equal instants the last appended.
     public var coalesceKeys = false
     /// Where attachments go (created if missing); nil leaves them in the queue
     /// and gives records the path of the queue's copy.
