@@ -28,11 +28,8 @@ extension Benchmark {
             }
             runs.append(rates)
         }
-        func medianRun(_ form: DrainForm) -> (value: Double, floor: Double) {
-            let pairs = runs.map { (value: $0[form]!, floor: $0[.blocking]!) }.sorted { $0.value / $0.floor < $1.value / $1.floor }
-            return pairs[pairs.count / 2]
-        }
-        let async = medianRun(.async), router = medianRun(.router)
+        let async = medianPair(runs.map { ($0[.async]!, $0[.blocking]!) })
+        let router = medianPair(runs.map { ($0[.router]!, $0[.blocking]!) })
         return [
             Figure(name: "async typed drain vs the blocking one", unit: "records/s", value: async.value, floor: async.floor, target: ">= 0.95"),
             Figure(name: "router, one kind, vs the typed drain", unit: "records/s", value: router.value, floor: router.floor, target: ">= 0.90"),

@@ -87,6 +87,12 @@ extension Benchmark {
         let sorted = values.sorted()
         return sorted[min(sorted.count - 1, Int((Double(sorted.count) * fraction).rounded(.down)))]
     }
+
+    /// Of rates measured in pairs close in time, the pair whose ratio is the median: the machine's
+    /// drift moves both of a pair alike, where the ratio of two medians lets a few moments decide.
+    func medianPair(_ pairs: [(value: Double, floor: Double)]) -> (value: Double, floor: Double) {
+        pairs.sorted { $0.value / $0.floor < $1.value / $1.floor }[pairs.count / 2]
+    }
 }
 
 /// Failures collected from threads.
