@@ -36,7 +36,9 @@ let package = Package(
         // The Linux calls the C library's Swift module leaves out (renameat2, mallopt, a thread's own timer for lock waits): a header, nothing to link.
         .systemLibrary(name: "CLinuxSystem"),
         .target(name: "ShareQueueSystem", dependencies: ["CLinuxSystem"], swiftSettings: strict),
-        .target(name: "ShareQueueCore", dependencies: ["ShareQueueSystem"], swiftSettings: strict),
+        // The processor's CRC-32C instruction, where it has one: a header, nothing to link.
+        .systemLibrary(name: "CChecksum"),
+        .target(name: "ShareQueueCore", dependencies: ["ShareQueueSystem", "CChecksum"], swiftSettings: strict),
         // Apart from ShareQueueCore, so that share-append, which needs no Codable values, does not load Foundation.
         .target(name: "ShareQueueCodable", dependencies: ["ShareQueueCore", "ShareQueueSystem"], swiftSettings: strict),
         // The one module an app imports, as NIO re-exports NIOCore.

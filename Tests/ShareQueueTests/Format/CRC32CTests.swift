@@ -1,7 +1,7 @@
 import Testing
 @testable import ShareQueueCore
 
-/// The table-driven CRC-32C against the definition, one bit at a time.
+/// CRC-32C, by the processor's instruction and by the tables, against the definition, one bit at a time.
 @Suite("CRC-32C")
 struct CRC32CTests {
     /// CRC-32C as defined: reflected, polynomial 0x82F63B78, all ones in and out.
@@ -38,7 +38,9 @@ struct CRC32CTests {
             for offset in 0..<16 {
                 for length in 0...300 {
                     let slice = UnsafeRawBufferPointer(rebasing: all[offset..<(offset + length)])
-                    if CRC32C.checksum(slice) != bitwise(slice) { mismatches.append("\(length) bytes at \(offset)") }
+                    let expected = bitwise(slice)
+                    if CRC32C.checksum(slice) != expected { mismatches.append("\(length) bytes at \(offset)") }
+                    if CRC32C.checksumByTables(slice) != expected { mismatches.append("\(length) bytes at \(offset), by the tables") }
                 }
             }
         }
@@ -57,8 +59,21 @@ struct CRC32CTests {
                                 continuing: CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[..<split])))
             }
             #expect(continued == expected)
+            let continuedByTables = bytes.withUnsafeBytes {
+                CRC32C.checksumByTables(UnsafeRawBufferPointer(rebasing: $0[split...]),
+                                        continuing: CRC32C.checksumByTables(UnsafeRawBufferPointer(rebasing: $0[..<split])))
+            }
+            #expect(continuedByTables == expected)
         }
     }
+
+    #if arch(x86_64)
+    /// Every x86-64 processor since 2008 has SSE 4.2: one that reports none here means the detection broke.
+    @Test("An x86-64 processor computes the checksum with its instruction")
+    func instructionFound() {
+        #expect(CRC32C.hasInstruction)
+    }
+    #endif
 
     @Test("A little-endian field's checksum is that of its four bytes")
     func field() {
@@ -66,6 +81,7 @@ struct CRC32CTests {
             let bytes = [0, 8, 16, 24].map { UInt8(truncatingIfNeeded: value >> $0) }
             #expect(CRC32C.checksum(littleEndian: value) == bitwise(bytes))
             #expect(CRC32C.checksum(littleEndian: value, continuing: 0xDEAD_BEEF) == bitwise(bytes, continuing: 0xDEAD_BEEF))
+            #expect(CRC32C.checksumByTables(littleEndian: value, continuing: 0xDEAD_BEEF) == bitwise(bytes, continuing: 0xDEAD_BEEF))
         }
     }
 }
