@@ -160,7 +160,15 @@ public struct AttachmentStore: Sendable {
         }
         CrashPoint.reached(.attachmentCopied)
         do throws(SystemError) {
-            try folder.rename(temporary, to: attachment.file)
+            // Never over a file the host has: a later record may name the file of one delivered before.
+            do { try folder.renameWithoutReplacing(temporary, to: attachment.file) } catch where error.isAlreadyExists {
+                try? folder.remove(temporary)
+                // The same bytes were delivered before (by this record, in a drain cut short before
+                // its checkpoint, or by another record that shares the file): they are where they are.
+                guard try Self.holds(attachment, at: attachment.file, in: folder) else {
+                    return .damaged("attachment \(attachment.file) has other bytes than the file of that name delivered before")
+                }
+            }
             try folder.synchronizeDirectory(.deliveredAttachmentEntry)
         } catch {
             try? folder.remove(temporary)
@@ -168,6 +176,33 @@ public struct AttachmentStore: Sendable {
         }
         CrashPoint.reached(.attachmentDelivered)
         return .delivered(path: target)
+    }
+
+    /// Whether `name` in `folder` is a regular file with the size and digest `attachment` promises.
+    private static func holds(_ attachment: Attachment, at name: String, in folder: FileDescriptor) throws(SystemError) -> Bool {
+        let file = try folder.open(name, .readOnly)
+        defer { file.close() }
+        let status = try file.status()
+        guard status.isRegularFile, status.size == attachment.size else { return false }
+        return try digest(of: file, size: attachment.size) { _ throws(SystemError) in } == attachment.sha256
+    }
+
+    /// The SHA-256 of a file that should hold `size` bytes, read in order and each piece handed to `use`;
+    /// nil if it holds another number of bytes.
+    private static func digest(of file: FileDescriptor, size: Int64, _ use: (ArraySlice<UInt8>) throws(SystemError) -> Void) throws(SystemError) -> String? {
+        var hasher = SHA256()
+        var chunk = [UInt8](repeating: 0, count: chunkSize)
+        var offset: Int64 = 0
+        while true {
+            let n = try file.read(into: &chunk, from: 0, at: offset)
+            if n == 0 { break }
+            offset += Int64(n)
+            // A file that grows while it is read stops here, a chunk past what was promised.
+            guard offset <= size else { return nil }
+            hasher.update(chunk[0..<n])
+            try use(chunk[0..<n])
+        }
+        return offset == size ? hasher.finish() : nil
     }
 
     /// Reads an attachment's copy in order, handing each piece to `use`, and
@@ -183,21 +218,10 @@ public struct AttachmentStore: Sendable {
             defer { file.close() }
             let status = try file.status()
             guard status.isRegularFile else { return "attachment \(attachment.file) is not a regular file" }
-            guard status.size == attachment.size else { return "attachment \(attachment.file) does not have the size its record gives" }
-            var hasher = SHA256()
-            var chunk = [UInt8](repeating: 0, count: Self.chunkSize)
-            var offset: Int64 = 0
-            while true {
-                let n = try file.read(into: &chunk, from: 0, at: offset)
-                if n == 0 { break }
-                offset += Int64(n)
-                // A file that grows while it is read stops here, a chunk past what was promised.
-                guard offset <= attachment.size else { return "attachment \(attachment.file) does not have the size its record gives" }
-                hasher.update(chunk[0..<n])
-                try use(chunk[0..<n])
+            guard status.size == attachment.size, let digest = try Self.digest(of: file, size: attachment.size, use) else {
+                return "attachment \(attachment.file) does not have the size its record gives"
             }
-            guard offset == attachment.size else { return "attachment \(attachment.file) does not have the size its record gives" }
-            return hasher.finish() == attachment.sha256 ? nil : "attachment \(attachment.file) does not match its sha256"
+            return digest == attachment.sha256 ? nil : "attachment \(attachment.file) does not match its sha256"
         } catch {
             if let damage = ReadFailure.damage(error) { return "attachment \(attachment.file) \(damage)" }
             throw ReadFailure.error("cannot read an attachment", path: folder + "/" + attachment.file, error)

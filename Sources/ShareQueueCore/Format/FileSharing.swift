@@ -31,8 +31,13 @@ struct FileSharing: Sendable {
     /// Gives a file or folder this process just created (or owns) the rule's
     /// owner, group and permissions. Best effort: a change the system refuses
     /// (a group the user is not in) leaves the file as the umask made it.
+    ///
+    /// Only a directory or a regular file with no other name is changed: another
+    /// name may be outside the queue (a hard link planted in it), and root must
+    /// not hand that file to the queue's owner.
     func adopt(_ file: FileDescriptor) {
-        guard let status = try? file.status(), status.owner == Host.effectiveUserID else { return }
+        guard let status = try? file.status(), status.owner == Host.effectiveUserID,
+              status.isDirectory || (status.isRegularFile && status.linkCount == 1) else { return }
         // Ownership first: changing it can clear set-group-ID, which the permissions then put back.
         if (owner != nil && status.owner != owner) || (group != nil && status.group != group) {
             try? file.setOwner(owner, group: group)

@@ -4,19 +4,22 @@ extension DrainRun {
     /// record of each key: the latest instant its date denotes (see `DateInstant`),
     /// and of equal instants the last appended.
     mutating func findNewestOfEachKey() throws {
-        var newest: [ByteKey: (instant: DateInstant, id: String)] = [:]
+        var newest: [ByteKey: (instant: DateInstant, id: String, files: [String])] = [:]
         let store = attachments
         try QueueInspector(directory: directory).forEachPending(includingUnsealed: false) { drained in
             guard let key = drained.key.map(ByteKey.init) else { return }
             // Only a record that will itself be delivered may supersede others.
+            var files: [String] = []
             if drained.hasAttachments {
                 guard let record = try? Record(jsonBytes: drained.storedJSON),
                       try (record.attachments ?? []).allSatisfy({ attachment throws(ShareQueueError) in try store.problem(with: attachment) == nil }) else { return }
+                files = record.attachments?.map(\.file) ?? []
             }
             let instant = DateInstant(drained.dateText)
             if let current = newest[key], instant < current.instant { return }
-            newest[key] = (instant, drained.id)
+            newest[key] = (instant, drained.id, files)
         }
         newestOfKey = newest.mapValues { ByteKey($0.id) }
+        filesOfNewest = Set(newest.values.flatMap { $0.files.map(ByteKey.init) })
     }
 }

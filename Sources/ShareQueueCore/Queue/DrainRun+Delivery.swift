@@ -141,7 +141,8 @@ extension DrainRun {
                 delivered.forEach(attachments.remove)
             case .superseded(let drained):
                 summary.superseded += 1
-                if drained.hasAttachments, let superseded = drained.record.attachments {
+                if drained.hasAttachments, let superseded = drained.record.attachments?.filter({ !filesOfNewest.contains(ByteKey($0.file)) }),
+                   !superseded.isEmpty {
                     try checkpoint.synchronize(.checkpointBeforeAttachmentRemoval)
                     superseded.forEach(attachments.remove)
                 }

@@ -103,14 +103,14 @@ extension DrainRun {
         if buildRecords {
             do { record = try Record(jsonBytes: payload) } catch { return damaged(error.message) }
             if let key = record.key, let newest = newestOfKey[ByteKey(key)], newest != ByteKey(record.id) {
-                return .superseded(DrainedRecord(record: record, storedJSON: payload, end: end))
+                return try supersede(DrainedRecord(record: record, storedJSON: payload, end: end), damaged)
             }
         } else {
             // The sink passes the stored JSON on: check it all, but build only what the drain itself needs.
             let summary: RecordSummary
             do { summary = try RecordSummary(jsonBytes: payload) } catch { return damaged(error.message) }
             if let key = summary.key, let newest = newestOfKey[ByteKey(key)], newest != ByteKey(summary.id) {
-                return .superseded(DrainedRecord(summary: summary, storedJSON: payload, end: end))
+                return try supersede(DrainedRecord(summary: summary, storedJSON: payload, end: end), damaged)
             }
             guard summary.hasAttachments else { return .record(DrainedRecord(summary: summary, storedJSON: payload, end: end)) }
             do { record = try Record(jsonBytes: payload) } catch { return damaged(error.message) }
@@ -130,5 +130,14 @@ extension DrainRun {
             record.attachments = list
         }
         return .record(DrainedRecord(record: record, storedJSON: payload, end: end))
+    }
+
+    /// A record of a key whose newest record is another: superseded if its attachments pass their
+    /// checks, set aside as damage if not (§7.3), as it would be without coalescing.
+    private func supersede(_ drained: DrainedRecord, _ damaged: (String) -> BatchItem) throws -> BatchItem {
+        for attachment in drained.hasAttachments ? drained.record.attachments ?? [] : [] {
+            if let problem = try attachments.problem(with: attachment) { return damaged(problem) }
+        }
+        return .superseded(drained)
     }
 }

@@ -17,6 +17,8 @@ struct DrainRun {
     var knownDeadLetters: Set<DeadLetters.StoredDigest>?
     /// The id of the newest record of each key, with `coalesceKeys`; keys and ids as bytes.
     var newestOfKey: [ByteKey: ByteKey] = [:]
+    /// The attachment files those newest records name: a superseded record that shares one leaves it in place.
+    var filesOfNewest: Set<ByteKey> = []
     /// Set when damaged data of the segment being read could not be copied to
     /// the quarantine file (a full disk): the segment is then kept whole instead of removed.
     var keepSegmentForDamage = false

@@ -87,9 +87,10 @@ public final class QueueDrainer: @unchecked Sendable {
                 throw ShareQueueError("cannot take the dead letters", path: letters.path, error)
             }
         }
-        // A requeue that died after appending left the file: skip what it already put back.
-        var queued: Set<ByteKey> = []
-        try QueueInspector(directory: directory).forEachPending { queued.insert(ByteKey($0.id)) }
+        // A requeue that died after appending left the file: skip what it already put back, known
+        // by its bytes, not its id, which any producer can give another record (the letters show it).
+        var queued: Set<[UInt32]> = []
+        try QueueInspector(directory: directory).forEachPending { queued.insert(Self.digest(of: $0.storedJSON)) }
         // Records are put back as they were taken, whatever limit the producer used, in atomic appends of at most 16 MiB.
         var options = AppendOptions()
         options.maxRecordBytes = Frame.maximumPayloadSize
@@ -101,8 +102,8 @@ public final class QueueDrainer: @unchecked Sendable {
         var count = 0
         // Read a letter at a time: the file may be far larger than memory.
         let skipped = try letters.forEachRecord(in: QueueLayout.deadLettersRequeue) { payload throws(ShareQueueError) in
+            if queued.contains(Self.digest(of: payload)) { return }
             let summary = try? RecordSummary(jsonBytes: payload)
-            if let summary, queued.contains(ByteKey(summary.id)) { return }
             if !chunk.isEmpty && chunkBytes + payload.count + Frame.overhead > Frame.maximumBatchSize {
                 try appender.appendStored(chunk, forgetting: chunkKeys)
                 chunk = []
@@ -127,6 +128,13 @@ public final class QueueDrainer: @unchecked Sendable {
             try? directory.folder.remove(QueueLayout.deadLettersRequeue)
         }
         return count
+    }
+
+    /// The SHA-256 of a record's stored bytes: no producer can make another record match a letter's.
+    private static func digest(of bytes: [UInt8]) -> [UInt32] {
+        var hasher = SHA256()
+        hasher.update(bytes)
+        return hasher.finishWords()
     }
 
     /// Moves anything but a regular file with one name away from the paths

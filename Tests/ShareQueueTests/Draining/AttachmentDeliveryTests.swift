@@ -93,4 +93,41 @@ struct AttachmentDeliveryTests {
         #expect(delivered[.ownerAccountID] as? Int == Int(geteuid()))
         #expect(SHA256.hex([UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))) == photo.sha256)
     }
+
+    @Test("A later record naming a delivered attachment's file replaces nothing the host received: other bytes are set aside, the same bytes share the file",
+          arguments: [0, 1])
+    func deliveredFileIsNeverReplaced(first: Int) throws {
+        let scratch = TemporaryDirectory()
+        let queue = TestQueue(in: scratch)
+        let photo = try AttachmentTests.makeFile(scratch, "photo.jpg", bytes: 1_000)
+        #expect(try queue.append(["--attach", photo.path, "photo"]).status == 0)
+        let file = try FileManager.default.contentsOfDirectory(atPath: queue.file("attachments"))[0]
+        #expect(try queue.drain(Self.firstSink(first, scratch)).status == 0)
+        let received = first == 0 ? scratch.file("received/" + file) : scratch.file("inbox.sqlite.attachments/" + file)
+        #expect(SHA256.hex([UInt8](try Data(contentsOf: URL(fileURLWithPath: received)))) == photo.sha256)
+
+        // Another producer copies a file of the same name into the queue, and a record naming it.
+        func plant(_ bytes: [UInt8], id: String) throws {
+            try Data(bytes).write(to: URL(fileURLWithPath: queue.file("attachments/" + file)))
+            let record = "{\"v\":1,\"id\":\"\(id)\",\"date\":\"2026-12-01T00:00:00.000Z\",\"source\":\"other\",\"kind\":\"file\","
+                + "\"attachments\":[{\"name\":\"a.jpg\",\"file\":\"\(file)\",\"size\":\(bytes.count),\"sha256\":\"\(SHA256.hex(bytes))\",\"type\":\"image/jpeg\"}]}"
+            try queue.appendStored([Array(record.utf8)])
+        }
+        try plant(Array("replaced".utf8), id: "other-bytes")
+        let refused = try queue.drain(Self.firstSink(first, scratch))
+        #expect(refused.status == 0, "\(refused.stderr)")
+        #expect(SHA256.hex([UInt8](try Data(contentsOf: URL(fileURLWithPath: received)))) == photo.sha256)
+        #expect(try queue.status()["quarantined"] as? Int == 1)
+
+        // The same bytes again (a drain cut short before its checkpoint delivers them twice) are delivered where they are.
+        try plant([UInt8](try Data(contentsOf: URL(fileURLWithPath: photo.path))), id: "same-bytes")
+        let shared = try queue.drain(Self.firstSink(first, scratch))
+        #expect(shared.status == 0, "\(shared.stderr)")
+        #expect(SHA256.hex([UInt8](try Data(contentsOf: URL(fileURLWithPath: received)))) == photo.sha256)
+        #expect(try queue.status()["quarantined"] as? Int == 1)
+        if first == 0 {
+            let path = (try jsonObjects(shared.stdout)[0]["attachments"] as! [[String: Any]])[0]["path"] as? String
+            #expect(path == received)
+        }
+    }
 }

@@ -90,6 +90,22 @@ struct DeadLetterTests {
         #expect(!FileManager.default.fileExists(atPath: queue.file("quarantine.log")))
     }
 
+    @Test("A pending record with a dead letter's id but other bytes does not stop the letter from being put back")
+    func requeueBesideTheSameID() throws {
+        let queue = TestQueue()
+        let id = "0199AAAA-BBBB-7CCC-8DDD-EEEEEEEEEEEE"
+        _ = try queue.append(["--id", id, "important"])
+        #expect(try queue.drain(["--max-attempts", "1", "--exec", "exit 1"]).status == 0)
+        // Any producer may append a record with the same id: ids are in the dead letters for anyone to read.
+        _ = try queue.append(["--id", id, "other"])
+        let requeue = try queue.drain(["--requeue-dead"])
+        #expect(requeue.status == 0, "\(requeue.stderr)")
+        #expect(requeue.stderr.contains("put 1 dead letter"), "\(requeue.stderr)")
+        let drain = try queue.drain()
+        #expect(drain.output.contains("\"text\":\"important\""), "\(drain.output)")
+        #expect(drain.output.contains("\"text\":\"other\""), "\(drain.output)")
+    }
+
     @Test("A record whose command is killed outright (as by the out-of-memory killer) is still found and set aside")
     func killedCommand() throws {
         let scratch = TemporaryDirectory()

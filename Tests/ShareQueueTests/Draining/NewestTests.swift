@@ -97,4 +97,45 @@ struct NewestTests {
         #expect(try sqlite(db, "SELECT text FROM latest WHERE key = 'k'") == ["newer"])
         #expect(try sqlite(db, "SELECT count(*) FROM records") == ["2"])
     }
+
+    /// A keyed record with one attachment: the file `file` in the queue's folder holding `bytes`,
+    /// its record promising `promised` (by default, those bytes).
+    func recordWithAttachment(_ queue: TestQueue, date: String, file: String, bytes: [UInt8], promised: [UInt8]? = nil) throws -> [UInt8] {
+        try FileManager.default.createDirectory(atPath: queue.file("attachments"), withIntermediateDirectories: true)
+        try Data(bytes).write(to: URL(fileURLWithPath: queue.file("attachments/" + file)))
+        let promise = promised ?? bytes
+        let record = "{\"v\":1,\"id\":\"\(RecordID.random())\",\"date\":\"\(date)\",\"source\":\"test\",\"kind\":\"file\",\"key\":\"k\","
+            + "\"attachments\":[{\"name\":\"n.txt\",\"file\":\"\(file)\",\"size\":\(promise.count),\"sha256\":\"\(SHA256.hex(promise))\",\"type\":\"text/plain\"}]}"
+        return Array(record.utf8)
+    }
+
+    @Test("--coalesce sets aside a record whose attachment fails its check, older or newer, rather than count it superseded",
+          arguments: [true, false])
+    func damagedAttachmentIsSetAside(damagedIsNewer: Bool) throws {
+        let queue = TestQueue()
+        let (damagedDate, plainDate) = damagedIsNewer
+            ? ("2026-11-29T11:00:00.000Z", "2026-11-29T10:00:00.000Z") : ("2026-11-29T10:00:00.000Z", "2026-11-29T11:00:00.000Z")
+        try queue.appendStored([record("plain", date: plainDate)])
+        try queue.appendStored([try recordWithAttachment(queue, date: damagedDate, file: "a1.txt", bytes: Array("held".utf8), promised: Array("promised".utf8))])
+        let drain = try queue.drain(["--coalesce"])
+        #expect(drain.status == 0, "\(drain.stderr)")
+        #expect(try jsonObjects(drain.stdout).map { $0["text"] as? String } == ["plain"])
+        #expect(!drain.stderr.contains("superseded"), "\(drain.stderr)")
+        #expect(try queue.status()["quarantined"] as? Int == 1)
+    }
+
+    @Test("--coalesce keeps an attachment file that the newest record shares with a superseded one")
+    func sharedAttachmentOutlivesTheSuperseded() throws {
+        let queue = TestQueue()
+        let bytes = Array("the same file".utf8)
+        try queue.appendStored([try recordWithAttachment(queue, date: "2026-11-29T10:00:00.000Z", file: "s1.txt", bytes: bytes)])
+        try queue.appendStored([try recordWithAttachment(queue, date: "2026-11-29T11:00:00.000Z", file: "s1.txt", bytes: bytes)])
+        let drain = try queue.drain(["--coalesce", "--batch", "1"])
+        #expect(drain.status == 0, "\(drain.stderr)")
+        let delivered = try jsonObjects(drain.stdout)
+        try #require(delivered.count == 1)
+        let path = try #require((delivered[0]["attachments"] as? [[String: Any]])?.first?["path"] as? String)
+        #expect(FileManager.default.contents(atPath: path) == Data(bytes))
+        #expect(try queue.status()["quarantined"] as? Int == 0)
+    }
 }

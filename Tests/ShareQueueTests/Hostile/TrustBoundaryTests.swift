@@ -211,4 +211,27 @@ struct TrustBoundaryTests {
         // The owner of a queue can always spoil its own attachments; what matters is that nothing comes from elsewhere.
         #expect(try Set(delivered).isSubset(of: Set(appended + publishedIDs(last.stdout))))
     }
+
+    @Test("A file outside the queue hard-linked in as a lock file or the pending file keeps its owner and permissions through root's tools",
+          .enabled(if: geteuid() == 0, "needs root"))
+    func hardLinkedFilesKeepTheirOwner() throws {
+        let scratch = TemporaryDirectory()
+        for name in ["append.lock", "drain.lock", "pending.log"] {
+            let outside = scratch.file("outside-\(name)")
+            try Data("root's own file".utf8).write(to: URL(fileURLWithPath: outside))
+            #expect(chown(outside, 0, 0) == 0 && chmod(outside, 0o644) == 0)
+            // The queue belongs to another user, so that root's tools give what they create to that user.
+            let queue = scratch.file("queue-\(name)")
+            try FileManager.default.createDirectory(atPath: queue, withIntermediateDirectories: false)
+            #expect(chown(queue, 65_534, 65_534) == 0 && chmod(queue, 0o770) == 0)
+            #expect(link(outside, queue + "/" + name) == 0)
+            _ = try run("share-append", ["--dir", queue, "shared"], in: scratch)
+            _ = try run("host-drain", ["--dir", queue], in: scratch)
+            var status = stat()
+            #expect(stat(outside, &status) == 0)
+            #expect(status.st_uid == 0 && status.st_gid == 0, "\(name): owner \(status.st_uid):\(status.st_gid)")
+            #expect(status.st_mode & 0o7777 == 0o644, "\(name): mode \(String(status.st_mode & 0o7777, radix: 8))")
+            #expect(FileManager.default.contents(atPath: outside) == Data("root's own file".utf8))
+        }
+    }
 }
