@@ -103,6 +103,11 @@ package struct ParsedArguments {
 /// The command line's words as given, refusing any that is not valid UTF-8
 /// rather than letting it be silently replaced.
 package func commandLineWords() throws(ShareQueueError) -> [String] {
+    // Every program is given its name at least. Swift reads the words from /proc/self/cmdline
+    // on Linux, so a process that may open no file more gets none; it must not run as if given none.
+    guard CommandLine.argc >= 1 else {
+        throw ShareQueueError(.tryAgain, "cannot read the command line, as happens when a process may open no more files; nothing was done")
+    }
     var words: [String] = []
     for index in 1..<Int(CommandLine.argc) {
         guard let pointer = CommandLine.unsafeArgv[index] else { continue }

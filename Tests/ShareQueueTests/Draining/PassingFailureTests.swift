@@ -39,6 +39,22 @@ struct PassingFailureTests {
         #expect(!queue.names().contains { $0.hasPrefix("rejected-") || $0.hasPrefix("quarantine-") }, "\(context)")
     }
 
+    @Test("Allowed no file beyond the standard three, neither tool can read its command line: 75 with a message, and nothing changes",
+          arguments: ["share-append", "host-drain"])
+    func noDescriptorsAtAll(_ tool: String) throws {
+        let queue = TestQueue()
+        let appended = try queue.append(text: "kept")
+        let before = snapshot(queue.path)
+        for limit in [1, 3] {
+            let limited = try run("/bin/sh", ["-c", "ulimit -n \(limit) && exec \"$0\" \"$@\"", Executables.path(tool), "--dir", queue.path, "more"],
+                                  in: queue.scratch)
+            #expect(limited.status == 75, "\(tool), \(limit) descriptors: \(limited.status) \(limited.stderr)")
+            #expect(limited.stderr.contains("command line"), "\(limited.stderr)")
+            #expect(snapshot(queue.path) == before)
+        }
+        #expect(try ids(in: queue.drain().stdout) == appended)
+    }
+
     @Test("Out of descriptors at any point of a drain: 75 and nothing set aside; a drain with descriptors delivers all four attachments intact",
           arguments: [[], ["--attachments-to", "INBOX"]])
     func outOfDescriptors(_ arguments: [String]) throws {
