@@ -264,6 +264,12 @@ passing = [
 case("pass-through", "Records with fields, kinds and versions this reader does not know, repeated names, and odd whitespace: all delivered.",
      queue({"pending.log": b"".join(frame(p) for p in passing)}))
 
+case("limits-that-pass", "Records at limits that still pass: a json value nested 255 deep around a number (256 with the record object: a scalar is no level, §7.1), and a version beyond 64 bits (any digits from 1 up, §7.1).",
+     queue({"pending.log": frame(b'{"v":1,"id":"' + uuid(51).encode() + b'","date":"' + DATE.encode() + b'","source":"conformance","kind":"json","json":'
+                                 + b"[" * 255 + b"1" + b"]" * 255 + b'}')
+                           + frame(b'{"v":18446744073709551616,"id":"' + uuid(52).encode() + b'","date":"' + DATE.encode()
+                                   + b'","source":"conformance","kind":"text","text":"a version beyond 64 bits"}')}))
+
 # Segments and the checkpoint.
 
 seg3 = frame(A) + frame(B) + frame(C)

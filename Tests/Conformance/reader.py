@@ -84,12 +84,13 @@ class Parser:
             self.i += 1
 
     def value(self, depth):
-        if depth > 256:
-            raise NotJSON("nested too deep")
         self.skip()
         if self.i >= len(self.data):
             raise NotJSON("unexpected end")
         c = self.data[self.i]
+        if c in (ord("{"), ord("[")) and depth > 256:
+            # §7.1: objects and arrays nest at most 256 deep; a scalar is no level.
+            raise NotJSON("nested too deep")
         if c == ord("{"):
             self.i += 1
             members = Obj()
@@ -266,13 +267,13 @@ def check_record(members):
 
 
 def attachment_ok(queue, entry):
-    """§7.3: the copy is a regular file in attachments/ with one name, `size` bytes, with that SHA-256."""
+    """§7.3: the copy is a regular file in attachments/ of `size` bytes, with that SHA-256 (other names prove nothing)."""
     path = os.path.join(queue, "attachments", entry["file"])
     try:
         st = os.lstat(path)
     except OSError:
         return False
-    if not stat.S_ISREG(st.st_mode) or st.st_nlink != 1 or st.st_size != int(entry["size"][1]):
+    if not stat.S_ISREG(st.st_mode) or st.st_size != int(entry["size"][1]):
         return False
     with open(path, "rb") as f:
         return hashlib.sha256(f.read()).hexdigest() == entry["sha256"]
@@ -410,9 +411,14 @@ def read_segment(data, start):
         if verdict[0] == "complete":
             size, continued = verdict[1], verdict[2]
             flush()
-            held.append((p, p + size, data[p + 12:p + size - 8], continued))
-            held_bytes += size
+            frame = (p, p + size, data[p + 12:p + size - 8], continued)
             p += size
+            if not held and not continued:
+                # §6.4 limits appends of several records; an append of one is limited by §5 alone.
+                events.append(("record",) + frame)
+                continue
+            held.append(frame)
+            held_bytes += size
             if held_bytes > MAX_APPEND:
                 abandon(False)
             elif not continued:

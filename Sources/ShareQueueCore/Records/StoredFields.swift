@@ -110,16 +110,16 @@ struct StoredFields {
         return Member(kind: try parser.skipValue(), text: nil)
     }
 
-    /// What `Int(literal)` makes of a JSON number literal, when it is at least 1.
+    /// The version a JSON number literal of digits alone gives, when it is at least 1 (§7.1):
+    /// one too large for `Int` is `Int.max`, a version like any above 1.
     private static func positiveInteger(_ literal: ArraySlice<UInt8>) -> Int? {
         var value = 0
         for byte in literal {
-            // A sign, a fraction or an exponent: `Int` refuses it, or it is not positive.
+            // A sign, a fraction or an exponent: not a version.
             guard byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") else { return nil }
             let (times, overflowed) = value.multipliedReportingOverflow(by: 10)
             let (sum, overflowedAgain) = times.addingReportingOverflow(Int(byte - UInt8(ascii: "0")))
-            if overflowed || overflowedAgain { return nil }
-            value = sum
+            value = overflowed || overflowedAgain ? Int.max : sum
         }
         return value >= 1 ? value : nil
     }

@@ -96,8 +96,10 @@ struct RecordTests {
         // A later member of the same name counts; a name in other letters is another member.
         (#"{"v":"1","v":1,"id":1,"id":"b","date":"d","source":"s","kind":"text","text":null,"text":"t","Text":5}"#, nil),
         (#"{"v":1.0,"id":"a","date":"d","source":"s","kind":"text","text":"t"}"#, "not a record: 'v' is missing or not a positive integer"),
-        (#"{"v":9223372036854775808,"id":"a","date":"d","source":"s","kind":"text","text":"t"}"#,
-         "not a record: 'v' is missing or not a positive integer"),
+        // Any digits from 1 up are a version (§7.1), however many: one beyond `Int` reads as `Int.max`.
+        (#"{"v":9223372036854775808,"id":"a","date":"d","source":"s","kind":"text","text":"t"}"#, nil),
+        (#"{"v":1000000000000000000000000000000000000000,"id":"a","date":"d","source":"s","kind":"text","text":"t"}"#, nil),
+        (#"{"v":0,"id":"a","date":"d","source":"s","kind":"text","text":"t"}"#, "not a record: 'v' is missing or not a positive integer"),
     ] as [(String, String?)])
     func namesByText(text: String, refusal: String?) {
         let bytes = Array(text.utf8)
