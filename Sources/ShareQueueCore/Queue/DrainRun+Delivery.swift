@@ -135,17 +135,16 @@ extension DrainRun {
         for item in done {
             switch item {
             case .record(let drained):
-                guard options.attachmentsDestination != nil, let delivered = drained.decoded?.attachments, !deadLettered.contains(ByteKey(drained.id)) else { continue }
-                // A checkpoint that a power cut took back would offer these records again without their files.
-                try checkpoint.synchronize(.checkpointBeforeAttachmentRemoval)
-                delivered.forEach(attachments.remove)
+                // A dead letter keeps naming its files.
+                guard !deadLettered.contains(ByteKey(drained.id)) else { continue }
+                forgetReferences(of: drained.decoded?.attachments ?? [], endingAt: drained.end)
+                guard options.attachmentsDestination != nil, let delivered = drained.decoded?.attachments else { continue }
+                try removeUnnamed(delivered, checkpoint: position)
             case .superseded(let drained):
                 summary.superseded += 1
-                if drained.hasAttachments, let superseded = drained.record.attachments?.filter({ !filesOfNewest.contains(ByteKey($0.file)) }),
-                   !superseded.isEmpty {
-                    try checkpoint.synchronize(.checkpointBeforeAttachmentRemoval)
-                    superseded.forEach(attachments.remove)
-                }
+                guard drained.hasAttachments, let files = drained.record.attachments else { continue }
+                forgetReferences(of: files, endingAt: drained.end)
+                try removeUnnamed(files.filter { !filesOfNewest.contains(ByteKey($0.file)) }, checkpoint: position)
             case .damaged:
                 summary.quarantined += 1
             }
@@ -156,5 +155,30 @@ extension DrainRun {
             uncommitted.removeAll(keepingCapacity: true)
             firstUncommitted = 0
         }
+    }
+
+    /// Removes the queue's copies of `files`, whose record the checkpoint now shows done, except
+    /// those a later record names too (a producer may name one file in several records).
+    private mutating func removeUnnamed(_ files: [Attachment], checkpoint position: DrainPosition) throws {
+        guard !files.isEmpty else { return }
+        if laterReferences == nil {
+            // Counted once, with the checkpoint past this record: the records the inspector reads are later ones.
+            var counts: [ByteKey: Int] = [:]
+            try QueueInspector(directory: directory).forEachPending { drained in
+                if drained.hasAttachments { drained.record.attachments?.forEach { counts[ByteKey($0.file), default: 0] += 1 } }
+            }
+            laterReferences = (position, counts)
+        }
+        let unnamed = files.filter { laterReferences?.counts[ByteKey($0.file)] ?? 0 <= 0 }
+        guard !unnamed.isEmpty else { return }
+        // A checkpoint that a power cut took back would offer these records again without their files.
+        try checkpoint.synchronize(.checkpointBeforeAttachmentRemoval)
+        unnamed.forEach(attachments.remove)
+    }
+
+    /// A record now done no longer names its files, if it was one of those counted in `laterReferences`.
+    private mutating func forgetReferences(of files: [Attachment], endingAt end: DrainPosition) {
+        guard let from = laterReferences?.from, end > from else { return }
+        for file in files { laterReferences?.counts[ByteKey(file.file), default: 0] -= 1 }
     }
 }

@@ -19,6 +19,9 @@ struct DrainRun {
     var newestOfKey: [ByteKey: ByteKey] = [:]
     /// The attachment files those newest records name: a superseded record that shares one leaves it in place.
     var filesOfNewest: Set<ByteKey> = []
+    /// How many records past `from` name each attachment file, counted when this drain first
+    /// removes one (`from` being the checkpoint then): a file is removed only with the last record that names it.
+    var laterReferences: (from: DrainPosition, counts: [ByteKey: Int])?
     /// Set when damaged data of the segment being read could not be copied to
     /// the quarantine file (a full disk): the segment is then kept whole instead of removed.
     var keepSegmentForDamage = false

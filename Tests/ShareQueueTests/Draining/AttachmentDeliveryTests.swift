@@ -130,4 +130,23 @@ struct AttachmentDeliveryTests {
             #expect(path == received)
         }
     }
+
+    @Test("Two records naming one attachment file are both delivered: the queue's copy outlives the first while the second still names it",
+          arguments: [0, 1])
+    func sharedFileOutlivesItsFirstRecord(first: Int) throws {
+        let scratch = TemporaryDirectory()
+        let queue = TestQueue(in: scratch)
+        let photo = try AttachmentTests.makeFile(scratch, "photo.jpg", bytes: 1_000)
+        let appended = try queue.append(["--attach", photo.path, "photo"]).lines
+        let file = try FileManager.default.contentsOfDirectory(atPath: queue.file("attachments"))[0]
+        // A second record naming the same file, as a producer that reuses an attachment writes it.
+        let record = "{\"v\":1,\"id\":\"second\",\"date\":\"2026-12-01T00:00:00.000Z\",\"source\":\"other\",\"kind\":\"file\","
+            + "\"attachments\":[{\"name\":\"a.jpg\",\"file\":\"\(file)\",\"size\":1000,\"sha256\":\"\(photo.sha256)\",\"type\":\"image/jpeg\"}]}"
+        try queue.appendStored([Array(record.utf8)])
+        let drain = try queue.drain(Self.firstSink(first, scratch) + ["--batch", "1"])
+        #expect(drain.status == 0, "\(drain.stderr)")
+        if first == 0 { #expect(try ids(in: drain.stdout) == appended + ["second"]) }
+        #expect(try queue.status()["quarantined"] as? Int == 0)
+        #expect(!FileManager.default.fileExists(atPath: queue.file("attachments/" + file)), "the last record's delivery removes it")
+    }
 }
