@@ -4,7 +4,7 @@ struct DamagedRegion: Sendable {
     var length: Int64
     let reason: String
     /// The region's bytes as they are in the file: all of them, until a drain
-    /// empties them for a segment that has other names.
+    /// empties them for a segment that has other names or a quarantine file at its limit.
     var bytes: [UInt8]
     /// An incomplete append at the very end of the file: a writer died mid-write.
     let isTornTail: Bool
@@ -12,15 +12,17 @@ struct DamagedRegion: Sendable {
     var end: Int64 { offset + length }
 
     /// Joins each region to the one before it when they touch and are of one
-    /// kind, up to `SegmentReader.damagePieceSize` bytes, so that a run of
-    /// small damaged records costs one quarantine entry, not one each. The
-    /// joined region keeps the reason of its first bytes.
+    /// kind, up to `SegmentReader.damagePieceSize` bytes (regions emptied of their
+    /// bytes without a bound), so that a run of small damaged records costs one
+    /// quarantine entry, not one each. The joined region keeps the reason of its first bytes.
     static func merged(_ regions: [DamagedRegion]) -> [DamagedRegion] {
         var result: [DamagedRegion] = []
         for region in regions {
+            // Regions that keep all their bytes join up to a piece's size; regions that keep none, without a bound.
+            let bothWhole = result.last.map { $0.bytes.count == Int($0.length) } == true && region.bytes.count == Int(region.length)
+            let bothEmpty = result.last?.bytes.isEmpty == true && region.bytes.isEmpty
             if let last = result.last, last.end == region.offset, last.isTornTail == region.isTornTail,
-               last.bytes.count == Int(last.length), region.bytes.count == Int(region.length),
-               last.bytes.count + region.bytes.count <= SegmentReader.damagePieceSize {
+               (bothWhole && last.bytes.count + region.bytes.count <= SegmentReader.damagePieceSize) || bothEmpty {
                 result[result.count - 1].bytes += region.bytes
                 result[result.count - 1].length += region.length
             } else {

@@ -5,6 +5,22 @@ import ShareQueueSystem
 struct Quarantine {
     let directory: QueueDirectory
 
+    /// The size past which the file keeps no more damaged bytes, only where damage was
+    /// and why: a producer could otherwise fill the disk with a sparse segment of zeros.
+    static let keptBytesLimit: Int64 = 64 << 20
+
+    /// `regions` as the file can keep them: those whose Base64 would take it past
+    /// ``keptBytesLimit`` lose their bytes (`keptBytes` 0), and adjacent ones without bytes are one entry.
+    func withinLimit(_ regions: [DamagedRegion]) throws(ShareQueueError) -> [DamagedRegion] {
+        var size = (try directory.status(of: QueueLayout.quarantine))?.size ?? 0
+        var kept = regions
+        for index in kept.indices {
+            let entry = Int64(kept[index].bytes.count + 2) / 3 * 4 + 512
+            if size + entry > Self.keptBytesLimit { kept[index].bytes = [] } else { size += entry }
+        }
+        return kept
+    }
+
     /// Appends one entry in a single write and makes it durable.
     func add(_ region: DamagedRegion, segment: String) throws(ShareQueueError) {
         try add([region], segment: segment)
@@ -19,7 +35,14 @@ struct Quarantine {
             let existed = try directory.folder.status(of: QueueLayout.quarantine) != nil
             let fd = try directory.folder.openOwnFile(QueueLayout.quarantine, .appendCreate)
             try fd.closeAfter { () throws(SystemError) in
-                for region in regions { try fd.writeAll(Self.entry(region, segment: segment)) }
+                let size = try fd.status().size
+                do throws(SystemError) {
+                    for region in regions { try fd.writeAll(Self.entry(region, segment: segment)) }
+                } catch {
+                    // No part of a line stays behind (a full disk, a file size limit): the next drain writes it whole.
+                    try? fd.truncate(to: size)
+                    throw error
+                }
                 try fd.synchronize(.quarantineData)
             }
             // A new file's name is durable before a checkpoint can move past what it holds.

@@ -12,6 +12,7 @@ extension DrainRun {
             while stop < damage.count && damage[stop].segment == segment { stop += 1 }
             var regions = DamagedRegion.merged(damage[start..<stop].map(\.region))
             if segmentHasOtherNames { for index in regions.indices { regions[index].bytes = [] } }
+            regions = DamagedRegion.merged(try Quarantine(directory: directory).withinLimit(regions))
             if let failure = Self.copyToQuarantine(regions, segment: segment, in: directory) {
                 // Recording progress needs no space; copying damage out does. Keep the segment instead.
                 guard failure.systemError?.isNoSpace == true else { throw failure }

@@ -293,7 +293,8 @@ public final class QueueAppender: @unchecked Sendable {
             }
         } catch { throw writeFailure(error) }
         guard let cut = torn.first?.offset else { return size }
-        try Quarantine(directory: directory).add(torn, segment: QueueLayout.pending)
+        let quarantine = Quarantine(directory: directory)
+        try quarantine.add(try quarantine.withinLimit(torn), segment: QueueLayout.pending)
         CrashPoint.reached(.appendRepairQuarantined)
         do { try file.truncate(to: cut) } catch { throw writeFailure(error) }
         return cut

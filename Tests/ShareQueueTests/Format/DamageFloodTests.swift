@@ -98,6 +98,25 @@ struct DamageFloodTests {
         return planted
     }
 
+    @Test("56 MiB of zeros after a record (a sparse file a hostile producer made): the record is delivered, and the quarantine file keeps bytes up to its 64 MiB limit and accounts for the rest")
+    func quarantineKeepsBytesUpToItsLimit() throws {
+        let queue = TestQueue()
+        let acknowledged = try queue.append(text: "before the hole")
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: queue.pendingPath))
+        let recordEnd = try handle.seekToEnd()
+        try handle.truncate(atOffset: recordEnd + (56 << 20))
+        try handle.close()
+        let drain = try queue.drain()
+        #expect(drain.status == 0, "\(drain.stderr)")
+        #expect(try ids(in: drain.stdout) == acknowledged)
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: queue.file("quarantine.log"))[.size] as? Int)
+        #expect(size <= (64 << 20) + (1 << 20), "quarantine.log holds \(size) bytes")
+        let entries = try queue.quarantine()
+        #expect(entries.reduce(0) { $0 + ($1["length"] as! Int) } == 56 << 20)
+        #expect(entries.contains { $0["keptBytes"] as? Int == 0 })
+        #expect(!queue.names().contains { $0.hasSuffix(".log") && $0 != "quarantine.log" && $0 != "pending.log" }, "\(queue.names())")
+    }
+
     @Test("Headers planted inside one another's payloads, each with a forged trailer, cost each byte about once")
     func nestedForgedHeaders() throws {
         let scratch = TemporaryDirectory()

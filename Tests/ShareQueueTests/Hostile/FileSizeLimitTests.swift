@@ -49,6 +49,23 @@ struct FileSizeLimitTests {
         #expect(try ids(in: try queue.drain().stdout) == acknowledged)
     }
 
+    @Test("Damage whose quarantine entry cannot be written whole: host-drain exits 74, leaves no part of a line, and the next drain sets it aside")
+    func quarantineLinePastTheLimit() throws {
+        let queue = TestQueue()
+        let acknowledged = try queue.append(text: "before the damage")
+        // 600 KiB of garbage: its entry, in Base64, is past the 512 KiB limit.
+        try queue.plant([UInt8](repeating: 0x2A, count: 600 << 10))
+        let limited = try Self.limited("host-drain", ["--dir", queue.path], in: queue.scratch)
+        #expect(limited.status == 74, "\(limited.stderr)")
+        #expect(limited.stderr.contains(queue.file("quarantine.log")), "\(limited.stderr)")
+        let partial = queue.bytes("quarantine.log")
+        #expect(partial.isEmpty || partial.last == 0x0A, "a part of a line was left: \(partial.count) bytes")
+        let drain = try queue.drain()
+        #expect(drain.status == 0, "\(drain.stderr)")
+        #expect(try ids(in: limited.stdout) + ids(in: drain.stdout) == acknowledged)
+        #expect(try queue.status()["quarantined"] as? Int ?? 0 >= 1)
+    }
+
     @Test("An attachment past the limit: share-append --attach exits 74 naming the copy, and leaves no copy")
     func largeAttachment() throws {
         let queue = TestQueue()
