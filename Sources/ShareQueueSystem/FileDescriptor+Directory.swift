@@ -8,6 +8,12 @@ import Darwin
 
 /// A descriptor of a directory: names looked up in it, not through a path.
 extension FileDescriptor {
+    /// Whether this process, by its effective user and groups, may read and write
+    /// the entry `name` in this directory. The corresponding C function is `faccessat` with `AT_EACCESS`.
+    package func mayReadAndWrite(_ name: String) -> Bool {
+        faccessat(rawValue, name, R_OK | W_OK, AT_EACCESS) == 0
+    }
+
     /// The status of the entry `name` in this directory, not following a
     /// symlink, or nil if there is none. Cheaper than `lstat` on a full path:
     /// only the last component is looked up. The corresponding C function is `fstatat`.

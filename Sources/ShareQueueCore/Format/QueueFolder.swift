@@ -80,6 +80,9 @@ final class QueueFolder: Sendable {
     /// The status of `name` itself, not following a symlink; nil if there is none.
     func status(of name: String) throws(SystemError) -> FileStatus? { try descriptor.linkStatus(of: name) }
 
+    /// Whether this process may read and write `name`, as the system would decide at an open.
+    func mayReadAndWrite(_ name: String) -> Bool { descriptor.mayReadAndWrite(name) }
+
     /// Removes `name`; a name already gone is not an error.
     func remove(_ name: String) throws(SystemError) { try descriptor.remove(name) }
 

@@ -80,6 +80,10 @@ public final class QueueDrainer: @unchecked Sendable {
         let drainLock = try takeDrainLock()
         defer { QueueLock.release(drainLock) }
         let letters = DeadLetters(directory: directory, warn: warn)
+        // What stands where letters being put back would be, and is no file of theirs, is moved out of the way.
+        if let status = try directory.status(of: QueueLayout.deadLettersRequeue), !status.isRegularFile || status.linkCount != 1 {
+            try moveAsideForeign(QueueLayout.deadLettersRequeue, "is not a regular file with one name")
+        }
         // Renamed first, so that a crash cannot leave a letter both queued and waiting.
         if try directory.status(of: QueueLayout.deadLettersRequeue) == nil {
             guard try directory.status(of: QueueLayout.deadLetters) != nil else { return 0 }
@@ -139,12 +143,17 @@ public final class QueueDrainer: @unchecked Sendable {
 
     /// Moves anything but a regular file with one name away from the paths
     /// of the files a drain writes, so that a planted symlink, FIFO or hard
-    /// link cannot stop every drain; the checkpoint then starts over, which
-    /// delivers again rather than loses.
+    /// link cannot stop every drain, nor a file another user of a shared queue
+    /// made that this drain may not read and write; the checkpoint then starts
+    /// over, which delivers again rather than loses.
     private func setAsideForeignFiles() throws(ShareQueueError) {
         for name in [QueueLayout.checkpoint, QueueLayout.quarantine, QueueLayout.deadLetters, QueueLayout.attempts] {
-            guard let status = try directory.status(of: name), !status.isRegularFile || status.linkCount != 1 else { continue }
-            try moveAsideForeign(name, "is not a regular file with one name")
+            guard let status = try directory.status(of: name) else { continue }
+            if !status.isRegularFile || status.linkCount != 1 {
+                try moveAsideForeign(name, "is not a regular file with one name")
+            } else if status.owner != Host.effectiveUserID && !directory.folder.mayReadAndWrite(name) {
+                try moveAsideForeign(name, "belongs to user \(status.owner) and this drain may not read and write it")
+            }
         }
         // The attachments and keys folders must be directories of the queue's own, not links to somewhere else.
         for name in [QueueLayout.attachments, QueueLayout.keys] {

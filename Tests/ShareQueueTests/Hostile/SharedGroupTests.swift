@@ -93,6 +93,36 @@ struct SharedGroupTests {
         #expect(snapshot(queue) == before)
     }
 
+    @Test("A group member's own files that the host may not read, at the drain's names and as a sealed segment, are moved aside: the host's drains go on",
+          .enabled(if: TestUsers.canRun, TestUsers.skipReason))
+    func membersUnreadableFilesAreMovedAside() throws {
+        guard TestUsers.require() else { return }
+        let scratch = TemporaryDirectory()
+        let queue = try sharedQueue(scratch)
+        #expect(try TestUsers.run(as: TestUsers.producer, "share-append", ["--dir", queue, "first"], in: scratch).status == 0)
+        #expect(try TestUsers.run(as: TestUsers.host, "host-drain", ["--dir", queue], in: scratch).status == 0)
+        // The second producer replaces the drain's files with her own, which only she may read, and plants a segment.
+        let names = ["checkpoint", "attempts", "quarantine.log", "dead-letters.log", "sealed-000000000099.log"]
+        let plant = "cd '\(queue)' && rm -f \(names.joined(separator: " ")) && umask 077 && for f in \(names.joined(separator: " ")); do echo mine > $f; done"
+            + " && mkdir dead-letters.requeue"
+        let planted = try run("/usr/bin/setpriv", ["--reuid=\(TestUsers.secondProducer)", "--regid=nogroup", "--init-groups", "/bin/sh", "-c", plant], in: scratch)
+        try #require(planted.status == 0, "\(planted.stderr)")
+        let appended = try TestUsers.run(as: TestUsers.producer, "share-append", ["--dir", queue, "second"], in: scratch)
+        #expect(appended.status == 0, "\(appended.stderr)")
+
+        let drain = try TestUsers.run(as: TestUsers.host, "host-drain", ["--dir", queue], in: scratch)
+        #expect(drain.status == 0, "\(drain.stderr)")
+        #expect(try ids(in: drain.stdout) == appended.lines)
+        for name in names {
+            #expect(drain.stderr.contains(queue + "/" + name + " belongs to user \(TestUsers.uid(TestUsers.secondProducer))"), "\(name): \(drain.stderr)")
+        }
+        let requeue = try TestUsers.run(as: TestUsers.host, "host-drain", ["--dir", queue, "--requeue-dead"], in: scratch)
+        #expect(requeue.status == 0, "\(requeue.stderr)")
+        #expect(requeue.stderr.contains("dead-letters.requeue is not a regular file"), "\(requeue.stderr)")
+        // What was moved aside is still there, for its owner.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: queue).filter { $0.hasPrefix("rejected-") }.count == names.count + 1)
+    }
+
     @Test("Root draining a queue only its owner can use leaves every file it creates to that owner",
           .enabled(if: TestUsers.canRun, TestUsers.skipReason))
     func rootLeavesTheOwnersFiles() throws {
