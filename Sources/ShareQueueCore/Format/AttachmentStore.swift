@@ -180,7 +180,8 @@ public struct AttachmentStore: Sendable {
 
     /// Whether `name` in `folder` is a regular file with the size and digest `attachment` promises.
     private static func holds(_ attachment: Attachment, at name: String, in folder: FileDescriptor) throws(SystemError) -> Bool {
-        let file = try folder.open(name, .readOnly)
+        let file: FileDescriptor
+        do { file = try folder.open(name, .readOnly) } catch where error.isUnexpectedFileType { return false }
         defer { file.close() }
         let status = try file.status()
         guard status.isRegularFile, status.size == attachment.size else { return false }
