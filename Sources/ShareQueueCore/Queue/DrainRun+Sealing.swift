@@ -15,10 +15,7 @@ extension DrainRun {
             return false
         }
         let lockPath = directory.appendLockPath
-        let lock: FileDescriptor
-        do { lock = try directory.folder.open(QueueLayout.appendLock, .lockFile) } catch {
-            throw ShareQueueError("cannot open the queue's lock file", path: lockPath, error, creating: true)
-        }
+        let lock = try drainer.openLockFile(QueueLayout.appendLock, failure: "cannot open the queue's lock file")
         defer { QueueLock.release(lock) }
         try QueueLock.take(lock, path: lockPath, seconds: max(options.waitSeconds, QueueLock.minimumSealWait), shouldStop: options.shouldStop,
                            busy: "the producers' lock is taken", consequence: "the pending records stay queued for the next drain")

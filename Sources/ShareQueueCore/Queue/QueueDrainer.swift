@@ -174,14 +174,24 @@ public final class QueueDrainer: @unchecked Sendable {
         warn("\(path) \(problem); moved it aside to \(target) \(unread)")
     }
 
+    /// Opens one of the queue's lock files, creating it if missing. Something else there (a
+    /// symlink, a directory) no process can lock, so it is moved aside and a file made in its place.
+    func openLockFile(_ name: String, failure: String) throws(ShareQueueError) -> FileDescriptor {
+        do { return try directory.folder.open(name, .lockFile) } catch where error.isUnexpectedFileType {
+            try moveAsideForeign(name, "is not a regular file", unread: "without following it")
+        } catch {
+            throw ShareQueueError(failure, path: directory.path(of: name), error, creating: true)
+        }
+        do { return try directory.folder.open(name, .lockFile) } catch {
+            throw ShareQueueError(failure, path: directory.path(of: name), error, creating: true)
+        }
+    }
+
     /// Takes the drain lock, waiting for another drainer at most `options.waitSeconds`.
     /// - Throws: `.tryAgain` naming the lock and, where the system can tell, the other drainer.
     private func takeDrainLock() throws(ShareQueueError) -> FileDescriptor {
         let path = directory.drainLockPath
-        let file: FileDescriptor
-        do { file = try directory.folder.open(QueueLayout.drainLock, .lockFile) } catch {
-            throw ShareQueueError("cannot take the drain lock", path: path, error, creating: true)
-        }
+        let file = try openLockFile(QueueLayout.drainLock, failure: "cannot take the drain lock")
         do {
             try QueueLock.take(file, path: path, seconds: options.waitSeconds, shouldStop: options.shouldStop,
                                busy: "another drain is running", consequence: "nothing was drained")

@@ -65,6 +65,31 @@ struct HostileFileTests {
         #expect(try String(contentsOfFile: victim, encoding: .utf8) == "precious")
     }
 
+    @Test("A symlink or a directory planted as a lock file is moved aside by a drain, which goes on; appends then go on too",
+          arguments: ["append.lock", "drain.lock"])
+    func lockFileThatIsNoFile(_ name: String) throws {
+        let scratch = TemporaryDirectory()
+        let queue = TestQueue(in: scratch)
+        var appended = try queue.appendLines(["a", "b"])
+        let victim = scratch.file("victim")
+        try Data("precious".utf8).write(to: URL(fileURLWithPath: victim))
+        for planted in ["symlink", "directory"] {
+            try FileManager.default.removeItem(atPath: queue.file(name))
+            if planted == "symlink" {
+                try FileManager.default.createSymbolicLink(atPath: queue.file(name), withDestinationPath: victim)
+            } else {
+                try FileManager.default.createDirectory(atPath: queue.file(name), withIntermediateDirectories: false)
+            }
+            let drain = try queue.drain()
+            #expect(drain.status == 0, "\(planted): \(drain.stderr)")
+            #expect(try ids(in: drain.stdout) == appended, "\(planted)")
+            #expect(drain.stderr.contains(queue.file(name) + " is not a regular file"), "\(drain.stderr)")
+            appended = try queue.appendLines(["after the \(planted)"])
+        }
+        #expect(try ids(in: queue.drain().stdout) == appended)
+        #expect(try String(contentsOfFile: victim, encoding: .utf8) == "precious")
+    }
+
     @Test("A hard link to the pending file does not cost its records; the other name is left alone")
     func hardLinkedPending() throws {
         let scratch = TemporaryDirectory()
