@@ -8,6 +8,9 @@ struct DamagedRegion: Sendable {
     var bytes: [UInt8]
     /// An incomplete append at the very end of the file: a writer died mid-write.
     let isTornTail: Bool
+    /// Whether it holds a whole, well-framed record (one that broke a record rule or failed an
+    /// attachment check): its bytes are kept whatever the quarantine file's limit.
+    var holdsRecord = false
 
     var end: Int64 { offset + length }
 
@@ -18,13 +21,15 @@ struct DamagedRegion: Sendable {
     static func merged(_ regions: [DamagedRegion]) -> [DamagedRegion] {
         var result: [DamagedRegion] = []
         for region in regions {
-            // Regions that keep all their bytes join up to a piece's size; regions that keep none, without a bound.
+            // Regions that keep all their bytes join up to a piece's size; regions that keep none and
+            // say the same, without a bound, since they cost a line whatever their length.
             let bothWhole = result.last.map { $0.bytes.count == Int($0.length) } == true && region.bytes.count == Int(region.length)
-            let bothEmpty = result.last?.bytes.isEmpty == true && region.bytes.isEmpty
+            let bothEmpty = result.last.map { $0.bytes.isEmpty && $0.reason == region.reason } == true && region.bytes.isEmpty
             if let last = result.last, last.end == region.offset, last.isTornTail == region.isTornTail,
                (bothWhole && last.bytes.count + region.bytes.count <= SegmentReader.damagePieceSize) || bothEmpty {
                 result[result.count - 1].bytes += region.bytes
                 result[result.count - 1].length += region.length
+                result[result.count - 1].holdsRecord = last.holdsRecord || region.holdsRecord
             } else {
                 result.append(region)
             }

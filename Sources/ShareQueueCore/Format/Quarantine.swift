@@ -5,18 +5,19 @@ import ShareQueueSystem
 struct Quarantine {
     let directory: QueueDirectory
 
-    /// The size past which the file keeps no more damaged bytes, only where damage was
-    /// and why: a producer could otherwise fill the disk with a sparse segment of zeros.
+    /// The size past which the file keeps no more bytes of damage that holds no whole record,
+    /// only where it was and why: a producer could otherwise fill the disk with a sparse segment of zeros.
     static let keptBytesLimit: Int64 = 64 << 20
 
-    /// `regions` as the file can keep them: those whose Base64 would take it past
-    /// ``keptBytesLimit`` lose their bytes (`keptBytes` 0), and adjacent ones without bytes are one entry.
+    /// `regions` as the file can keep them: damage that holds no whole record loses its bytes
+    /// (`keptBytes` 0) where its Base64 would take the file past ``keptBytesLimit``. A record set
+    /// aside whole (it broke a record rule, or failed an attachment check) always keeps its bytes.
     func withinLimit(_ regions: [DamagedRegion]) throws(ShareQueueError) -> [DamagedRegion] {
         var size = (try directory.status(of: QueueLayout.quarantine))?.size ?? 0
         var kept = regions
         for index in kept.indices {
             let entry = Int64(kept[index].bytes.count + 2) / 3 * 4 + 512
-            if size + entry > Self.keptBytesLimit { kept[index].bytes = [] } else { size += entry }
+            if size + entry > Self.keptBytesLimit && !kept[index].holdsRecord { kept[index].bytes = [] } else { size += entry }
         }
         return kept
     }

@@ -10,8 +10,9 @@ extension DrainRun {
             let segment = damage[start].segment
             var stop = start
             while stop < damage.count && damage[stop].segment == segment { stop += 1 }
-            var regions = DamagedRegion.merged(damage[start..<stop].map(\.region))
+            var regions = damage[start..<stop].map(\.region)
             if segmentHasOtherNames { for index in regions.indices { regions[index].bytes = [] } }
+            // Limited before joining, so that a record set aside keeps its bytes and damage next to it may not.
             regions = DamagedRegion.merged(try Quarantine(directory: directory).withinLimit(regions))
             if let failure = Self.copyToQuarantine(regions, segment: segment, in: directory) {
                 // Recording progress needs no space; copying damage out does. Keep the segment instead.

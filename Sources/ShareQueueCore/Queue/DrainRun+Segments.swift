@@ -102,7 +102,9 @@ extension DrainRun {
             // Set aside as the frame it was, byte for byte, like any other damage, so that it merges with its neighbours.
             var frame: [UInt8] = []
             Frame.append(payload: payload, to: &frame, last: !continued)
-            return .damaged(DamagedRegion(offset: offset, length: Int64(frame.count), reason: reason, bytes: frame, isTornTail: false),
+            var region = DamagedRegion(offset: offset, length: Int64(frame.count), reason: reason, bytes: frame, isTornTail: false)
+            region.holdsRecord = true
+            return .damaged(region,
                             segment: segment, end: end)
         }
         var record: Record

@@ -115,6 +115,22 @@ struct DamageFloodTests {
         #expect(entries.reduce(0) { $0 + ($1["length"] as! Int) } == 56 << 20)
         #expect(entries.contains { $0["keptBytes"] as? Int == 0 })
         #expect(!queue.names().contains { $0.hasSuffix(".log") && $0 != "quarantine.log" && $0 != "pending.log" }, "\(queue.names())")
+
+        // Past the limit, a record set aside whole still keeps its bytes; the garbage beside it does not.
+        // The file is filled to the limit exactly first, with a line of padding.
+        let padding = (64 << 20) - size - 1
+        try queue.plant(Array("{\"padding\":\"".utf8) + [UInt8](repeating: UInt8(ascii: "p"), count: padding - 15) + Array("\"}\n".utf8), after: "quarantine.log")
+        let garbage = [UInt8](repeating: UInt8(ascii: "g"), count: 1 << 20)
+        #expect(FileManager.default.createFile(atPath: queue.pendingPath, contents: Data(garbage)))
+        try queue.appendStored([Array(#"{"v":1,"id":"kept","date":"d","source":"s","kind":"text"}"#.utf8)])
+        try queue.plant(garbage)
+        let after = try queue.append(text: "after")
+        let second = try queue.drain()
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(try ids(in: second.stdout) == after)
+        let added = try queue.quarantine().dropFirst(entries.count + 1)
+        #expect(added.map { $0["keptBytes"] as? Int } == [0, added.dropFirst().first?["length"] as? Int, 0], "\(added)")
+        #expect((added.dropFirst().first?["reason"] as? String)?.contains("'text'") == true, "\(added)")
     }
 
     @Test("Headers planted inside one another's payloads, each with a forged trailer, cost each byte about once")
