@@ -119,7 +119,8 @@ public struct AttachmentStore: Sendable {
     /// to the host: written under a temporary name, checked against the record's
     /// size and digest as it is written, synced, then renamed into place. Never a
     /// hard link, which would share the file with whoever can still write the
-    /// queue's copy. The queue's copy stays until the record's delivery is recorded.
+    /// queue's copy, and never over a file the host has (see ``deliveredName(for:in:)``).
+    /// The queue's copy stays until the record's delivery is recorded.
     /// - Returns: the new absolute path, or the damage found in the queue's copy.
     /// - Throws: a failure that proves nothing about the attachment, such as a full disk.
     func deliver(_ attachment: Attachment, to destination: String) throws(ShareQueueError) -> Delivery {
@@ -159,29 +160,54 @@ public struct AttachmentStore: Sendable {
             return .damaged(problem)
         }
         CrashPoint.reached(.attachmentCopied)
+        let name: String?
         do throws(SystemError) {
-            // Never over a file the host has: a later record may name the file of one delivered before.
-            do { try folder.renameWithoutReplacing(temporary, to: attachment.file) } catch where error.isAlreadyExists {
-                try? folder.remove(temporary)
-                // The same bytes were delivered before (by this record, in a drain cut short before
-                // its checkpoint, or by another record that shares the file): they are where they are.
-                guard try Self.holds(attachment, at: attachment.file, in: folder) else {
-                    return .damaged("attachment \(attachment.file) has other bytes than the file of that name delivered before")
-                }
-            }
+            name = try Self.deliveredName(for: attachment, in: folder)
             try folder.synchronizeDirectory(.deliveredAttachmentEntry)
         } catch {
             try? folder.remove(temporary)
             throw failure(error)
         }
+        guard let name else {
+            try? folder.remove(temporary)
+            return .damaged("attachment \(attachment.file): the destination has \(Self.deliveredNames) files of its names with other bytes")
+        }
         CrashPoint.reached(.attachmentDelivered)
-        return .delivered(path: target)
+        return .delivered(path: FileSystem.absolute(destination) + "/" + name)
     }
 
-    /// Whether `name` in `folder` is a regular file with the size and digest `attachment` promises.
+    /// How many names a delivered attachment tries: `<file>`, then `<stem>-2<extension>` up to this.
+    static let deliveredNames = 100
+
+    /// Renames the checked copy `<file>.partial` in `folder` into place without replacing anything,
+    /// and returns its name. A record may name the file of one delivered before, or the host may have
+    /// changed what a drain cut short delivered: `<file>` is then used if it holds these very bytes
+    /// (a redelivery), and otherwise the first of `<stem>-2<extension>`, `<stem>-3<extension>`...
+    /// that is free or holds them, the stem and extension parted at the last dot.
+    /// - Returns: nil if all ``deliveredNames`` names hold other bytes.
+    private static func deliveredName(for attachment: Attachment, in folder: FileDescriptor) throws(SystemError) -> String? {
+        let temporary = attachment.file + ".partial"
+        let dot = attachment.file.lastIndex(of: ".").flatMap { $0 == attachment.file.startIndex ? nil : $0 } ?? attachment.file.endIndex
+        for number in 1...deliveredNames {
+            let name = number == 1 ? attachment.file : "\(attachment.file[..<dot])-\(number)\(attachment.file[dot...])"
+            do {
+                try folder.renameWithoutReplacing(temporary, to: name)
+                return name
+            } catch where error.isAlreadyExists {
+                if try holds(attachment, at: name, in: folder) {
+                    try? folder.remove(temporary)
+                    return name
+                }
+            }
+        }
+        return nil
+    }
+
+    /// Whether `name` in `folder` is a regular file with the size and digest `attachment` promises;
+    /// false too for one this process may not read.
     private static func holds(_ attachment: Attachment, at name: String, in folder: FileDescriptor) throws(SystemError) -> Bool {
         let file: FileDescriptor
-        do { file = try folder.open(name, .readOnly) } catch where error.isUnexpectedFileType { return false }
+        do { file = try folder.open(name, .readOnly) } catch where error.isUnexpectedFileType || error.isAccessDenied { return false }
         defer { file.close() }
         let status = try file.status()
         guard status.isRegularFile, status.size == attachment.size else { return false }

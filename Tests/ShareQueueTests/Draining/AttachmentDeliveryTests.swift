@@ -94,7 +94,7 @@ struct AttachmentDeliveryTests {
         #expect(SHA256.hex([UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))) == photo.sha256)
     }
 
-    @Test("A later record naming a delivered attachment's file replaces nothing the host received: other bytes are set aside, the same bytes share the file",
+    @Test("A later record naming a delivered attachment's file replaces nothing the host received: other bytes go to the next free name, the same bytes share the file",
           arguments: [0, 1])
     func deliveredFileIsNeverReplaced(first: Int) throws {
         let scratch = TemporaryDirectory()
@@ -103,7 +103,8 @@ struct AttachmentDeliveryTests {
         #expect(try queue.append(["--attach", photo.path, "photo"]).status == 0)
         let file = try FileManager.default.contentsOfDirectory(atPath: queue.file("attachments"))[0]
         #expect(try queue.drain(Self.firstSink(first, scratch)).status == 0)
-        let received = first == 0 ? scratch.file("received/" + file) : scratch.file("inbox.sqlite.attachments/" + file)
+        let destination = first == 0 ? scratch.file("received/") : scratch.file("inbox.sqlite.attachments/")
+        let received = destination + file
         #expect(SHA256.hex([UInt8](try Data(contentsOf: URL(fileURLWithPath: received)))) == photo.sha256)
 
         // Another producer copies a file of the same name into the queue, and a record naming it.
@@ -113,22 +114,41 @@ struct AttachmentDeliveryTests {
                 + "\"attachments\":[{\"name\":\"a.jpg\",\"file\":\"\(file)\",\"size\":\(bytes.count),\"sha256\":\"\(SHA256.hex(bytes))\",\"type\":\"image/jpeg\"}]}"
             try queue.appendStored([Array(record.utf8)])
         }
-        try plant(Array("replaced".utf8), id: "other-bytes")
-        let refused = try queue.drain(Self.firstSink(first, scratch))
-        #expect(refused.status == 0, "\(refused.stderr)")
+        try plant(Array("other bytes".utf8), id: "other-bytes")
+        let other = try queue.drain(Self.firstSink(first, scratch))
+        #expect(other.status == 0, "\(other.stderr)")
         #expect(SHA256.hex([UInt8](try Data(contentsOf: URL(fileURLWithPath: received)))) == photo.sha256)
-        #expect(try queue.status()["quarantined"] as? Int == 1)
+        let next = destination + file.replacingOccurrences(of: ".jpg", with: "-2.jpg")
+        #expect(FileManager.default.contents(atPath: next) == Data("other bytes".utf8))
+        if first == 0 { #expect((try jsonObjects(other.stdout)[0]["attachments"] as! [[String: Any]])[0]["path"] as? String == next) }
 
         // The same bytes again (a drain cut short before its checkpoint delivers them twice) are delivered where they are.
         try plant([UInt8](try Data(contentsOf: URL(fileURLWithPath: photo.path))), id: "same-bytes")
         let shared = try queue.drain(Self.firstSink(first, scratch))
         #expect(shared.status == 0, "\(shared.stderr)")
-        #expect(SHA256.hex([UInt8](try Data(contentsOf: URL(fileURLWithPath: received)))) == photo.sha256)
-        #expect(try queue.status()["quarantined"] as? Int == 1)
-        if first == 0 {
-            let path = (try jsonObjects(shared.stdout)[0]["attachments"] as! [[String: Any]])[0]["path"] as? String
-            #expect(path == received)
-        }
+        if first == 0 { #expect((try jsonObjects(shared.stdout)[0]["attachments"] as! [[String: Any]])[0]["path"] as? String == received) }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: destination).sorted() == [file, file.replacingOccurrences(of: ".jpg", with: "-2.jpg")].sorted())
+        #expect(try queue.status()["quarantined"] as? Int == 0)
+    }
+
+    @Test("A command that changes a delivered file and asks for a retry gets the record again, with a fresh copy beside its change")
+    func retryAfterTheHostChangedTheFile() throws {
+        let scratch = TemporaryDirectory()
+        let queue = TestQueue(in: scratch)
+        let photo = try AttachmentTests.makeFile(scratch, "photo.jpg", bytes: 1_000)
+        let appended = try queue.append(["--attach", photo.path, "photo"]).lines
+        let marker = scratch.file("tried")
+        // The first run writes into the file it was handed, then fails for a while (75); the second takes the batch.
+        let command = "input=$(cat); if [ ! -e '\(marker)' ]; then touch '\(marker)'; path=$(printf '%s' \"$input\" | sed 's/.*\"path\":\"\\([^\"]*\\)\".*/\\1/'); echo changed >> \"$path\"; exit 75; fi; printf '%s\\n' \"$input\" > '\(scratch.file("taken"))'"
+        let first = try queue.drain(["--attachments-to", scratch.file("received"), "--exec", command])
+        #expect(first.status == 75, "\(first.stderr)")
+        let second = try queue.drain(["--attachments-to", scratch.file("received"), "--exec", command])
+        #expect(second.status == 0, "\(second.stderr)")
+        let taken = try jsonObjects(Data(contentsOf: URL(fileURLWithPath: scratch.file("taken"))))
+        #expect(taken.map { $0["id"] as? String } == appended)
+        let path = try #require((taken.first?["attachments"] as? [[String: Any]])?.first?["path"] as? String)
+        #expect(SHA256.hex([UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))) == photo.sha256)
+        #expect(try queue.status()["quarantined"] as? Int == 0)
     }
 
     @Test("Two records naming one attachment file are both delivered: the queue's copy outlives the first while the second still names it",
