@@ -36,12 +36,16 @@ struct Quarantine {
             let existed = try directory.folder.status(of: QueueLayout.quarantine) != nil
             let fd = try directory.folder.openOwnFile(QueueLayout.quarantine, .appendCreate)
             try fd.closeAfter { () throws(SystemError) in
+                // A producer cutting a torn tail and a drain may both be adding entries: only a writer
+                // that holds the file's lock may cut back what it wrote, or it could cut the other's line.
+                let alone = (try? fd.lockExclusive(wait: false)) == true
+                defer { if alone { fd.unlock() } }
                 let size = try fd.status().size
                 do throws(SystemError) {
                     for region in regions { try fd.writeAll(Self.entry(region, segment: segment)) }
                 } catch {
                     // No part of a line stays behind (a full disk, a file size limit): the next drain writes it whole.
-                    try? fd.truncate(to: size)
+                    if alone { try? fd.truncate(to: size) }
                     throw error
                 }
                 try fd.synchronize(.quarantineData)

@@ -168,8 +168,20 @@ extension DrainRun {
                 if drained.hasAttachments { drained.record.attachments?.forEach { counts[ByteKey($0.file), default: 0] += 1 } }
             }
             laterReferences = (position, counts)
+            // The dead letters' files stay too; a letter that cannot be read might name any, so then every file stays.
+            var named: Set<ByteKey> = []
+            var unreadable = 0
+            let letters = DeadLetters(directory: directory, warn: drainer.warn)
+            for file in [QueueLayout.deadLetters, QueueLayout.deadLettersRequeue] {
+                unreadable += try letters.forEachRecord(in: file) { payload in
+                    (try? Record(jsonBytes: payload))?.attachments?.forEach { named.insert(ByteKey($0.file)) }
+                }
+            }
+            filesOfDeadLetters.formUnion(named)
+            if unreadable > 0 { keepsEveryAttachment = true }
         }
-        let unnamed = files.filter { laterReferences?.counts[ByteKey($0.file)] ?? 0 <= 0 }
+        guard !keepsEveryAttachment else { return }
+        let unnamed = files.filter { laterReferences?.counts[ByteKey($0.file)] ?? 0 <= 0 && !filesOfDeadLetters.contains(ByteKey($0.file)) }
         guard !unnamed.isEmpty else { return }
         // A checkpoint that a power cut took back would offer these records again without their files.
         try checkpoint.synchronize(.checkpointBeforeAttachmentRemoval)

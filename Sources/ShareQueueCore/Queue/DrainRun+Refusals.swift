@@ -33,6 +33,8 @@ extension DrainRun {
         for (letter, digest) in zip(letters, digests) {
             knownDeadLetters!.insert(digest)
             deadLettered.insert(ByteKey(letter.record.id))
+            // A dead letter names its files until it is put back: the queue's copies stay.
+            if letter.record.hasAttachments { letter.record.record.attachments?.forEach { filesOfDeadLetters.insert(ByteKey($0.file)) } }
         }
         summary.deadLettered += letters.count
     }

@@ -22,6 +22,10 @@ struct DrainRun {
     /// How many records past `from` name each attachment file, counted when this drain first
     /// removes one (`from` being the checkpoint then): a file is removed only with the last record that names it.
     var laterReferences: (from: DrainPosition, counts: [ByteKey: Int])?
+    /// The attachment files that dead letters name, this drain's and, once counted, those of the file.
+    var filesOfDeadLetters: Set<ByteKey> = []
+    /// Set when a dead letter could not be read while counting: it might name any file, so none is removed.
+    var keepsEveryAttachment = false
     /// Set when damaged data of the segment being read could not be copied to
     /// the quarantine file (a full disk): the segment is then kept whole instead of removed.
     var keepSegmentForDamage = false

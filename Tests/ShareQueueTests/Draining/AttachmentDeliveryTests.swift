@@ -169,4 +169,25 @@ struct AttachmentDeliveryTests {
         #expect(try queue.status()["quarantined"] as? Int == 0)
         #expect(!FileManager.default.fileExists(atPath: queue.file("attachments/" + file)), "the last record's delivery removes it")
     }
+
+    @Test("A file named by a record that becomes a dead letter and by one delivered stays for the letter, which comes back whole")
+    func sharedFileOutlivesADeliveredRecordForADeadLetter() throws {
+        let scratch = TemporaryDirectory()
+        let queue = TestQueue(in: scratch)
+        let photo = try AttachmentTests.makeFile(scratch, "photo.jpg", bytes: 1_000)
+        let refused = try queue.append(["--attach", photo.path, "refuse me"]).lines
+        let file = try FileManager.default.contentsOfDirectory(atPath: queue.file("attachments"))[0]
+        let record = "{\"v\":1,\"id\":\"second\",\"date\":\"2026-12-01T00:00:00.000Z\",\"source\":\"other\",\"kind\":\"file\","
+            + "\"attachments\":[{\"name\":\"a.jpg\",\"file\":\"\(file)\",\"size\":1000,\"sha256\":\"\(photo.sha256)\",\"type\":\"image/jpeg\"}]}"
+        try queue.appendStored([Array(record.utf8)])
+        let refusing = "if grep -q 'refuse me'; then exit 1; fi"
+        let drain = try queue.drain(["--attachments-to", scratch.file("received"), "--max-attempts", "1", "--exec", refusing])
+        #expect(drain.status == 0, "\(drain.stderr)")
+        #expect(FileManager.default.fileExists(atPath: queue.file("attachments/" + file)), "the dead letter's file was removed")
+        #expect(try queue.drain(["--requeue-dead"]).status == 0)
+        let again = try queue.drain(["--attachments-to", scratch.file("received")])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(try ids(in: again.stdout) == refused)
+        #expect(try queue.status()["quarantined"] as? Int == 0)
+    }
 }
