@@ -15,6 +15,12 @@ struct AttachmentDeliveryTests {
         index == 0 ? ["--attachments-to", scratch.file("received")] : ["--store", scratch.file("inbox.sqlite")]
     }
 
+    /// A record another producer wrote that names the queue's attachment file `file`, of `size` bytes with digest `sha256`.
+    static func record(id: String, naming file: String, size: Int, sha256: String) -> [UInt8] {
+        Array(("{\"v\":1,\"id\":\"\(id)\",\"date\":\"2026-12-01T00:00:00.000Z\",\"source\":\"other\",\"kind\":\"file\","
+            + "\"attachments\":[{\"name\":\"a.jpg\",\"file\":\"\(file)\",\"size\":\(size),\"sha256\":\"\(sha256)\",\"type\":\"image/jpeg\"}]}").utf8)
+    }
+
     /// A queue holding two records with attachments and one without.
     private func queueWithAttachments(_ scratch: TemporaryDirectory) throws -> (queue: TestQueue, ids: [String], digests: Set<String>) {
         let queue = TestQueue(in: scratch)
@@ -110,9 +116,7 @@ struct AttachmentDeliveryTests {
         // Another producer copies a file of the same name into the queue, and a record naming it.
         func plant(_ bytes: [UInt8], id: String) throws {
             try Data(bytes).write(to: URL(fileURLWithPath: queue.file("attachments/" + file)))
-            let record = "{\"v\":1,\"id\":\"\(id)\",\"date\":\"2026-12-01T00:00:00.000Z\",\"source\":\"other\",\"kind\":\"file\","
-                + "\"attachments\":[{\"name\":\"a.jpg\",\"file\":\"\(file)\",\"size\":\(bytes.count),\"sha256\":\"\(SHA256.hex(bytes))\",\"type\":\"image/jpeg\"}]}"
-            try queue.appendStored([Array(record.utf8)])
+            try queue.appendStored([Self.record(id: id, naming: file, size: bytes.count, sha256: SHA256.hex(bytes))])
         }
         try plant(Array("other bytes".utf8), id: "other-bytes")
         let other = try queue.drain(Self.firstSink(first, scratch))
@@ -160,9 +164,7 @@ struct AttachmentDeliveryTests {
         let appended = try queue.append(["--attach", photo.path, "photo"]).lines
         let file = try FileManager.default.contentsOfDirectory(atPath: queue.file("attachments"))[0]
         // A second record naming the same file, as a producer that reuses an attachment writes it.
-        let record = "{\"v\":1,\"id\":\"second\",\"date\":\"2026-12-01T00:00:00.000Z\",\"source\":\"other\",\"kind\":\"file\","
-            + "\"attachments\":[{\"name\":\"a.jpg\",\"file\":\"\(file)\",\"size\":1000,\"sha256\":\"\(photo.sha256)\",\"type\":\"image/jpeg\"}]}"
-        try queue.appendStored([Array(record.utf8)])
+        try queue.appendStored([Self.record(id: "second", naming: file, size: 1_000, sha256: photo.sha256)])
         let drain = try queue.drain(Self.firstSink(first, scratch) + ["--batch", "1"])
         #expect(drain.status == 0, "\(drain.stderr)")
         if first == 0 { #expect(try ids(in: drain.stdout) == appended + ["second"]) }
@@ -177,9 +179,7 @@ struct AttachmentDeliveryTests {
         let photo = try AttachmentTests.makeFile(scratch, "photo.jpg", bytes: 1_000)
         let refused = try queue.append(["--attach", photo.path, "refuse me"]).lines
         let file = try FileManager.default.contentsOfDirectory(atPath: queue.file("attachments"))[0]
-        let record = "{\"v\":1,\"id\":\"second\",\"date\":\"2026-12-01T00:00:00.000Z\",\"source\":\"other\",\"kind\":\"file\","
-            + "\"attachments\":[{\"name\":\"a.jpg\",\"file\":\"\(file)\",\"size\":1000,\"sha256\":\"\(photo.sha256)\",\"type\":\"image/jpeg\"}]}"
-        try queue.appendStored([Array(record.utf8)])
+        try queue.appendStored([Self.record(id: "second", naming: file, size: 1_000, sha256: photo.sha256)])
         let refusing = "if grep -q 'refuse me'; then exit 1; fi"
         let drain = try queue.drain(["--attachments-to", scratch.file("received"), "--max-attempts", "1", "--exec", refusing])
         #expect(drain.status == 0, "\(drain.stderr)")
