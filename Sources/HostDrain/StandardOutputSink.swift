@@ -17,8 +17,15 @@ struct StandardOutputSink: DrainSink {
     mutating func deliver(_ batch: DrainBatch) throws {
         out.removeAll(keepingCapacity: true)
         for record in batch.records { format.append(record, to: &out) }
-        try FileDescriptor.standardOutput.writeAll(out)
-        try FileDescriptor.standardOutput.synchronize(.standardOutput)
+        let output = FileDescriptor.standardOutput
+        // A file (not a pipe) is cut back to where the batch began if it cannot be written whole
+        // (a full disk, a file size limit): it then holds whole lines, and the batch comes again whole.
+        let start = output.endOfFileWrittenAt()
+        do { try output.writeAll(out) } catch {
+            if let start { output.cutBack(to: start) }
+            throw error
+        }
+        try output.synchronize(.standardOutput)
         SystemTrace.current?.mark(["delivered"] + batch.records.map(\.id))
     }
 }

@@ -131,6 +131,21 @@ extension FileDescriptor {
         SystemTrace.current?.synchronized(rawValue)
     }
 
+    /// Where the next write goes, when this is a regular file written at its end (as standard
+    /// output redirected to a file is); nil for anything else. The corresponding C functions are `fstat` and `lseek`.
+    package func endOfFileWrittenAt() -> Int64? {
+        guard let status = try? status(), status.isRegularFile else { return nil }
+        let offset = lseek(rawValue, 0, SEEK_CUR)
+        return offset >= 0 && Int64(offset) == status.size ? Int64(offset) : nil
+    }
+
+    /// Cuts the file back to `size` bytes and goes on writing there: what a failed write left after it
+    /// is gone. The corresponding C functions are `ftruncate` and `lseek`.
+    package func cutBack(to size: Int64) {
+        guard (try? truncate(to: size)) != nil else { return }
+        _ = lseek(rawValue, off_t(size), SEEK_SET)
+    }
+
     /// Cuts the file to `size` bytes. The corresponding C function is `ftruncate`.
     package func truncate(to size: Int64) throws(SystemError) {
         _ = try retryingOnInterrupt("ftruncate") { ftruncate(rawValue, off_t(size)) }

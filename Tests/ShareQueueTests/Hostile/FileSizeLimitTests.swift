@@ -66,6 +66,26 @@ struct FileSizeLimitTests {
         #expect(try queue.status()["quarantined"] as? Int ?? 0 >= 1)
     }
 
+    @Test("Standard output to a file past the limit: host-drain exits 74 or 75, the file holds whole lines, and the rest comes next time")
+    func standardOutputPastTheLimit() throws {
+        let queue = TestQueue()
+        let acknowledged = try queue.appendLines((1...8).map { "record \($0) " + String(repeating: "x", count: 100_000) })
+        let first = queue.scratch.file("first.jsonl")
+        var fileSizeSignal = sigset_t(), previous = sigset_t()
+        sigemptyset(&fileSizeSignal)
+        sigaddset(&fileSizeSignal, SIGXFSZ)
+        pthread_sigmask(SIG_UNBLOCK, &fileSizeSignal, &previous)
+        let limited = try run("/bin/sh", ["-c", "ulimit -f \(Self.limitBlocks); exec \"$0\" --dir \"$1\" --batch 1 > \"$2\"", Executables.path("host-drain"), queue.path, first],
+                              in: queue.scratch)
+        pthread_sigmask(SIG_SETMASK, &previous, nil)
+        #expect(limited.status == 74 || limited.status == 75, "\(limited.stderr)")
+        let written = try Data(contentsOf: URL(fileURLWithPath: first))
+        #expect(written.last == 0x0A, "a part of a line was left: \(written.count) bytes")
+        let rest = try queue.drain()
+        #expect(rest.status == 0, "\(rest.stderr)")
+        #expect(try ids(in: written) + ids(in: rest.stdout) == acknowledged)
+    }
+
     @Test("An attachment past the limit: share-append --attach exits 74 naming the copy, and leaves no copy")
     func largeAttachment() throws {
         let queue = TestQueue()
