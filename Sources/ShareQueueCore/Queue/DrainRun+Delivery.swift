@@ -156,41 +156,4 @@ extension DrainRun {
             firstUncommitted = 0
         }
     }
-
-    /// Removes the queue's copies of `files`, whose record the checkpoint now shows done, except
-    /// those a later record names too (a producer may name one file in several records).
-    private mutating func removeUnnamed(_ files: [Attachment], checkpoint position: DrainPosition) throws {
-        guard !files.isEmpty else { return }
-        if laterReferences == nil {
-            // Counted once, with the checkpoint past this record: the records the inspector reads are later ones.
-            var counts: [ByteKey: Int] = [:]
-            try QueueInspector(directory: directory).forEachPending { drained in
-                if drained.hasAttachments { drained.record.attachments?.forEach { counts[ByteKey($0.file), default: 0] += 1 } }
-            }
-            laterReferences = (position, counts)
-            // The dead letters' files stay too; a letter that cannot be read might name any, so then every file stays.
-            var named: Set<ByteKey> = []
-            var unreadable = 0
-            let letters = DeadLetters(directory: directory, warn: drainer.warn)
-            for file in [QueueLayout.deadLetters, QueueLayout.deadLettersRequeue] {
-                unreadable += try letters.forEachRecord(in: file) { payload in
-                    (try? Record(jsonBytes: payload))?.attachments?.forEach { named.insert(ByteKey($0.file)) }
-                }
-            }
-            filesOfDeadLetters.formUnion(named)
-            if unreadable > 0 { keepsEveryAttachment = true }
-        }
-        guard !keepsEveryAttachment else { return }
-        let unnamed = files.filter { laterReferences?.counts[ByteKey($0.file)] ?? 0 <= 0 && !filesOfDeadLetters.contains(ByteKey($0.file)) }
-        guard !unnamed.isEmpty else { return }
-        // A checkpoint that a power cut took back would offer these records again without their files.
-        try checkpoint.synchronize(.checkpointBeforeAttachmentRemoval)
-        unnamed.forEach(attachments.remove)
-    }
-
-    /// A record now done no longer names its files, if it was one of those counted in `laterReferences`.
-    private mutating func forgetReferences(of files: [Attachment], endingAt end: DrainPosition) {
-        guard let from = laterReferences?.from, end > from else { return }
-        for file in files { laterReferences?.counts[ByteKey(file.file), default: 0] -= 1 }
-    }
 }

@@ -1,0 +1,43 @@
+/// Which of the queue's attachment copies a drain may remove: a file goes with the last
+/// record that names it, and never while a dead letter names it.
+extension DrainRun {
+    /// Removes the queue's copies of `files`, whose record the checkpoint at `position` now
+    /// shows done, except those a later record or a dead letter names too.
+    mutating func removeUnnamed(_ files: [Attachment], checkpoint position: DrainPosition) throws {
+        guard !files.isEmpty else { return }
+        if laterReferences == nil { try countReferences(after: position) }
+        guard !keepsEveryAttachment else { return }
+        let unnamed = files.filter { laterReferences?.counts[ByteKey($0.file)] ?? 0 <= 0 && !filesOfDeadLetters.contains(ByteKey($0.file)) }
+        guard !unnamed.isEmpty else { return }
+        // A checkpoint that a power cut took back would offer these records again without their files.
+        try checkpoint.synchronize(.checkpointBeforeAttachmentRemoval)
+        unnamed.forEach(attachments.remove)
+    }
+
+    /// A record now done no longer names its files, if it was one of those counted in `laterReferences`.
+    mutating func forgetReferences(of files: [Attachment], endingAt end: DrainPosition) {
+        guard let from = laterReferences?.from, end > from else { return }
+        for file in files { laterReferences?.counts[ByteKey(file.file), default: 0] -= 1 }
+    }
+
+    /// Counts, once a drain, the records past `position` (the checkpoint) that name each
+    /// attachment file, and notes the files the dead letters name. A letter that cannot be
+    /// read might name any file, so then every file stays.
+    private mutating func countReferences(after position: DrainPosition) throws {
+        var counts: [ByteKey: Int] = [:]
+        try QueueInspector(directory: directory).forEachPending { drained in
+            if drained.hasAttachments { drained.record.attachments?.forEach { counts[ByteKey($0.file), default: 0] += 1 } }
+        }
+        laterReferences = (position, counts)
+        var named: Set<ByteKey> = []
+        var unreadable = 0
+        let letters = DeadLetters(directory: directory, warn: drainer.warn)
+        for file in [QueueLayout.deadLetters, QueueLayout.deadLettersRequeue] {
+            unreadable += try letters.forEachRecord(in: file) { payload in
+                (try? Record(jsonBytes: payload))?.attachments?.forEach { named.insert(ByteKey($0.file)) }
+            }
+        }
+        filesOfDeadLetters.formUnion(named)
+        if unreadable > 0 { keepsEveryAttachment = true }
+    }
+}
