@@ -26,7 +26,7 @@ build() {
     mkdir -p .build/fuzz/modules
     # The system layer as a module of its own, as in the package (with the
     # header-only C module it imports, found by -I); then the
-    # library's sources and the target as one module, so the target reaches
+    # library's sources (with CChecksum, found the same way) and the target as one module, so the target reaches
     # the library's internal entry points. The linker warns about every
     # sanitizer symbol it cannot export: shown only on failure.
     if ! { swiftc -sanitize=fuzzer,address -parse-as-library -O -wmo \
@@ -34,7 +34,7 @@ build() {
             -emit-module -emit-module-path .build/fuzz/modules/ShareQueueSystem.swiftmodule \
             -emit-object -o .build/fuzz/ShareQueueSystem.o Sources/ShareQueueSystem/*.swift &&
         swiftc -sanitize=fuzzer,address -parse-as-library -O \
-            -module-name ShareQueueCore -package-name ShareQueue -I .build/fuzz/modules -I Sources/CLinuxSystem \
+            -module-name ShareQueueCore -package-name ShareQueue -I .build/fuzz/modules -I Sources/CLinuxSystem -I Sources/CChecksum \
             $(find Sources/ShareQueueCore -name '*.swift') .build/fuzz/ShareQueueSystem.o \
             Tests/Fuzz/FuzzSupport.swift "Tests/Fuzz/$(file_of "$1")" \
             -o ".build/fuzz/$1"; } >".build/fuzz/$1.build.log" 2>&1; then
