@@ -175,10 +175,16 @@ public final class QueueDrainer: @unchecked Sendable {
     }
 
     /// Opens one of the queue's lock files, creating it if missing. Something else there (a
-    /// symlink, a directory) no process can lock, so it is moved aside and a file made in its place.
-    func openLockFile(_ name: String, failure: String) throws(ShareQueueError) -> FileDescriptor {
+    /// symlink, a directory) no process can lock, so it is moved aside and a file made in its
+    /// place; `guarded` runs the move, holding whatever keeps two drains from making two.
+    func openLockFile(_ name: String, failure: String,
+                      guarded: (() throws(ShareQueueError) -> Void) throws(ShareQueueError) -> Void = { move throws(ShareQueueError) in try move() }) throws(ShareQueueError) -> FileDescriptor {
         do { return try directory.folder.open(name, .lockFile) } catch where error.isUnexpectedFileType {
-            try moveAsideForeign(name, "is not a regular file", unread: "without following it")
+            try guarded { () throws(ShareQueueError) in
+                // Looked at again where the move is guarded: another drain may have made the file meanwhile.
+                guard let status = try directory.status(of: name), !status.isRegularFile else { return }
+                try moveAsideForeign(name, "is not a regular file", unread: "without following it")
+            }
         } catch {
             throw ShareQueueError(failure, path: directory.path(of: name), error, creating: true)
         }
@@ -191,7 +197,14 @@ public final class QueueDrainer: @unchecked Sendable {
     /// - Throws: `.tryAgain` naming the lock and, where the system can tell, the other drainer.
     private func takeDrainLock() throws(ShareQueueError) -> FileDescriptor {
         let path = directory.drainLockPath
-        let file = try openLockFile(QueueLayout.drainLock, failure: "cannot take the drain lock")
+        // Two drains that both found no file there must not each make one: the producers' lock guards the move.
+        let file = try openLockFile(QueueLayout.drainLock, failure: "cannot take the drain lock") { move throws(ShareQueueError) in
+            let producers = try openLockFile(QueueLayout.appendLock, failure: "cannot open the queue's lock file")
+            defer { QueueLock.release(producers) }
+            try QueueLock.take(producers, path: directory.appendLockPath, seconds: max(options.waitSeconds, QueueLock.minimumSealWait),
+                               shouldStop: options.shouldStop, busy: "the producers' lock is taken", consequence: "nothing was drained")
+            try move()
+        }
         do {
             try QueueLock.take(file, path: path, seconds: options.waitSeconds, shouldStop: options.shouldStop,
                                busy: "another drain is running", consequence: "nothing was drained")
