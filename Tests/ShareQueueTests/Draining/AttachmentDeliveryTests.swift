@@ -135,6 +135,25 @@ struct AttachmentDeliveryTests {
         #expect(try queue.status()["quarantined"] as? Int == 0)
     }
 
+    @Test("A symlink at the name an attachment is delivered under is neither followed nor a failure: the copy takes the next name")
+    func symlinkAtTheDeliveredName() throws {
+        let scratch = TemporaryDirectory()
+        let queue = TestQueue(in: scratch)
+        let photo = try AttachmentTests.makeFile(scratch, "photo.jpg", bytes: 1_000)
+        let appended = try queue.append(["--attach", photo.path, "photo"]).lines
+        let file = try FileManager.default.contentsOfDirectory(atPath: queue.file("attachments"))[0]
+        let victim = scratch.file("victim")
+        try Data("precious".utf8).write(to: URL(fileURLWithPath: victim))
+        try FileManager.default.createDirectory(atPath: scratch.file("received"), withIntermediateDirectories: false)
+        try FileManager.default.createSymbolicLink(atPath: scratch.file("received/" + file), withDestinationPath: victim)
+        let drain = try queue.drain(["--attachments-to", scratch.file("received")])
+        #expect(drain.status == 0, "\(drain.stderr)")
+        #expect(try ids(in: drain.stdout) == appended)
+        let path = (try jsonObjects(drain.stdout)[0]["attachments"] as! [[String: Any]])[0]["path"] as? String
+        #expect(path == scratch.file("received/" + file.replacingOccurrences(of: ".jpg", with: "-2.jpg")))
+        #expect(try String(contentsOfFile: victim, encoding: .utf8) == "precious")
+    }
+
     @Test("A command that changes a delivered file and asks for a retry gets the record again, with a fresh copy beside its change")
     func retryAfterTheHostChangedTheFile() throws {
         let scratch = TemporaryDirectory()
