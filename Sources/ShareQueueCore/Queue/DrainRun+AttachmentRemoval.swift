@@ -21,23 +21,30 @@ extension DrainRun {
     }
 
     /// Counts, once a drain, the records past `position` (the checkpoint) that name each
-    /// attachment file, and notes the files the dead letters name. A letter that cannot be
+    /// attachment file, and notes the files the dead letters name; a letter that cannot be
     /// read might name any file, so then every file stays.
     private mutating func countReferences(after position: DrainPosition) throws {
-        var counts: [ByteKey: Int] = [:]
+        let references = try attachmentReferences()
+        laterReferences = (position, references?.pending ?? [:])
+        filesOfDeadLetters.formUnion(references?.deadLetters ?? [])
+        if references == nil { keepsEveryAttachment = true }
+    }
+
+    /// What names the queue's attachment files: how many pending records name each, and
+    /// which files dead letters name; nil if a dead letter cannot be read (it might name any).
+    func attachmentReferences() throws -> (pending: [ByteKey: Int], deadLetters: Set<ByteKey>)? {
+        var pending: [ByteKey: Int] = [:]
         try QueueInspector(directory: directory).forEachPending { drained in
-            if drained.hasAttachments { drained.record.attachments?.forEach { counts[ByteKey($0.file), default: 0] += 1 } }
+            if drained.hasAttachments { drained.record.attachments?.forEach { pending[ByteKey($0.file), default: 0] += 1 } }
         }
-        laterReferences = (position, counts)
-        var named: Set<ByteKey> = []
-        var unreadable = 0
+        var deadLetters: Set<ByteKey> = []
         let letters = DeadLetters(directory: directory, warn: drainer.warn)
         for file in [QueueLayout.deadLetters, QueueLayout.deadLettersRequeue] {
-            unreadable += try letters.forEachRecord(in: file) { payload in
-                (try? Record(jsonBytes: payload))?.attachments?.forEach { named.insert(ByteKey($0.file)) }
+            let unreadable = try letters.forEachRecord(in: file) { payload in
+                (try? Record(jsonBytes: payload))?.attachments?.forEach { deadLetters.insert(ByteKey($0.file)) }
             }
+            if unreadable > 0 { return nil }
         }
-        filesOfDeadLetters.formUnion(named)
-        if unreadable > 0 { keepsEveryAttachment = true }
+        return (pending, deadLetters)
     }
 }

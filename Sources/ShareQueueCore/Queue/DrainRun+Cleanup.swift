@@ -13,9 +13,10 @@ extension DrainRun {
     }
 
     /// Moves a file that is not what the queue wrote (a symlink, a FIFO, a
-    /// file with other names) out of the way without following or reading it.
-    mutating func setAsideFile(_ name: String) throws {
-        try drainer.moveAsideForeign(name, "is not a regular file with one name")
+    /// file with other names, another user's that this drain may not read)
+    /// out of the way without following or reading it.
+    mutating func setAsideFile(_ name: String, _ problem: String = "is not a regular file with one name") throws {
+        try drainer.moveAsideForeign(name, problem)
         summary.quarantined += 1
     }
 
@@ -31,23 +32,9 @@ extension DrainRun {
         store.removeStaleTemporaries(olderThan: QueueDrainer.staleAge)
         let stale = store.staleFiles(olderThan: QueueDrainer.staleAge)
         guard !stale.isEmpty else { return }
-        var referenced: Set<ByteKey> = []
-        do {
-            try QueueInspector(directory: directory).forEachPending { drained in
-                if drained.hasAttachments { drained.record.attachments?.forEach { referenced.insert(ByteKey($0.file)) } }
-            }
-            let letters = DeadLetters(directory: directory, warn: drainer.warn)
-            for file in [QueueLayout.deadLetters, QueueLayout.deadLettersRequeue] {
-                let skipped = try letters.forEachRecord(in: file) { payload in
-                    (try? Record(jsonBytes: payload))?.attachments?.forEach { referenced.insert(ByteKey($0.file)) }
-                }
-                // A damaged letter might refer to any of them.
-                if skipped > 0 { return }
-            }
-        } catch {
-            return  // When in doubt, keep them.
-        }
-        store.removeFiles(stale.filter { !referenced.contains(ByteKey($0)) })
+        // When in doubt (a failure to read, a damaged letter), keep them.
+        guard let references = try? attachmentReferences() else { return }
+        store.removeFiles(stale.filter { references.pending[ByteKey($0)] == nil && !references.deadLetters.contains(ByteKey($0)) })
     }
 
     /// Removes the regular files of `folder` whose names `isTemporary` accepts and

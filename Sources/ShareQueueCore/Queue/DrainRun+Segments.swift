@@ -15,8 +15,7 @@ extension DrainRun {
             if error.isUnexpectedFileType { try setAsideFile(name); return true }
             // Another user's segment that this drain may not read would stop every drain at it: its owner keeps it, aside.
             if error.isAccessDenied, let status = try? directory.status(of: name), status.owner != Host.effectiveUserID {
-                try drainer.moveAsideForeign(name, "belongs to user \(status.owner) and this drain may not read it")
-                summary.quarantined += 1
+                try setAsideFile(name, "belongs to user \(status.owner) and this drain may not read it")
                 return true
             }
             throw ReadFailure.error("cannot open a sealed segment", path: path, error)

@@ -93,8 +93,8 @@ public final class QueueDrainer: @unchecked Sendable {
         }
         // A requeue that died after appending left the file: skip what it already put back, known
         // by its bytes, not its id, which any producer can give another record (the letters show it).
-        var queued: Set<[UInt32]> = []
-        try QueueInspector(directory: directory).forEachPending { queued.insert(Self.digest(of: $0.storedJSON)) }
+        var queued: Set<DeadLetters.StoredDigest> = []
+        try QueueInspector(directory: directory).forEachPending { queued.insert(DeadLetters.StoredDigest($0.storedJSON)) }
         // Records are put back as they were taken, whatever limit the producer used, in atomic appends of at most 16 MiB.
         var options = AppendOptions()
         options.maxRecordBytes = Frame.maximumPayloadSize
@@ -106,7 +106,7 @@ public final class QueueDrainer: @unchecked Sendable {
         var count = 0
         // Read a letter at a time: the file may be far larger than memory.
         let skipped = try letters.forEachRecord(in: QueueLayout.deadLettersRequeue) { payload throws(ShareQueueError) in
-            if queued.contains(Self.digest(of: payload)) { return }
+            if queued.contains(DeadLetters.StoredDigest(payload)) { return }
             let summary = try? RecordSummary(jsonBytes: payload)
             if !chunk.isEmpty && chunkBytes + payload.count + Frame.overhead > Frame.maximumBatchSize {
                 try appender.appendStored(chunk, forgetting: chunkKeys)
@@ -132,13 +132,6 @@ public final class QueueDrainer: @unchecked Sendable {
             try? directory.folder.remove(QueueLayout.deadLettersRequeue)
         }
         return count
-    }
-
-    /// The SHA-256 of a record's stored bytes: no producer can make another record match a letter's.
-    private static func digest(of bytes: [UInt8]) -> [UInt32] {
-        var hasher = SHA256()
-        hasher.update(bytes)
-        return hasher.finishWords()
     }
 
     /// Moves anything but a regular file with one name away from the paths
@@ -176,13 +169,17 @@ public final class QueueDrainer: @unchecked Sendable {
 
     /// Opens one of the queue's lock files, creating it if missing. Something else there (a
     /// symlink, a directory) no process can lock, so it is moved aside and a file made in its
-    /// place; `guarded` runs the move, holding whatever keeps two drains from making two.
-    func openLockFile(_ name: String, failure: String,
-                      guarded: (() throws(ShareQueueError) -> Void) throws(ShareQueueError) -> Void = { move throws(ShareQueueError) in try move() }) throws(ShareQueueError) -> FileDescriptor {
+    /// place, under the producers' lock when `guarded`, so that two drains cannot each make one.
+    func openLockFile(_ name: String, failure: String, guarded: Bool = false) throws(ShareQueueError) -> FileDescriptor {
         do { return try directory.folder.open(name, .lockFile) } catch where error.isUnexpectedFileType {
-            try guarded { () throws(ShareQueueError) in
-                // Looked at again where the move is guarded: another drain may have made the file meanwhile.
-                guard let status = try directory.status(of: name), !status.isRegularFile else { return }
+            if guarded {
+                let producers = try openLockFile(QueueLayout.appendLock, failure: "cannot open the queue's lock file")
+                defer { QueueLock.release(producers) }
+                try QueueLock.take(producers, path: directory.appendLockPath, seconds: max(options.waitSeconds, QueueLock.minimumSealWait),
+                                   shouldStop: options.shouldStop, busy: "the producers' lock is taken", consequence: "nothing was drained")
+            }
+            // Looked at again: another drain may have made the file meanwhile.
+            if let status = try directory.status(of: name), !status.isRegularFile {
                 try moveAsideForeign(name, "is not a regular file", unread: "without following it")
             }
         } catch {
@@ -197,14 +194,7 @@ public final class QueueDrainer: @unchecked Sendable {
     /// - Throws: `.tryAgain` naming the lock and, where the system can tell, the other drainer.
     private func takeDrainLock() throws(ShareQueueError) -> FileDescriptor {
         let path = directory.drainLockPath
-        // Two drains that both found no file there must not each make one: the producers' lock guards the move.
-        let file = try openLockFile(QueueLayout.drainLock, failure: "cannot take the drain lock") { move throws(ShareQueueError) in
-            let producers = try openLockFile(QueueLayout.appendLock, failure: "cannot open the queue's lock file")
-            defer { QueueLock.release(producers) }
-            try QueueLock.take(producers, path: directory.appendLockPath, seconds: max(options.waitSeconds, QueueLock.minimumSealWait),
-                               shouldStop: options.shouldStop, busy: "the producers' lock is taken", consequence: "nothing was drained")
-            try move()
-        }
+        let file = try openLockFile(QueueLayout.drainLock, failure: "cannot take the drain lock", guarded: true)
         do {
             try QueueLock.take(file, path: path, seconds: options.waitSeconds, shouldStop: options.shouldStop,
                                busy: "another drain is running", consequence: "nothing was drained")
