@@ -5,7 +5,7 @@ Given a queue directory, it predicts what one drain of the whole queue
 (`host-drain --dir QUEUE`, JSON Lines on standard output) delivers and what it
 sets aside, without changing anything:
 
-    python3 Tests/Conformance/reader.py QUEUE [--coalesce] [--set-aside FILE]
+    python3 Tests/Conformance/reader.py QUEUE [--coalesce] [--max-attachment-bytes N] [--set-aside FILE]
 
 Standard output gets the predicted deliveries, one JSON Lines record a line,
 exactly as the drain prints them (an attachment's `path` names the file in
@@ -29,6 +29,7 @@ MOR = b"\xffMOR"
 MAX_PAYLOAD = 16 << 20  # §5
 MAX_APPEND = 16 << 20  # §5
 PIECE = 1 << 20  # §6.2
+MAX_ATTACHMENT = 256 << 20  # §7.3, a drain's limit by default
 LARGEST_SEGMENT = 999_999_999_999_999  # §4
 LARGEST_NUMBER = 999_999_999_999_999_999  # §10.2
 
@@ -552,7 +553,7 @@ def newer_or_equal(a, b):
 
 # A drain.
 
-def drain(queue, coalesce=False):
+def drain(queue, coalesce=False, max_attachment=MAX_ATTACHMENT):
     check_format(queue)
     sealed = list_segments(queue)
     segment, offset = read_checkpoint(queue, sealed)
@@ -582,6 +583,9 @@ def drain(queue, coalesce=False):
             members = parse_record(payload)
             fields = check_record(members) if members is not None else None
             if fields is not None and fields.get("attachments"):
+                # §7.3: over the drain's limit, a dead letter, its files unread; it neither supersedes nor is delivered.
+                if any(int(last(e)["size"][1]) > max_attachment for e in fields["attachments"]):
+                    continue
                 if not all(attachment_ok(queue, last(e)) for e in fields["attachments"]):
                     fields = None
             if fields is None:
@@ -617,15 +621,21 @@ def drain(queue, coalesce=False):
     return delivered, set_aside
 
 
+def option_value(arguments, name):
+    """The value after `name`, and the arguments without both."""
+    if name not in arguments:
+        return None, arguments
+    index = arguments.index(name)
+    return arguments[index + 1], arguments[:index] + arguments[index + 2:]
+
+
 def main(arguments):
     coalesce = "--coalesce" in arguments
-    set_aside_file = None
-    if "--set-aside" in arguments:
-        set_aside_file = arguments[arguments.index("--set-aside") + 1]
-        arguments = [a for i, a in enumerate(arguments) if a != "--set-aside" and (i == 0 or arguments[i - 1] != "--set-aside")]
+    set_aside_file, arguments = option_value(arguments, "--set-aside")
+    max_attachment, arguments = option_value(arguments, "--max-attachment-bytes")
     queue = [a for a in arguments if a != "--coalesce"][0]
     try:
-        delivered, set_aside = drain(queue, coalesce)
+        delivered, set_aside = drain(queue, coalesce, int(max_attachment) if max_attachment else MAX_ATTACHMENT)
     except Refused:
         return 78
     sys.stdout.buffer.write(b"".join(line + b"\n" for line in delivered))

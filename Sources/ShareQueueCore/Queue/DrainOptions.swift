@@ -20,12 +20,17 @@ public struct DrainOptions: Sendable {
     /// Where attachments go (created if missing); nil leaves them in the queue
     /// and gives records the path of the queue's copy.
     public var attachmentsDestination: String? = nil
+    /// The largest attachment a drain reads, in bytes. A record's `size` for its attachment
+    /// is its producer's word, and a drain reads what it checks whole: a record naming a
+    /// larger one goes to the dead letters unread, its files kept, so that a drain with a
+    /// higher limit delivers it once ``QueueDrainer/requeueDeadLetters()`` puts it back.
+    public var maxAttachmentBytes = Attachment.defaultMaxBytes
     /// A record refused this many times goes to the dead-letter file.
     public var maxAttempts = 5
     /// Asked after every batch; true ends the drain there, with the checkpoint recorded.
     public var shouldStop: (@Sendable () -> Bool)? = nil
 
     /// The defaults: batches of 1000 records or 4 MiB, no limit, no waiting,
-    /// no coalescing, attachments left in the queue, five attempts.
+    /// no coalescing, attachments left in the queue and read up to 256 MiB each, five attempts.
     public init() {}
 }

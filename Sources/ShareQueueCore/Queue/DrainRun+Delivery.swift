@@ -147,6 +147,9 @@ extension DrainRun {
                 try removeUnnamed(files.filter { !filesOfNewest.contains(ByteKey($0.file)) }, checkpoint: position)
             case .damaged:
                 summary.quarantined += 1
+            case .deadLettered:
+                // Counted when it was set aside; its letter keeps naming its files.
+                break
             }
         }
         try clearAttempts(done)

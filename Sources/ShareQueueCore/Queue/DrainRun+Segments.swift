@@ -123,6 +123,9 @@ extension DrainRun {
             do { record = try Record(jsonBytes: payload) } catch { return damaged(error.message) }
         }
         if var list = record.attachments {
+            if let large = list.first(where: { $0.size > options.maxAttachmentBytes }) {
+                return try deadLetterUnread(DrainedRecord(record: record, storedJSON: payload, end: end), naming: large)
+            }
             for index in list.indices {
                 if let destination = options.attachmentsDestination {
                     switch try attachments.deliver(list[index], to: destination) {
@@ -141,10 +144,23 @@ extension DrainRun {
 
     /// A record of a key whose newest record is another: superseded if its attachments pass their
     /// checks, set aside as damage if not (§7.3), as it would be without coalescing.
-    private func supersede(_ drained: DrainedRecord, _ damaged: (String) -> BatchItem) throws -> BatchItem {
-        for attachment in drained.hasAttachments ? drained.record.attachments ?? [] : [] {
+    private mutating func supersede(_ drained: DrainedRecord, _ damaged: (String) -> BatchItem) throws -> BatchItem {
+        let files = drained.hasAttachments ? drained.record.attachments ?? [] : []
+        if let large = files.first(where: { $0.size > options.maxAttachmentBytes }) { return try deadLetterUnread(drained, naming: large) }
+        for attachment in files {
             if let problem = try attachments.problem(with: attachment) { return damaged(problem) }
         }
         return .superseded(drained)
+    }
+
+    /// A record naming an attachment over ``DrainOptions/maxAttachmentBytes``: moved to the
+    /// dead letters before the records around it are delivered, without reading the file,
+    /// which may be a sparse terabyte that costs its producer nothing. A drain killed before its
+    /// checkpoint passes the record finds its letter already written (§13) and adds none.
+    private mutating func deadLetterUnread(_ drained: DrainedRecord, naming large: Attachment) throws -> BatchItem {
+        let reason = "attachment \(large.file) is \(large.size) bytes, over the drain's limit of \(options.maxAttachmentBytes) (--max-attachment-bytes)"
+        try deadLetter([DeadLetters.Letter(record: drained, attempts: 0, error: reason)])
+        drainer.warn("record \(DeadLetters.quoted(drained.id)) moved to the dead letters unread: \(reason)")
+        return .deadLettered(drained)
     }
 }

@@ -15,6 +15,10 @@ public struct Attachment: Sendable, Hashable, Codable {
     /// Where the host can read the file after delivery (absolute); absent in the queue.
     public var path: String?
 
+    /// The largest attachment `share-append` copies in and a drain reads, unless told
+    /// otherwise: 256 MiB. One default for both, so that a drain delivers what a producer may write.
+    public static let defaultMaxBytes: Int64 = 256 << 20
+
     /// An attachment with these fields; producers get one from
     /// ``AttachmentStore/add(copyOf:maxBytes:)`` instead, which makes the copy it describes.
     /// - Parameters:
