@@ -170,6 +170,30 @@ struct SegmentReader {
         let stop = found ?? (atEndOfFile ? end : max(start + 1, end - 3))
         addDamage(buffer[start..<stop], at: position, reason: reason, tornTail: false)
         consume(stop - start)
+        if found == nil && !atEndOfFile { try skipHole(reason: reason) }
+    }
+
+    /// The reason given for a hole set aside unread.
+    static let holeReason = "a hole in a sparse file: bytes never written, which read as zeros"
+
+    /// Past damage, a hole of a sparse file holds zeros by the file system's word, and zeros
+    /// begin no frame: the hole is set aside as one region without its bytes, unread, so that a
+    /// segment of holes as large as a disk, which costs its writer nothing, costs a drain one
+    /// `lseek` instead of hours of reading zeros. Damage that is read keeps its bytes.
+    private mutating func skipHole(reason: String) throws(SystemError) {
+        let next = position + Int64(end - start)
+        let size = try file.status().size
+        guard next < size else { return }
+        let hole = (try file.nextData(from: next) ?? size) - next
+        guard hole > 0 else { return }
+        // The few bytes kept because they might begin a header: before zeros they begin none.
+        addDamage(buffer[start..<end], at: position, reason: reason, tornTail: false)
+        consume(end - start)
+        reportDamage()
+        ready.append(.damaged(DamagedRegion(offset: position, length: hole, reason: Self.holeReason, bytes: [], isTornTail: false)))
+        position += hole
+        start = 0
+        end = 0
     }
 
     /// Adds bytes that follow the open damage to it, reporting each piece that fills up.

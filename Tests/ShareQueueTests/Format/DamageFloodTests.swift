@@ -98,14 +98,12 @@ struct DamageFloodTests {
         return planted
     }
 
-    @Test("56 MiB of zeros after a record (a sparse file a hostile producer made): the record is delivered, and the quarantine file keeps bytes up to its 64 MiB limit and accounts for the rest")
+    @Test("56 MiB of zeros after a record, written: the record is delivered, and the quarantine file keeps bytes up to its 64 MiB limit and accounts for the rest")
     func quarantineKeepsBytesUpToItsLimit() throws {
         let queue = TestQueue()
-        let acknowledged = try queue.append(text: "before the hole")
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: queue.pendingPath))
-        let recordEnd = try handle.seekToEnd()
-        try handle.truncate(atOffset: recordEnd + (56 << 20))
-        try handle.close()
+        let acknowledged = try queue.append(text: "before the zeros")
+        // Written, not a hole: a hole is set aside unread (terabyteHoleIsSetAsideUnread).
+        try queue.plant([UInt8](repeating: 0, count: 56 << 20))
         let drain = try queue.drain()
         #expect(drain.status == 0, "\(drain.stderr)")
         #expect(try ids(in: drain.stdout) == acknowledged)
@@ -131,6 +129,29 @@ struct DamageFloodTests {
         let added = try queue.quarantine().dropFirst(entries.count + 1)
         #expect(added.map { $0["keptBytes"] as? Int } == [0, added.dropFirst().first?["length"] as? Int, 0], "\(added)")
         #expect((added.dropFirst().first?["reason"] as? String)?.contains("'text'") == true, "\(added)")
+    }
+
+    @Test("A terabyte hole in a segment, which costs a hostile producer nothing, is set aside unread in an entry of its own, and the records on both sides of it are delivered")
+    func terabyteHoleIsSetAsideUnread() throws {
+        let scratch = TemporaryDirectory()
+        let queue = TestQueue(in: scratch)
+        let before = try queue.append(text: "before the hole")
+        let hole: UInt64 = 1 << 40
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: queue.pendingPath))
+        try handle.truncate(atOffset: try handle.seekToEnd() + hole)
+        try handle.close()
+        // A record past the hole, framed as a producer would (share-append refuses a file this large).
+        var frame: [UInt8] = []
+        Frame.append(payload: Array(#"{"v":1,"id":"after-the-hole","date":"2026-12-02T00:00:00.000Z","source":"s","kind":"text","text":"after"}"#.utf8), to: &frame, last: true)
+        try queue.plant(frame)
+        // Read, a terabyte of zeros takes more than an hour.
+        let drain = try run("/usr/bin/timeout", ["-s", "KILL", "60", Executables.path("host-drain"), "--dir", queue.path], in: scratch)
+        #expect(drain.status == 0, "\(drain.stderr)")
+        #expect(try ids(in: drain.stdout) == before + ["after-the-hole"])
+        let entries = try queue.quarantine()
+        #expect(entries.reduce(0) { $0 + ($1["length"] as! Int) } == Int(hole))
+        #expect(entries.contains { $0["keptBytes"] as? Int == 0 && ($0["length"] as! Int) > Int(hole) / 2 && $0["reason"] as? String == SegmentReader.holeReason }, "\(entries)")
+        #expect(entries.reduce(0) { $0 + ($1["keptBytes"] as! Int) } <= 1 << 20)
     }
 
     @Test("Headers planted inside one another's payloads, each with a forged trailer, cost each byte about once")
