@@ -85,7 +85,8 @@ public final class QueueDrainer: @unchecked Sendable {
             try moveAsideForeign(QueueLayout.deadLettersRequeue, "is not a regular file with one name")
         }
         // Renamed first, so that a crash cannot leave a letter both queued and waiting.
-        if try directory.status(of: QueueLayout.deadLettersRequeue) == nil {
+        let resuming = try directory.status(of: QueueLayout.deadLettersRequeue) != nil
+        if !resuming {
             guard try directory.status(of: QueueLayout.deadLetters) != nil else { return 0 }
             do { try directory.folder.rename(QueueLayout.deadLetters, to: QueueLayout.deadLettersRequeue) } catch {
                 throw ShareQueueError("cannot take the dead letters", path: letters.path, error)
@@ -93,8 +94,10 @@ public final class QueueDrainer: @unchecked Sendable {
         }
         // A requeue that died after appending left the file: skip what it already put back, known
         // by its bytes, not its id, which any producer can give another record (the letters show it).
+        // Only then: a pending copy of a letter's bytes may be any producer's, appended to take the
+        // letter's place and spoiled once it has, so a fresh requeue puts every letter back.
         var queued: Set<DeadLetters.StoredDigest> = []
-        try QueueInspector(directory: directory).forEachPending { queued.insert(DeadLetters.StoredDigest($0.storedJSON)) }
+        if resuming { try QueueInspector(directory: directory).forEachPending { queued.insert(DeadLetters.StoredDigest($0.storedJSON)) } }
         // Records are put back as they were taken, whatever limit the producer used, in atomic appends of at most 16 MiB.
         var options = AppendOptions()
         options.maxRecordBytes = Frame.maximumPayloadSize

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import ShareQueueCore
 
 /// Refusals, retries and dead letters with `--exec`.
 @Suite("Retries and dead letters", .timeLimit(.minutes(2)))
@@ -104,6 +105,30 @@ struct DeadLetterTests {
         let drain = try queue.drain()
         #expect(drain.output.contains("\"text\":\"important\""), "\(drain.output)")
         #expect(drain.output.contains("\"text\":\"other\""), "\(drain.output)")
+    }
+
+    @Test("A pending copy of a dead letter's bytes, which any producer can append, does not take the letter's place: spoiled after the requeue, it costs nothing")
+    func requeueBesideACopy() throws {
+        let queue = TestQueue()
+        let appended = try queue.append(text: "important")
+        #expect(try queue.drain(["--max-attempts", "1", "--exec", "exit 1"]).status == 0)
+        // The letter's record, byte for byte as stored (the line's end), appended by another producer.
+        let copy = try #require(queue.bytes("dead-letters.log").split(separator: 0x0A).first.flatMap { line -> [UInt8]? in
+            let bytes = [UInt8](line)
+            guard let start = bytes.indices.first(where: { bytes[$0...].starts(with: Array(",\"record\":".utf8)) }) else { return nil }
+            return Array(bytes[(start + 10)..<(bytes.count - 1)])
+        })
+        try queue.appendStored([copy])
+        let copyStart = queue.bytes().count - (copy.count + Frame.overhead)
+        let requeue = try queue.drain(["--requeue-dead"])
+        #expect(requeue.stderr.contains("put 1 dead letter"), "\(requeue.stderr)")
+        // The copy's producer spoils it: its checksum no longer matches.
+        var bytes = queue.bytes()
+        bytes[copyStart + 12] ^= 0x01
+        try bytes.write(to: URL(fileURLWithPath: queue.pendingPath))
+        let drain = try queue.drain()
+        #expect(drain.status == 0, "\(drain.stderr)")
+        #expect(try ids(in: drain.stdout) == appended)
     }
 
     @Test("A record whose command is killed outright (as by the out-of-memory killer) is still found and set aside")
