@@ -49,7 +49,11 @@ extension DrainRun {
                 case .record(let recordOffset, let recordEnd, let payload, let continued):
                     end = DrainPosition(segment: sequence, offset: recordEnd)
                     let item = try prepare(payload, continued: continued, at: recordOffset, end: end, segment: name)
-                    if case .record = item { records += 1; bytes += payload.count }
+                    // The bytes of records set aside, superseded or dead-lettered count too: a batch of dead
+                    // letters larger than the window a rerun looks back over (§13) would be written again by
+                    // each drain that its sink fails, and memory would follow the segment, not the batch.
+                    if case .record = item { records += 1 }
+                    bytes += payload.count
                     uncommitted.append(item)
                 case .damaged(let region):
                     end = DrainPosition(segment: sequence, offset: region.end)

@@ -46,6 +46,28 @@ struct AttachmentLimitTests {
         #expect(try queue.quarantine().isEmpty)
     }
 
+    @Test("Dead letters count towards their batch: a sink that keeps failing does not have them written again on every run, past the window a drain looks back over")
+    func deadLettersBehindAFailingSink() throws {
+        let scratch = TemporaryDirectory()
+        let queue = TestQueue(in: scratch)
+        _ = try queue.append(text: "first")
+        // 12 MB of letters: more than the 8 MiB a drain reads back to find the letters it wrote already.
+        let text = String(repeating: "x", count: 300_000)
+        for index in 0..<40 {
+            try queue.appendStored([Array(("{\"v\":1,\"id\":\"letter-\(index)\",\"date\":\"2026-12-02T00:00:00.000Z\",\"source\":\"s\",\"kind\":\"file\",\"text\":\"\(text)\","
+                + "\"attachments\":[{\"name\":\"a.bin\",\"file\":\"A\(index).bin\",\"size\":1000,\"sha256\":\"\(String(repeating: "0", count: 64))\",\"type\":\"application/octet-stream\"}]}").utf8)])
+        }
+        for run in 1...3 {
+            let failing = try queue.drain(["--max-attachment-bytes", "10", "--exec", "cat > /dev/null; exit 75"])
+            #expect(failing.status == 75, "run \(run): \(failing.stderr)")
+            let letters = try queue.deadLetters()
+            #expect(Set(letters.map { ($0["record"] as? [String: Any])?["id"] as? String }).count == letters.count, "run \(run): letters written again")
+        }
+        let drain = try queue.drain(["--max-attachment-bytes", "10"])
+        #expect(drain.status == 0, "\(drain.stderr)")
+        #expect(try queue.deadLetters().count == 40)
+    }
+
     @Test("A record declaring a terabyte attachment, a sparse file that costs its producer nothing, waits as a dead letter at once under the default limit, under coalescing too",
           arguments: [0, 1, 2])
     func sparseTerabyteIsNeverRead(sink: Int) throws {
