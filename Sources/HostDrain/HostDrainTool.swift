@@ -20,7 +20,7 @@ public enum HostDrainTool {
             OptionSpec(names: ["--debounce"], value: "DURATION", help: "With --watch, deliver at most once per DURATION during a burst, such as 50ms or 1s (default 50ms)."),
             OptionSpec(names: ["--coalesce"], value: nil, help: "Deliver only the newest record of each key among those waiting; count the others as superseded."),
             OptionSpec(names: ["--attachments-to"], value: "DIR", help: "Copy attachments into DIR (created if missing) as files of your own, and give records their new paths; without it they stay in the queue."),
-            OptionSpec(names: ["--max-attachment-bytes"], value: "N", help: "Read no attachment over N bytes (default 268435456, as share-append): a record naming a larger one goes to the dead-letter file unread; raise N and --requeue-dead to deliver it."),
+            OptionSpec(names: ["--max-attachment-bytes"], value: "N", help: "Read at most N bytes of attachments for one record (default 268435456, as share-append): a record with more goes to the dead-letter file unread; raise N and --requeue-dead to deliver it."),
             OptionSpec(names: ["--max-attempts"], value: "N", help: "After a command refuses a record N times, move it to the dead-letter file (default 5)."),
             OptionSpec(names: ["--requeue-dead"], value: nil, help: "Put the dead letters back at the end of the queue, and exit."),
             OptionSpec(names: ["--batch"], value: "N", help: "Deliver at most N records at a time (default 1000 with --exec, else 5000); the checkpoint moves after each batch."),

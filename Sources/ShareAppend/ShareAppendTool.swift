@@ -22,7 +22,7 @@ public enum ShareAppendTool {
             OptionSpec(names: ["--meta"], value: "K=V", help: "Attach a string field to the record's meta; repeat for more.", repeatable: true),
             OptionSpec(names: ["--id"], value: "ID", help: "Use this UUID as the record's id, so a retried append can be deduplicated."),
             OptionSpec(names: ["--attach"], value: "FILE", help: "Copy FILE into the queue and attach it to the record; repeat for more. Text then comes only from TEXT.", repeatable: true),
-            OptionSpec(names: ["--max-attachment-bytes"], value: "N", help: "Refuse an attachment over N bytes (default 268435456)."),
+            OptionSpec(names: ["--max-attachment-bytes"], value: "N", help: "Refuse attachments of more than N bytes in all (default 268435456, as host-drain reads)."),
             OptionSpec(names: ["--quiet", "-q"], value: nil, help: "Print nothing on success."),
             OptionSpec(names: ["--no-sync"], value: nil, help: "Do not fsync before reporting success (faster; a power cut may lose the record)."),
             OptionSpec(names: ["--max-record-bytes"], value: "N", help: "Refuse a record whose stored JSON is over N bytes (default 1048576, at most 16777216)."),
@@ -112,7 +112,8 @@ public enum ShareAppendTool {
             let content = !files.isEmpty && arguments.arguments.isEmpty
                 ? .attachmentsOnly : try readContent(arguments, limit: Int64(options.maxRecordBytes) * 4 + 4096)
             drafts = [makeDraft(content)]
-            for file in files { try checkAttachment(file, maxBytes: maxAttachmentBytes) }
+            var total: Int64 = 0
+            for file in files { total += try checkAttachment(file, maxBytes: maxAttachmentBytes - total) }
             if !files.isEmpty {
                 // Stand-ins of the same shape, so that the size check counts the attachment fields.
                 drafts[0].attachments = files.map { file in
@@ -128,7 +129,8 @@ public enum ShareAppendTool {
         var copies: [Attachment] = []
         let ids: [String]
         do {
-            for file in files { copies.append(try store.add(copyOf: file, maxBytes: maxAttachmentBytes)) }
+            // A file that grew since it was checked still keeps the record within the limit.
+            for file in files { copies.append(try store.add(copyOf: file, maxBytes: maxAttachmentBytes - Attachment.totalBytes(copies))) }
             if !copies.isEmpty { drafts[0].attachments = copies }
             let appender = try QueueAppender(directory: directory, options: options)
             if ifChanged {
@@ -147,8 +149,10 @@ public enum ShareAppendTool {
         try printIDs(ids)
     }
 
-    /// Refuses, before anything is copied, an attachment that is missing, not a file, or too large.
-    static func checkAttachment(_ path: String, maxBytes: Int64) throws(ShareQueueError) {
+    /// Refuses, before anything is copied, an attachment that is missing, not a file, or too large
+    /// for what is left of the record's limit.
+    /// - Returns: its size.
+    static func checkAttachment(_ path: String, maxBytes: Int64) throws(ShareQueueError) -> Int64 {
         let status: FileStatus?
         do { status = try FileSystem.status(path) } catch {
             throw ShareQueueError(.noInput, "cannot read the attachment", path: path, underlying: error)
@@ -156,8 +160,9 @@ public enum ShareAppendTool {
         guard let status else { throw ShareQueueError(.noInput, "the attachment does not exist", path: path) }
         guard status.isRegularFile else { throw ShareQueueError(.badData, "an attachment must be a regular file", path: path) }
         guard status.size <= maxBytes else {
-            throw ShareQueueError(.badData, "the attachment is \(status.size) bytes, over the limit of \(maxBytes) (--max-attachment-bytes)", path: path)
+            throw ShareQueueError(.badData, "the attachment is \(status.size) bytes, over the \(maxBytes) the limit leaves it (--max-attachment-bytes, for all of a record's attachments)", path: path)
         }
+        return status.size
     }
 
     /// The content of one record, from the arguments or all of standard input.

@@ -334,9 +334,10 @@ case("attachment-problems", "Attachments that do not match their record (digest,
 small = b"tiny\n"
 small_file = "7A1C2E3F-0000-4000-8000-000000000002.txt"
 within = dict(attached, file=small_file, size=len(small), sha256=hashlib.sha256(small).hexdigest())
-case("attachment-over-the-limit", "Drained with --max-attachment-bytes 16: records naming an attachment over 16 bytes become dead letters unread, even one whose copy is missing or has another digest (7.3); a record whose attachment is within the limit is delivered.",
+case("attachment-over-the-limit", "Drained with --max-attachment-bytes 16: records whose attachments add up to more than 16 bytes, each entry counted, become dead letters unread, even one whose copy is missing or has another digest (7.3); a record within the limit is delivered.",
      queue({"pending.log": frame(A) + frame(record(66, kind="file", attachments=[attached])) + frame(record(67, kind="file", attachments=[wrong]))
-            + frame(record(68, kind="file", attachments=[within, missing])) + frame(record(69, kind="file", attachments=[within])) + frame(D)},
+            + frame(record(68, kind="file", attachments=[within, missing])) + frame(record(69, kind="file", attachments=[within]))
+            + frame(record(70, kind="file", attachments=[within] * 4)) + frame(record(71, kind="file", attachments=[within] * 3)) + frame(D)},
            extra={"attachments/" + note_file: note, "attachments/" + small_file: small}), options=["--max-attachment-bytes", "16"])
 
 # Records of a content kind of the producer's own (a typed value's), the value in `json`.

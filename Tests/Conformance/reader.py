@@ -583,8 +583,9 @@ def drain(queue, coalesce=False, max_attachment=MAX_ATTACHMENT):
             members = parse_record(payload)
             fields = check_record(members) if members is not None else None
             if fields is not None and fields.get("attachments"):
-                # §7.3: over the drain's limit, a dead letter, its files unread; it neither supersedes nor is delivered.
-                if any(int(last(e)["size"][1]) > max_attachment for e in fields["attachments"]):
+                # §7.3: over the drain's limit, all entries counted, a dead letter, its files unread; it neither
+                # supersedes nor is delivered.
+                if sum(int(last(e)["size"][1]) for e in fields["attachments"]) > max_attachment:
                     continue
                 if not all(attachment_ok(queue, last(e)) for e in fields["attachments"]):
                     fields = None

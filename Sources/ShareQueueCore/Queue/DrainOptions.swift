@@ -20,10 +20,11 @@ public struct DrainOptions: Sendable {
     /// Where attachments go (created if missing); nil leaves them in the queue
     /// and gives records the path of the queue's copy.
     public var attachmentsDestination: String? = nil
-    /// The largest attachment a drain reads, in bytes. A record's `size` for its attachment
-    /// is its producer's word, and a drain reads what it checks whole: a record naming a
-    /// larger one goes to the dead letters unread, its files kept, so that a drain with a
-    /// higher limit delivers it once ``QueueDrainer/requeueDeadLetters()`` puts it back.
+    /// The most bytes of attachments a drain reads for one record, each entry counted. A
+    /// record's `size` for its attachment is its producer's word, and a drain reads what it
+    /// checks whole: a record whose attachments add up to more goes to the dead letters unread,
+    /// its files kept, so that a drain with a higher limit delivers it once
+    /// ``QueueDrainer/requeueDeadLetters()`` puts it back.
     public var maxAttachmentBytes = Attachment.defaultMaxBytes
     /// A record refused this many times goes to the dead-letter file.
     public var maxAttempts = 5

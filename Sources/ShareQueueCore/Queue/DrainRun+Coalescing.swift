@@ -8,14 +8,12 @@ extension DrainRun {
         let store = attachments, limit = options.maxAttachmentBytes
         try QueueInspector(directory: directory).forEachPending(includingUnsealed: false) { drained in
             guard let key = drained.key.map(ByteKey.init) else { return }
-            // Only a record that will itself be delivered may supersede others; one naming a file
-            // over the limit is not, and that file is not read.
+            // Only a record that will itself be delivered may supersede others; one whose attachments
+            // are over the limit is not, and its files are not read.
             var files: [String] = []
             if drained.hasAttachments {
-                guard let record = try? Record(jsonBytes: drained.storedJSON),
-                      try (record.attachments ?? []).allSatisfy({ attachment throws(ShareQueueError) in
-                          attachment.size <= limit ? try store.problem(with: attachment) == nil : false
-                      }) else { return }
+                guard let record = try? Record(jsonBytes: drained.storedJSON), Attachment.totalBytes(record.attachments ?? []) <= limit,
+                      try (record.attachments ?? []).allSatisfy({ attachment throws(ShareQueueError) in try store.problem(with: attachment) == nil }) else { return }
                 files = record.attachments?.map(\.file) ?? []
             }
             let instant = DateInstant(drained.dateText)

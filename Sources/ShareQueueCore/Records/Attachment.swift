@@ -15,9 +15,22 @@ public struct Attachment: Sendable, Hashable, Codable {
     /// Where the host can read the file after delivery (absolute); absent in the queue.
     public var path: String?
 
-    /// The largest attachment `share-append` copies in and a drain reads, unless told
-    /// otherwise: 256 MiB. One default for both, so that a drain delivers what a producer may write.
+    /// The most bytes of attachments one record has that `share-append` copies in and a
+    /// drain reads, unless told otherwise: 256 MiB. One default for both, so that a drain
+    /// delivers what a producer may write.
     public static let defaultMaxBytes: Int64 = 256 << 20
+
+    /// The sizes of `attachments` added up, each entry counted (a file named twice is read twice),
+    /// and Int64.max when the sum would overflow it.
+    public static func totalBytes(_ attachments: [Attachment]) -> Int64 {
+        var total: Int64 = 0
+        for attachment in attachments {
+            let (sum, overflow) = total.addingReportingOverflow(attachment.size)
+            if overflow { return .max }
+            total = sum
+        }
+        return total
+    }
 
     /// An attachment with these fields; producers get one from
     /// ``AttachmentStore/add(copyOf:maxBytes:)`` instead, which makes the copy it describes.

@@ -46,6 +46,31 @@ struct AttachmentLimitTests {
         #expect(try queue.quarantine().isEmpty)
     }
 
+    @Test("The limit is for all of a record's attachments, each entry counted: share-append refuses more, and a drain sets a record naming one file many times aside as a dead letter")
+    func limitIsForTheWholeRecord() throws {
+        let scratch = TemporaryDirectory()
+        let queue = TestQueue(in: scratch)
+        let first = try AttachmentTests.makeFile(scratch, "first.jpg", bytes: 3_000)
+        let second = try AttachmentTests.makeFile(scratch, "second.jpg", bytes: 3_000)
+        let refused = try queue.append(["--max-attachment-bytes", "5000", "--attach", first.path, "--attach", second.path, "two"])
+        #expect(refused.status == 65, "\(refused.stderr)")
+        #expect((try? FileManager.default.contentsOfDirectory(atPath: queue.file("attachments")))?.isEmpty ?? true)
+        let both = try queue.append(["--max-attachment-bytes", "6000", "--attach", first.path, "--attach", second.path, "two"]).lines
+        // One file of the queue named four times: read four times to check, so counted four times.
+        let one = try queue.append(["--attach", first.path, "one"]).lines
+        let file = try #require(try FileManager.default.contentsOfDirectory(atPath: queue.file("attachments")).first { name in
+            (try? Data(contentsOf: URL(fileURLWithPath: queue.file("attachments/" + name))).count) == 3_000
+        })
+        var record = String(decoding: AttachmentDeliveryTests.record(id: "four-times", naming: file, size: 3_000, sha256: first.sha256), as: UTF8.self)
+        let entry = String(record[record.range(of: "[{")!.upperBound..<record.range(of: "}]")!.lowerBound])
+        record = record.replacingOccurrences(of: "[{" + entry + "}]", with: "[" + Array(repeating: "{" + entry + "}", count: 4).joined(separator: ",") + "]")
+        try queue.appendStored([Array(record.utf8)])
+        let drain = try queue.drain(["--max-attachment-bytes", "5000"])
+        #expect(drain.status == 0, "\(drain.stderr)")
+        #expect(try ids(in: drain.stdout) == one)
+        #expect(try queue.deadLetters().compactMap { ($0["record"] as? [String: Any])?["id"] as? String } == [both[0], "four-times"])
+    }
+
     @Test("Dead letters count towards their batch: a sink that keeps failing does not have them written again on every run, past the window a drain looks back over")
     func deadLettersBehindAFailingSink() throws {
         let scratch = TemporaryDirectory()
