@@ -96,6 +96,20 @@ extension FileDescriptor {
         throw error
     }
 
+    /// The first offset at or after `offset` that is in a hole of a sparse file, the end of
+    /// the file counting as one. A file system that does not track holes reports the end.
+    /// The corresponding C function is `lseek` with `SEEK_HOLE`.
+    package func nextHole(from offset: Int64) throws(SystemError) -> Int64 {
+        #if os(Linux)
+        let seekHole: Int32 = 4  // SEEK_HOLE on Linux; glibc declares it only with _GNU_SOURCE
+        #else
+        let seekHole = SEEK_HOLE
+        #endif
+        let found = lseek(rawValue, off_t(offset), seekHole)
+        if found >= 0 { return Int64(found) }
+        throw SystemError.last("lseek")
+    }
+
     /// Writes all of `bytes` at `offset`, continuing after short writes. The corresponding C function is `pwrite`.
     package func write(_ bytes: [UInt8], at offset: Int64) throws(SystemError) {
         var done = 0

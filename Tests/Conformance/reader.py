@@ -267,6 +267,36 @@ def check_record(members):
     return fields
 
 
+def mostly_holes(queue, entry):
+    """§7.3: a regular file of `size` bytes more than half of which is holes of a sparse file."""
+    path = os.path.join(queue, "attachments", entry["file"])
+    try:
+        st = os.lstat(path)
+        size = int(entry["size"][1])
+        if not stat.S_ISREG(st.st_mode) or st.st_size != size or size == 0:
+            return False
+        fd = os.open(path, os.O_RDONLY)
+    except (OSError, ValueError):
+        return False
+    try:
+        holes, offset = 0, 0
+        while offset < size:
+            hole = os.lseek(fd, offset, os.SEEK_HOLE)
+            if hole >= size:
+                return False
+            try:
+                data = os.lseek(fd, hole, os.SEEK_DATA)
+            except OSError:
+                data = size
+            holes += min(data, size) - hole
+            if holes > size // 2:
+                return True
+            offset = data
+        return False
+    finally:
+        os.close(fd)
+
+
 def attachment_ok(queue, entry):
     """§7.3: the copy is a regular file in attachments/ of `size` bytes, with that SHA-256 (other names prove nothing)."""
     path = os.path.join(queue, "attachments", entry["file"])
@@ -585,7 +615,8 @@ def drain(queue, coalesce=False, max_attachment=MAX_ATTACHMENT):
             if fields is not None and fields.get("attachments"):
                 # §7.3: over the drain's limit, all entries counted, a dead letter, its files unread; it neither
                 # supersedes nor is delivered.
-                if sum(int(last(e)["size"][1]) for e in fields["attachments"]) > max_attachment:
+                if sum(int(last(e)["size"][1]) for e in fields["attachments"]) > max_attachment \
+                        or any(safe_file_name(last(e)["file"]) and mostly_holes(queue, last(e)) for e in fields["attachments"]):
                     continue
                 if not all(attachment_ok(queue, last(e)) for e in fields["attachments"]):
                     fields = None

@@ -109,6 +109,44 @@ public struct AttachmentStore: Sendable {
         try readChecked(attachment) { _ throws(SystemError) in }
     }
 
+    /// Why a drain does not read a record's attachments to check them, or nil if it does:
+    /// they add up to more than `limit` bytes, each entry counted, or one is mostly holes.
+    /// Either costs a producer little and a drain a read of every byte: one file named many
+    /// times, sparse files as large as a disk.
+    func unread(_ files: [Attachment], limit: Int64) -> String? {
+        let total = Attachment.totalBytes(files)
+        if total > limit {
+            return "its \(files.count) attachment\(files.count == 1 ? " is" : "s are") \(total == .max ? "more than \(Int64.max)" : String(total)) bytes, over the drain's limit of \(limit) (--max-attachment-bytes)"
+        }
+        if let sparse = files.first(where: isMostlyHoles) {
+            return "attachment \(sparse.file) is mostly holes of a sparse file, which no producer here writes"
+        }
+        return nil
+    }
+
+    /// Whether more than half of an attachment's copy is holes of a sparse file. A producer
+    /// here writes every byte of a copy, so such a file was made otherwise, at no cost in disk
+    /// to whoever made it, while checking its digest costs a drain a read of every byte.
+    /// Files a file system compresses have holes only where whole blocks are zeros.
+    /// A copy that cannot be opened or measured is not mostly holes: its check says what it is.
+    private func isMostlyHoles(_ attachment: Attachment) -> Bool {
+        guard attachment.hasSafeFileName, attachment.size > 0, let folderFD = try? openFolder(),
+              let file = try? folderFD.open(attachment.file, .readOnly) else { return false }
+        defer { file.close() }
+        guard let status = try? file.status(), status.isRegularFile, status.size == attachment.size else { return false }
+        // Holes and data alternate: one pair of calls a stretch, and none past half.
+        var holes: Int64 = 0
+        var offset: Int64 = 0
+        while offset < status.size {
+            guard let hole = try? file.nextHole(from: offset), hole < status.size,
+                  let data = try? file.nextData(from: hole) ?? status.size else { return false }
+            holes += min(data, status.size) - hole
+            if holes > status.size / 2 { return true }
+            offset = data
+        }
+        return false
+    }
+
     /// What delivering an attachment came to.
     enum Delivery {
         /// The host's copy is at `path`.

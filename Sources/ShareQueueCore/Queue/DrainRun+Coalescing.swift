@@ -12,7 +12,7 @@ extension DrainRun {
             // are over the limit is not, and its files are not read.
             var files: [String] = []
             if drained.hasAttachments {
-                guard let record = try? Record(jsonBytes: drained.storedJSON), Attachment.totalBytes(record.attachments ?? []) <= limit,
+                guard let record = try? Record(jsonBytes: drained.storedJSON), store.unread(record.attachments ?? [], limit: limit) == nil,
                       try (record.attachments ?? []).allSatisfy({ attachment throws(ShareQueueError) in try store.problem(with: attachment) == nil }) else { return }
                 files = record.attachments?.map(\.file) ?? []
             }

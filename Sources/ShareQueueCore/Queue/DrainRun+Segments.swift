@@ -127,8 +127,8 @@ extension DrainRun {
             do { record = try Record(jsonBytes: payload) } catch { return damaged(error.message) }
         }
         if var list = record.attachments {
-            if Attachment.totalBytes(list) > options.maxAttachmentBytes {
-                return try deadLetterUnread(DrainedRecord(record: record, storedJSON: payload, end: end), naming: list)
+            if let reason = attachments.unread(list, limit: options.maxAttachmentBytes) {
+                return try deadLetterUnread(DrainedRecord(record: record, storedJSON: payload, end: end), reason)
             }
             for index in list.indices {
                 if let destination = options.attachmentsDestination {
@@ -150,20 +150,17 @@ extension DrainRun {
     /// checks, set aside as damage if not (§7.3), as it would be without coalescing.
     private mutating func supersede(_ drained: DrainedRecord, _ damaged: (String) -> BatchItem) throws -> BatchItem {
         let files = drained.hasAttachments ? drained.record.attachments ?? [] : []
-        if Attachment.totalBytes(files) > options.maxAttachmentBytes { return try deadLetterUnread(drained, naming: files) }
+        if let reason = attachments.unread(files, limit: options.maxAttachmentBytes) { return try deadLetterUnread(drained, reason) }
         for attachment in files {
             if let problem = try attachments.problem(with: attachment) { return damaged(problem) }
         }
         return .superseded(drained)
     }
 
-    /// A record whose attachments add up to more than ``DrainOptions/maxAttachmentBytes``: moved
-    /// to the dead letters before the records around it are delivered, without reading its files,
-    /// which may be sparse terabytes that cost its producer nothing, or one file named many times.
-    /// A drain killed before its checkpoint passes the record finds its letter already written (§13) and adds none.
-    private mutating func deadLetterUnread(_ drained: DrainedRecord, naming files: [Attachment]) throws -> BatchItem {
-        let total = Attachment.totalBytes(files)
-        let reason = "its \(files.count) attachment\(files.count == 1 ? " is" : "s are") \(total == .max ? "more than \(Int64.max)" : String(total)) bytes, over the drain's limit of \(options.maxAttachmentBytes) (--max-attachment-bytes)"
+    /// A record whose attachments a drain does not read (see ``AttachmentStore/unread(_:limit:)``): moved to the dead
+    /// letters before the records around it are delivered, without reading its files. A drain killed
+    /// before its checkpoint passes the record finds its letter already written (§13) and adds none.
+    private mutating func deadLetterUnread(_ drained: DrainedRecord, _ reason: String) throws -> BatchItem {
         try deadLetter([DeadLetters.Letter(record: drained, attempts: 0, error: reason)])
         drainer.warn("record \(DeadLetters.quoted(drained.id)) moved to the dead letters unread: \(reason)")
         return .deadLettered(drained)

@@ -71,6 +71,31 @@ struct AttachmentLimitTests {
         #expect(try queue.deadLetters().compactMap { ($0["record"] as? [String: Any])?["id"] as? String } == [both[0], "four-times"])
     }
 
+    @Test("A copy that is mostly holes, which no producer here writes and which costs its maker no disk, waits as a dead letter unread; the same zeros written are delivered")
+    func mostlyHolesIsADeadLetter() throws {
+        let scratch = TemporaryDirectory()
+        let queue = TestQueue(in: scratch)
+        #expect(try queue.append(["--attach", (try AttachmentTests.makeFile(scratch, "a.txt", bytes: 10)).path, "first"]).status == 0)
+        #expect(try queue.drain(["--attachments-to", scratch.file("first")]).status == 0)
+        let size = 8 << 20
+        let zeros = SHA256.hex([UInt8](repeating: 0, count: size))
+        let sparse = "5C3D2E1F-0000-4000-8000-00000000000A.bin", written = "5C3D2E1F-0000-4000-8000-00000000000B.bin"
+        #expect(FileManager.default.createFile(atPath: queue.file("attachments/" + sparse), contents: nil))
+        let handle = try #require(FileHandle(forWritingAtPath: queue.file("attachments/" + sparse)))
+        try handle.truncate(atOffset: UInt64(size))
+        try handle.close()
+        #expect(FileManager.default.createFile(atPath: queue.file("attachments/" + written), contents: Data(count: size)))
+        try queue.appendStored([AttachmentDeliveryTests.record(id: "sparse", naming: sparse, size: size, sha256: zeros),
+                                AttachmentDeliveryTests.record(id: "written", naming: written, size: size, sha256: zeros)])
+        let drain = try queue.drain()
+        #expect(drain.status == 0, "\(drain.stderr)")
+        #expect(try ids(in: drain.stdout) == ["written"])
+        let letter = try #require(try queue.deadLetters().first)
+        #expect((letter["record"] as? [String: Any])?["id"] as? String == "sparse")
+        #expect((letter["error"] as? String)?.contains("holes") == true, "\(letter)")
+        #expect(try queue.quarantine().isEmpty)
+    }
+
     @Test("Dead letters count towards their batch: a sink that keeps failing does not have them written again on every run, past the window a drain looks back over")
     func deadLettersBehindAFailingSink() throws {
         let scratch = TemporaryDirectory()
