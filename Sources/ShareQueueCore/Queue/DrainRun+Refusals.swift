@@ -18,25 +18,25 @@ extension DrainRun {
     }
 
     /// Moves records to the dead-letter file in one write, skipping any that a
-    /// drain which died before its checkpoint had already moved there.
+    /// drain which died before its checkpoint had already moved there, or that
+    /// another of `letters` holds byte for byte; counts those it writes.
     mutating func deadLetter(_ letters: [DeadLetters.Letter]) throws {
         let file = DeadLetters(directory: directory, warn: drainer.warn)
         if knownDeadLetters == nil { knownDeadLetters = try file.storedRecordDigests() }
         var new: [DeadLetters.Letter] = []
-        var digests: [DeadLetters.StoredDigest] = []
+        var digests: Set<DeadLetters.StoredDigest> = []
         for letter in letters {
             let digest = DeadLetters.StoredDigest(letter.record.storedJSON)
-            digests.append(digest)
-            if !knownDeadLetters!.contains(digest) { new.append(letter) }
+            if !knownDeadLetters!.contains(digest) && digests.insert(digest).inserted { new.append(letter) }
         }
         try file.add(new)
-        for (letter, digest) in zip(letters, digests) {
-            knownDeadLetters!.insert(digest)
+        knownDeadLetters!.formUnion(digests)
+        for letter in letters {
             deadLettered.insert(ByteKey(letter.record.id))
             // A dead letter names its files until it is put back: the queue's copies stay.
             if letter.record.hasAttachments { letter.record.record.attachments?.forEach { filesOfDeadLetters.insert(ByteKey($0.file)) } }
         }
-        summary.deadLettered += letters.count
+        summary.deadLettered += new.count
     }
 
     /// Forgets the refusals counted for the records among `items`, now delivered;

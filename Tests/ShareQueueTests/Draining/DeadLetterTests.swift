@@ -131,6 +131,19 @@ struct DeadLetterTests {
         #expect(try ids(in: drain.stdout) == appended)
     }
 
+    @Test("A record stored three times, byte for byte, is one dead letter, and the summary counts the letters written")
+    func identicalRecordsAreOneLetter() throws {
+        let queue = TestQueue()
+        try queue.plantRecord(id: "same", text: "refused")
+        try queue.plantRecord(id: "same", text: "refused")
+        try queue.plantRecord(id: "same", text: "refused")
+        try queue.plantRecord(id: "other", text: "refused too")
+        let drain = try queue.drain(["--max-attempts", "1", "--exec", "exit 1"])
+        #expect(drain.status == 0, "\(drain.stderr)")
+        #expect(drain.stderr.contains("; 2 moved to the dead letters"), "\(drain.stderr)")
+        #expect(try queue.deadLetters().compactMap { ($0["record"] as? [String: Any])?["id"] as? String } == ["same", "other"])
+    }
+
     @Test("A record whose command is killed outright (as by the out-of-memory killer) is still found and set aside")
     func killedCommand() throws {
         let scratch = TemporaryDirectory()
