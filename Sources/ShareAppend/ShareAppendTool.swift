@@ -113,7 +113,7 @@ public enum ShareAppendTool {
                 ? .attachmentsOnly : try readContent(arguments, limit: Int64(options.maxRecordBytes) * 4 + 4096)
             drafts = [makeDraft(content)]
             var total: Int64 = 0
-            for file in files { total += try checkAttachment(file, maxBytes: maxAttachmentBytes - total) }
+            for file in files { total += try checkAttachment(file, maxBytes: maxAttachmentBytes, after: total) }
             if !files.isEmpty {
                 // Stand-ins of the same shape, so that the size check counts the attachment fields.
                 drafts[0].attachments = files.map { file in
@@ -150,17 +150,19 @@ public enum ShareAppendTool {
     }
 
     /// Refuses, before anything is copied, an attachment that is missing, not a file, or too large
-    /// for what is left of the record's limit.
+    /// for what the record's limit leaves after the `used` bytes of the attachments before it.
     /// - Returns: its size.
-    static func checkAttachment(_ path: String, maxBytes: Int64) throws(ShareQueueError) -> Int64 {
+    static func checkAttachment(_ path: String, maxBytes: Int64, after used: Int64) throws(ShareQueueError) -> Int64 {
         let status: FileStatus?
         do { status = try FileSystem.status(path) } catch {
             throw ShareQueueError(.noInput, "cannot read the attachment", path: path, underlying: error)
         }
         guard let status else { throw ShareQueueError(.noInput, "the attachment does not exist", path: path) }
         guard status.isRegularFile else { throw ShareQueueError(.badData, "an attachment must be a regular file", path: path) }
-        guard status.size <= maxBytes else {
-            throw ShareQueueError(.badData, "the attachment is \(status.size) bytes, over the \(maxBytes) the limit leaves it (--max-attachment-bytes, for all of a record's attachments)", path: path)
+        guard status.size <= maxBytes - used else {
+            throw ShareQueueError(.badData, used == 0
+                ? "the attachment is \(status.size) bytes, over the limit of \(maxBytes) (--max-attachment-bytes)"
+                : "the attachments are \(used + status.size) bytes in all, over the limit of \(maxBytes) for a record's (--max-attachment-bytes)", path: path)
         }
         return status.size
     }

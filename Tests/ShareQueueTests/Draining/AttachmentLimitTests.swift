@@ -54,6 +54,7 @@ struct AttachmentLimitTests {
         let second = try AttachmentTests.makeFile(scratch, "second.jpg", bytes: 3_000)
         let refused = try queue.append(["--max-attachment-bytes", "5000", "--attach", first.path, "--attach", second.path, "two"])
         #expect(refused.status == 65, "\(refused.stderr)")
+        #expect(refused.stderr.contains("6000 bytes in all, over the limit of 5000"), "\(refused.stderr)")
         #expect((try? FileManager.default.contentsOfDirectory(atPath: queue.file("attachments")))?.isEmpty ?? true)
         let both = try queue.append(["--max-attachment-bytes", "6000", "--attach", first.path, "--attach", second.path, "two"]).lines
         // One file of the queue named four times: read four times to check, so counted four times.
