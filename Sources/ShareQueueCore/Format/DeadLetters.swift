@@ -110,22 +110,27 @@ struct DeadLetters {
     /// confirmed by reading the file again: that read, once per record, made a
     /// drain after a crash quadratic in the records it set aside again.
     ///
-    /// Only the end of the file is read (``recentLettersSize``): a drain killed
+    /// Only the end of the file is read (``recentLettersSize(of:)``): a drain killed
     /// before its checkpoint set aside at most one batch there, the letters it
     /// could meet again. A letter older than that written twice would be put back
     /// twice, and so delivered twice at worst, never lost.
     /// - Throws: a failure to read that proves nothing (see ``ReadFailure``):
     ///   the drain stops rather than write letters it could not check.
-    func storedRecordDigests() throws(ShareQueueError) -> Set<StoredDigest> {
+    func storedRecordDigests(options: DrainOptions = DrainOptions()) throws(ShareQueueError) -> Set<StoredDigest> {
         var digests: Set<StoredDigest> = []
         let size = try directory.status(of: QueueLayout.deadLetters)?.size ?? 0
-        try forEachRecord(in: QueueLayout.deadLetters, from: max(0, size - Self.recentLettersSize)) { record in digests.insert(StoredDigest(record)) }
+        try forEachRecord(in: QueueLayout.deadLetters, from: max(0, size - Self.recentLettersSize(of: options))) { record in digests.insert(StoredDigest(record)) }
         return digests
     }
 
-    /// How much of the end of the dead-letter file a drain reads to find letters
-    /// it may have written before it was killed: one batch of the default size, with room.
-    static let recentLettersSize: Int64 = 8 << 20
+    /// How much of the end of the dead-letter file a drain reads to find letters it may have
+    /// written before it was killed: the most one batch's letters can take. Its records' bytes
+    /// reach the batch's budget and one record more (of up to 16 MiB) ends it; it holds at most
+    /// `batchSize` records and as many records made dead letters unread, and each letter also
+    /// holds an error of up to 4 KiB and its date. About 60 MiB with the defaults.
+    static func recentLettersSize(of options: DrainOptions) -> Int64 {
+        Int64(options.batchBytes) + Int64(Frame.maximumPayloadSize) + 2 * Int64(options.batchSize) * Int64(maximumErrorLength + 256)
+    }
 
     /// The first 128 bits of a stored record's SHA-256: 16 bytes a letter, and
     /// no two records alike by chance, so that a match can stand for equal bytes.

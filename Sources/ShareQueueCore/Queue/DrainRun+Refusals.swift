@@ -22,7 +22,7 @@ extension DrainRun {
     /// another of `letters` holds byte for byte; counts those it writes.
     mutating func deadLetter(_ letters: [DeadLetters.Letter]) throws {
         let file = DeadLetters(directory: directory, warn: drainer.warn)
-        if knownDeadLetters == nil { knownDeadLetters = try file.storedRecordDigests() }
+        if knownDeadLetters == nil { knownDeadLetters = try file.storedRecordDigests(options: options) }
         var new: [DeadLetters.Letter] = []
         var digests: Set<DeadLetters.StoredDigest> = []
         for letter in letters {

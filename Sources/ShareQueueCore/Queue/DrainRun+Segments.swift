@@ -49,10 +49,10 @@ extension DrainRun {
                 case .record(let recordOffset, let recordEnd, let payload, let continued):
                     end = DrainPosition(segment: sequence, offset: recordEnd)
                     let item = try prepare(payload, continued: continued, at: recordOffset, end: end, segment: name)
-                    // The bytes of records set aside, superseded or dead-lettered count too: a batch of dead
-                    // letters larger than the window a rerun looks back over (§13) would be written again by
-                    // each drain that its sink fails, and memory would follow the segment, not the batch.
-                    if case .record = item { records += 1 }
+                    // The bytes of records set aside, superseded or dead-lettered count too, and dead letters
+                    // as many: a batch's letters must stay within what a rerun looks back over (§13), or each
+                    // drain that its sink fails writes them again; and memory follows the batch, not the segment.
+                    if case .record = item { records += 1 } else if case .deadLettered = item { damaged += 1 }
                     bytes += payload.count
                     uncommitted.append(item)
                 case .damaged(let region):

@@ -97,26 +97,43 @@ struct AttachmentLimitTests {
         #expect(try queue.quarantine().isEmpty)
     }
 
-    @Test("Dead letters count towards their batch: a sink that keeps failing does not have them written again on every run, past the window a drain looks back over")
-    func deadLettersBehindAFailingSink() throws {
-        let scratch = TemporaryDirectory()
-        let queue = TestQueue(in: scratch)
-        _ = try queue.append(text: "first")
-        // 12 MB of letters: more than the 8 MiB a drain reads back to find the letters it wrote already.
-        let text = String(repeating: "x", count: 300_000)
-        for index in 0..<40 {
-            try queue.appendStored([Array(("{\"v\":1,\"id\":\"letter-\(index)\",\"date\":\"2026-12-02T00:00:00.000Z\",\"source\":\"s\",\"kind\":\"file\",\"text\":\"\(text)\","
-                + "\"attachments\":[{\"name\":\"a.bin\",\"file\":\"A\(index).bin\",\"size\":1000,\"sha256\":\"\(String(repeating: "0", count: 64))\",\"type\":\"application/octet-stream\"}]}").utf8)])
-        }
+    /// A record another producer wrote, naming an attachment of 1,000 bytes: a dead letter under a limit of 10.
+    static func overLimit(_ index: Int, text: String) -> [UInt8] {
+        Array(("{\"v\":1,\"id\":\"letter-\(index)\",\"date\":\"2026-12-02T00:00:00.000Z\",\"source\":\"s\",\"kind\":\"file\",\"text\":\"\(text)\","
+            + "\"attachments\":[{\"name\":\"a.bin\",\"file\":\"A\(index).bin\",\"size\":1000,\"sha256\":\"\(String(repeating: "0", count: 64))\",\"type\":\"application/octet-stream\"}]}").utf8)
+    }
+
+    /// Drains three times into a command that fails, then once to standard output; checks that no letter was written twice.
+    private func drainBehindAFailingSink(_ queue: TestQueue, letters: Int) throws {
         for run in 1...3 {
             let failing = try queue.drain(["--max-attachment-bytes", "10", "--exec", "cat > /dev/null; exit 75"])
             #expect(failing.status == 75, "run \(run): \(failing.stderr)")
-            let letters = try queue.deadLetters()
-            #expect(Set(letters.map { ($0["record"] as? [String: Any])?["id"] as? String }).count == letters.count, "run \(run): letters written again")
+            let written = try queue.deadLetters()
+            #expect(Set(written.map { ($0["record"] as? [String: Any])?["id"] as? String }).count == written.count, "run \(run): letters written again")
         }
         let drain = try queue.drain(["--max-attachment-bytes", "10"])
         #expect(drain.status == 0, "\(drain.stderr)")
-        #expect(try queue.deadLetters().count == 40)
+        #expect(try queue.deadLetters().count == letters)
+    }
+
+    @Test("Dead letters count towards their batch: a sink that keeps failing does not have them written again on every run, past the window a drain looks back over")
+    func deadLettersBehindAFailingSink() throws {
+        let queue = TestQueue()
+        _ = try queue.append(text: "first")
+        // 12 MB of letters: more than the 8 MiB a drain once read back to find the letters it wrote already.
+        let text = String(repeating: "x", count: 300_000)
+        for index in 0..<40 { try queue.appendStored([Self.overLimit(index, text: text)]) }
+        try drainBehindAFailingSink(queue, letters: 40)
+    }
+
+    @Test("One dead letter larger than 8 MiB behind a sink that keeps failing is written once")
+    func largeDeadLetterBehindAFailingSink() throws {
+        let queue = TestQueue()
+        _ = try queue.append(text: "first")
+        var options = AppendOptions()
+        options.maxRecordBytes = 16 << 20
+        try QueueAppender(directory: try QueueDirectory(path: queue.path), options: options).appendStored([Self.overLimit(0, text: String(repeating: "y", count: 9 << 20))])
+        try drainBehindAFailingSink(queue, letters: 1)
     }
 
     @Test("A record declaring a terabyte attachment, a sparse file that costs its producer nothing, waits as a dead letter at once under the default limit, under coalescing too",
