@@ -24,6 +24,9 @@ package struct FileStatus {
     package let isSymbolicLink: Bool
     /// When its contents last changed, in seconds since 1970 (`st_mtime`).
     package let modificationSeconds: Int64
+    /// When the file or its status last changed, in nanoseconds since 1970 (`st_ctim`):
+    /// every write moves it, and unlike `st_mtime` no one can set it.
+    package let changeNanoseconds: Int64
     /// The permission bits, with set-group-ID and sticky (`st_mode` without the type).
     package let permissions: UInt16
     /// The user that owns it (`st_uid`).
@@ -46,8 +49,10 @@ package struct FileStatus {
         group = UInt32(s.st_gid)
         #if canImport(Darwin)
         modificationSeconds = Int64(s.st_mtimespec.tv_sec)
+        changeNanoseconds = Int64(s.st_ctimespec.tv_sec) &* 1_000_000_000 &+ Int64(s.st_ctimespec.tv_nsec)
         #else
         modificationSeconds = Int64(s.st_mtim.tv_sec)
+        changeNanoseconds = Int64(s.st_ctim.tv_sec) &* 1_000_000_000 &+ Int64(s.st_ctim.tv_nsec)
         #endif
     }
 

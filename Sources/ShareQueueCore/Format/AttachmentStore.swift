@@ -102,11 +102,11 @@ public struct AttachmentStore: Sendable {
     }
 
     /// Checks that an attachment is a file of this folder with the size and
-    /// digest its record promises, reading it whole.
+    /// digest its record promises, reading it whole unless `checked` knows it as it is.
     /// - Returns: the damage found, or nil if the file is as promised.
     /// - Throws: a failure that proves nothing about the file (see ``ReadFailure``): the record is then kept.
-    func problem(with attachment: Attachment) throws(ShareQueueError) -> String? {
-        try readChecked(attachment) { _ throws(SystemError) in }
+    func problem(with attachment: Attachment, checked: CheckedFiles? = nil) throws(ShareQueueError) -> String? {
+        try readChecked(attachment, checked: checked, needsBytes: false) { _ throws(SystemError) in }
     }
 
     /// Why a drain does not read a record's attachments to check them, or nil if it does:
@@ -163,7 +163,9 @@ public struct AttachmentStore: Sendable {
     /// The queue's copy stays until the record's delivery is recorded.
     /// - Returns: the new absolute path, or the damage found in the queue's copy.
     /// - Throws: a failure that proves nothing about the attachment, such as a full disk.
-    func deliver(_ attachment: Attachment, to destination: String) throws(ShareQueueError) -> Delivery {
+    /// A copy `checked` knows to hold these bytes already, at one of the names a delivery tries, is
+    /// used as it is: records naming one file cost one copy, not one each.
+    func deliver(_ attachment: Attachment, to destination: String, checked: CheckedFiles? = nil) throws(ShareQueueError) -> Delivery {
         let target = FileSystem.absolute(destination) + "/" + attachment.file
         func failure(_ error: SystemError) -> ShareQueueError {
             ShareQueueError(error.isNoSpace ? "no space left to deliver an attachment" : "cannot deliver an attachment", path: target, error)
@@ -172,6 +174,9 @@ public struct AttachmentStore: Sendable {
         let folder: FileDescriptor
         do { folder = try FileDescriptor.openDirectory(atPath: destination, creating: true) } catch { throw failure(error) }
         defer { folder.close() }
+        if let checked, attachment.hasSafeFileName, let name = Self.knownCopy(of: attachment, in: folder, checked: checked) {
+            return .delivered(path: FileSystem.absolute(destination) + "/" + name)
+        }
         let output: FileDescriptor
         do throws(SystemError) {
             try folder.remove(temporary)
@@ -181,7 +186,7 @@ public struct AttachmentStore: Sendable {
         let problem: String?
         do {
             defer { output.close() }
-            problem = try readChecked(attachment) { chunk throws(SystemError) in
+            problem = try readChecked(attachment, checked: checked, needsBytes: true) { chunk throws(SystemError) in
                 do throws(SystemError) { try output.writeAll(Array(chunk)) } catch {
                     written = error
                     throw error
@@ -202,7 +207,7 @@ public struct AttachmentStore: Sendable {
         CrashPoint.reached(.attachmentCopied)
         let name: String?
         do throws(SystemError) {
-            name = try Self.deliveredName(for: attachment, in: folder)
+            name = try Self.deliveredName(for: attachment, in: folder, checked: checked)
             try folder.synchronizeDirectory(.deliveredAttachmentEntry)
         } catch {
             try? folder.remove(temporary)
@@ -225,16 +230,15 @@ public struct AttachmentStore: Sendable {
     /// (a redelivery), and otherwise the first of `<stem>-2<extension>`, `<stem>-3<extension>`...
     /// that is free or holds them, the stem and extension parted at the last dot.
     /// - Returns: nil if all ``deliveredNames`` names hold other bytes.
-    private static func deliveredName(for attachment: Attachment, in folder: FileDescriptor) throws(SystemError) -> String? {
+    private static func deliveredName(for attachment: Attachment, in folder: FileDescriptor, checked: CheckedFiles?) throws(SystemError) -> String? {
         let temporary = attachment.file + ".partial"
-        let dot = attachment.file.lastIndex(of: ".").flatMap { $0 == attachment.file.startIndex ? nil : $0 } ?? attachment.file.endIndex
-        for number in 1...deliveredNames {
-            let name = number == 1 ? attachment.file : "\(attachment.file[..<dot])-\(number)\(attachment.file[dot...])"
+        for name in deliveredNames(of: attachment.file) {
             do {
                 try folder.renameWithoutReplacing(temporary, to: name)
+                if let checked, let status = try? folder.linkStatus(of: name) { checked.record(attachment.sha256, of: status) }
                 return name
             } catch where error.isAlreadyExists {
-                if try holds(attachment, at: name, in: folder) {
+                if try holds(attachment, at: name, in: folder, checked: checked) {
                     try? folder.remove(temporary)
                     return name
                 }
@@ -243,15 +247,34 @@ public struct AttachmentStore: Sendable {
         return nil
     }
 
+    /// The names a delivery of `file` tries, in order: `<file>`, then `<stem>-2<extension>`...
+    private static func deliveredNames(of file: String) -> [String] {
+        let dot = file.lastIndex(of: ".").flatMap { $0 == file.startIndex ? nil : $0 } ?? file.endIndex
+        return (1...deliveredNames).map { $0 == 1 ? file : "\(file[..<dot])-\($0)\(file[dot...])" }
+    }
+
+    /// The first of the names a delivery tries, up to one that is free, that `checked` knows to
+    /// hold the bytes `attachment` promises, unchanged since; nil if none.
+    private static func knownCopy(of attachment: Attachment, in folder: FileDescriptor, checked: CheckedFiles) -> String? {
+        for name in deliveredNames(of: attachment.file) {
+            guard let status = try? folder.linkStatus(of: name) else { return nil }
+            if status.isRegularFile, status.size == attachment.size, checked.digest(of: status) == attachment.sha256 { return name }
+        }
+        return nil
+    }
+
     /// Whether `name` in `folder` is a regular file with the size and digest `attachment` promises;
     /// false too for one this process may not read.
-    private static func holds(_ attachment: Attachment, at name: String, in folder: FileDescriptor) throws(SystemError) -> Bool {
+    private static func holds(_ attachment: Attachment, at name: String, in folder: FileDescriptor, checked: CheckedFiles?) throws(SystemError) -> Bool {
         let file: FileDescriptor
         do { file = try folder.open(name, .readOnly) } catch where error.isUnexpectedFileType || error.isAccessDenied { return false }
         defer { file.close() }
         let status = try file.status()
         guard status.isRegularFile, status.size == attachment.size else { return false }
-        return try digest(of: file, size: attachment.size) { _ throws(SystemError) in } == attachment.sha256
+        if let known = checked?.digest(of: status) { return known == attachment.sha256 }
+        guard let digest = try digest(of: file, size: attachment.size, { _ throws(SystemError) in }) else { return false }
+        checked?.record(digest, of: file, before: status)
+        return digest == attachment.sha256
     }
 
     /// The SHA-256 of a file that should hold `size` bytes, read in order and each piece handed to `use`;
@@ -274,9 +297,12 @@ public struct AttachmentStore: Sendable {
 
     /// Reads an attachment's copy in order, handing each piece to `use`, and
     /// checks it against its record: a regular file of the folder, with the size and digest promised.
+    /// A copy `checked` knows as it is now is not read when its digest settles the check: when
+    /// `needsBytes` is false, or when the digest is not the one promised.
     /// - Returns: the damage found, or nil.
     /// - Throws: a failure of reading, or of `use`, that proves nothing about the file.
-    private func readChecked(_ attachment: Attachment, _ use: (ArraySlice<UInt8>) throws(SystemError) -> Void) throws(ShareQueueError) -> String? {
+    private func readChecked(_ attachment: Attachment, checked: CheckedFiles?, needsBytes: Bool,
+                             _ use: (ArraySlice<UInt8>) throws(SystemError) -> Void) throws(ShareQueueError) -> String? {
         guard attachment.hasSafeFileName else { return "attachment file name '\(attachment.file.prefix(100))' is not one the queue makes" }
         // A folder that is not a directory says nothing of this record: a drain moves it aside, and the record waits.
         guard let folderFD = try openFolder() else { return "attachment \(attachment.file) is missing" }
@@ -285,10 +311,15 @@ public struct AttachmentStore: Sendable {
             defer { file.close() }
             let status = try file.status()
             guard status.isRegularFile else { return "attachment \(attachment.file) is not a regular file" }
-            guard status.size == attachment.size, let digest = try Self.digest(of: file, size: attachment.size, use) else {
-                return "attachment \(attachment.file) does not have the size its record gives"
+            let wrongSize = "attachment \(attachment.file) does not have the size its record gives"
+            let wrongDigest = "attachment \(attachment.file) does not match its sha256"
+            guard status.size == attachment.size else { return wrongSize }
+            if let known = checked?.digest(of: status), !needsBytes || known != attachment.sha256 {
+                return known == attachment.sha256 ? nil : wrongDigest
             }
-            return digest == attachment.sha256 ? nil : "attachment \(attachment.file) does not match its sha256"
+            guard let digest = try Self.digest(of: file, size: attachment.size, use) else { return wrongSize }
+            checked?.record(digest, of: file, before: status)
+            return digest == attachment.sha256 ? nil : wrongDigest
         } catch {
             if let damage = ReadFailure.damage(error) { return "attachment \(attachment.file) \(damage)" }
             throw ReadFailure.error("cannot read an attachment", path: folder + "/" + attachment.file, error)

@@ -5,7 +5,7 @@ extension DrainRun {
     /// and of equal instants the last appended.
     mutating func findNewestOfEachKey() throws {
         var newest: [ByteKey: (instant: DateInstant, id: String, files: [String])] = [:]
-        let store = attachments, limit = options.maxAttachmentBytes
+        let store = attachments, limit = options.maxAttachmentBytes, checked = checkedFiles
         try QueueInspector(directory: directory).forEachPending(includingUnsealed: false) { drained in
             guard let key = drained.key.map(ByteKey.init) else { return }
             // Only a record that will itself be delivered may supersede others; one whose attachments
@@ -13,7 +13,7 @@ extension DrainRun {
             var files: [String] = []
             if drained.hasAttachments {
                 guard let record = try? Record(jsonBytes: drained.storedJSON), store.unread(record.attachments ?? [], limit: limit) == nil,
-                      try (record.attachments ?? []).allSatisfy({ attachment throws(ShareQueueError) in try store.problem(with: attachment) == nil }) else { return }
+                      try (record.attachments ?? []).allSatisfy({ attachment throws(ShareQueueError) in try store.problem(with: attachment, checked: checked) == nil }) else { return }
                 files = record.attachments?.map(\.file) ?? []
             }
             let instant = DateInstant(drained.dateText)

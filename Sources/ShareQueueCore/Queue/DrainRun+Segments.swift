@@ -132,12 +132,12 @@ extension DrainRun {
             }
             for index in list.indices {
                 if let destination = options.attachmentsDestination {
-                    switch try attachments.deliver(list[index], to: destination) {
+                    switch try attachments.deliver(list[index], to: destination, checked: checkedFiles) {
                     case .delivered(let path): list[index].path = path
                     case .damaged(let problem): return damaged(problem)
                     }
                 } else {
-                    if let problem = try attachments.problem(with: list[index]) { return damaged(problem) }
+                    if let problem = try attachments.problem(with: list[index], checked: checkedFiles) { return damaged(problem) }
                     list[index].path = attachments.path(of: list[index])
                 }
             }
@@ -152,7 +152,7 @@ extension DrainRun {
         let files = drained.hasAttachments ? drained.record.attachments ?? [] : []
         if let reason = attachments.unread(files, limit: options.maxAttachmentBytes) { return try deadLetterUnread(drained, reason) }
         for attachment in files {
-            if let problem = try attachments.problem(with: attachment) { return damaged(problem) }
+            if let problem = try attachments.problem(with: attachment, checked: checkedFiles) { return damaged(problem) }
         }
         return .superseded(drained)
     }

@@ -31,6 +31,8 @@ struct DrainRun {
     var keepSegmentForDamage = false
     /// Set while reading a segment that has other names: its bytes are not copied anywhere.
     var segmentHasOtherNames = false
+    /// The attachment copies this drain has read whole, and the copies it has delivered.
+    let checkedFiles = CheckedFiles()
     var directory: QueueDirectory { drainer.directory }
     var options: DrainOptions { drainer.options }
     var attachments: AttachmentStore { AttachmentStore(directory: directory) }

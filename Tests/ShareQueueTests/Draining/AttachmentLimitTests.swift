@@ -97,6 +97,29 @@ struct AttachmentLimitTests {
         #expect(try queue.quarantine().isEmpty)
     }
 
+    @Test("Records naming one attachment file, with its digest or another, cost one read of it, not one each, whether delivered in the queue or copied out",
+          arguments: [0, 1])
+    func oneFileNamedManyTimesIsReadOnce(sink: Int) throws {
+        let scratch = TemporaryDirectory()
+        let queue = TestQueue(in: scratch)
+        let photo = try AttachmentTests.makeFile(scratch, "photo.jpg", bytes: 8 << 20)
+        let honest = try queue.append(["--attach", photo.path, "photo"]).lines
+        let file = try FileManager.default.contentsOfDirectory(atPath: queue.file("attachments"))[0]
+        // Another producer's records, a few hundred bytes each, naming that file: half with its digest, half with another.
+        let wrong = String(repeating: "0", count: 64)
+        try queue.appendStored((0..<20).map { AttachmentDeliveryTests.record(id: "named-\($0)", naming: file, size: 8 << 20, sha256: $0 % 2 == 0 ? photo.sha256 : wrong) })
+        // What the drain read, through read(2) and the like: a child's counts join its shell's once it is reaped.
+        let drain = try run("/bin/sh", ["-c", "\"$0\" \"$@\" > '\(scratch.file("out"))'; echo \"exit $?\"; cat /proc/$$/io", Executables.path("host-drain"), "--dir", queue.path]
+                            + Self.sink(sink, scratch), in: scratch)
+        let report = String(decoding: drain.stdout, as: UTF8.self)
+        #expect(report.contains("exit 0"), "\(report) \(drain.stderr)")
+        let read = try #require(report.split(separator: "\n").first { $0.hasPrefix("rchar:") }.flatMap { Int($0.dropFirst(6).trimmingCharacters(in: .whitespaces)) })
+        #expect(read < 3 * (8 << 20), "read \(read) bytes")
+        let delivered = try ids(in: Data(contentsOf: URL(fileURLWithPath: scratch.file("out"))))
+        #expect(delivered == honest + (0..<10).map { "named-\($0 * 2)" })
+        #expect(try queue.quarantine().count == 10)
+    }
+
     /// A record another producer wrote, naming an attachment of 1,000 bytes: a dead letter under a limit of 10.
     static func overLimit(_ index: Int, text: String) -> [UInt8] {
         Array(("{\"v\":1,\"id\":\"letter-\(index)\",\"date\":\"2026-12-02T00:00:00.000Z\",\"source\":\"s\",\"kind\":\"file\",\"text\":\"\(text)\","
