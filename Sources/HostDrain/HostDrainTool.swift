@@ -21,6 +21,7 @@ public enum HostDrainTool {
             OptionSpec(names: ["--coalesce"], value: nil, help: "Deliver only the newest record of each key among those waiting; count the others as superseded."),
             OptionSpec(names: ["--attachments-to"], value: "DIR", help: "Copy attachments into DIR (created if missing) as files of your own, and give records their new paths; without it they stay in the queue."),
             OptionSpec(names: ["--max-attachment-bytes"], value: "N", help: "Read at most N bytes of attachments for one record (default 268435456, as share-append): a record with more goes to the dead-letter file unread; raise N and --requeue-dead to deliver it."),
+            OptionSpec(names: ["--sparse-attachments"], value: nil, help: "Read attachment copies that are mostly holes, which a file system that compresses (ZFS) may make of zeros; without it a record with one goes to the dead-letter file unread, since no producer here writes one."),
             OptionSpec(names: ["--max-attempts"], value: "N", help: "After a command refuses a record N times, move it to the dead-letter file (default 5)."),
             OptionSpec(names: ["--requeue-dead"], value: nil, help: "Put the dead letters back at the end of the queue, and exit."),
             OptionSpec(names: ["--batch"], value: "N", help: "Deliver at most N records at a time (default 1000 with --exec, else 5000); the checkpoint moves after each batch."),
@@ -86,6 +87,7 @@ public enum HostDrainTool {
         }
         options.coalesceKeys = arguments.has("--coalesce")
         options.attachmentsDestination = arguments.value("--attachments-to")
+        options.readsSparseAttachments = arguments.has("--sparse-attachments")
         let debounce = try arguments.value("--debounce").map { text throws(ShareQueueError) in try parseDuration(text, of: "--debounce", upTo: 3600) } ?? 0.05
         let execTimeout = try arguments.value("--exec-timeout").map { text throws(ShareQueueError) in try parseDuration(text, of: "--exec-timeout", upTo: 30 * 86_400) } ?? 600
 

@@ -26,6 +26,11 @@ public struct DrainOptions: Sendable {
     /// its files kept, so that a drain with a higher limit delivers it once
     /// ``QueueDrainer/requeueDeadLetters()`` puts it back.
     public var maxAttachmentBytes = Attachment.defaultMaxBytes
+    /// Whether a drain reads an attachment copy more than half of which is holes of a sparse
+    /// file. No producer here writes one, and its maker paid no disk for what a check would
+    /// read, so such a record goes to the dead letters unread unless this is set; a file system
+    /// that compresses (ZFS) makes holes of whole blocks of zeros in honest copies too.
+    public var readsSparseAttachments = false
     /// A record refused this many times goes to the dead-letter file.
     public var maxAttempts = 5
     /// Asked after every batch; true ends the drain there, with the checkpoint recorded.

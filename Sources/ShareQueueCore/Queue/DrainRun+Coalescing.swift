@@ -5,14 +5,14 @@ extension DrainRun {
     /// and of equal instants the last appended.
     mutating func findNewestOfEachKey() throws {
         var newest: [ByteKey: (instant: DateInstant, id: String, files: [String])] = [:]
-        let store = attachments, limit = options.maxAttachmentBytes, checked = checkedFiles
+        let store = attachments, options = options, checked = checkedFiles
         try QueueInspector(directory: directory).forEachPending(includingUnsealed: false) { drained in
             guard let key = drained.key.map(ByteKey.init) else { return }
             // Only a record that will itself be delivered may supersede others; one whose attachments
             // are over the limit is not, and its files are not read.
             var files: [String] = []
             if drained.hasAttachments {
-                guard let record = try? Record(jsonBytes: drained.storedJSON), store.unread(record.attachments ?? [], limit: limit) == nil,
+                guard let record = try? Record(jsonBytes: drained.storedJSON), store.unread(record.attachments ?? [], options: options) == nil,
                       try (record.attachments ?? []).allSatisfy({ attachment throws(ShareQueueError) in try store.problem(with: attachment, checked: checked) == nil }) else { return }
                 files = record.attachments?.map(\.file) ?? []
             }

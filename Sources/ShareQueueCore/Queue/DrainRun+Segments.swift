@@ -127,7 +127,7 @@ extension DrainRun {
             do { record = try Record(jsonBytes: payload) } catch { return damaged(error.message) }
         }
         if var list = record.attachments {
-            if let reason = attachments.unread(list, limit: options.maxAttachmentBytes) {
+            if let reason = attachments.unread(list, options: options) {
                 return try deadLetterUnread(DrainedRecord(record: record, storedJSON: payload, end: end), reason)
             }
             for index in list.indices {
@@ -150,14 +150,14 @@ extension DrainRun {
     /// checks, set aside as damage if not (§7.3), as it would be without coalescing.
     private mutating func supersede(_ drained: DrainedRecord, _ damaged: (String) -> BatchItem) throws -> BatchItem {
         let files = drained.hasAttachments ? drained.record.attachments ?? [] : []
-        if let reason = attachments.unread(files, limit: options.maxAttachmentBytes) { return try deadLetterUnread(drained, reason) }
+        if let reason = attachments.unread(files, options: options) { return try deadLetterUnread(drained, reason) }
         for attachment in files {
             if let problem = try attachments.problem(with: attachment, checked: checkedFiles) { return damaged(problem) }
         }
         return .superseded(drained)
     }
 
-    /// A record whose attachments a drain does not read (see ``AttachmentStore/unread(_:limit:)``): moved to the dead
+    /// A record whose attachments a drain does not read (see ``AttachmentStore/unread(_:options:)``): moved to the dead
     /// letters before the records around it are delivered, without reading its files. A drain killed
     /// before its checkpoint passes the record finds its letter already written (§13) and adds none.
     private mutating func deadLetterUnread(_ drained: DrainedRecord, _ reason: String) throws -> BatchItem {

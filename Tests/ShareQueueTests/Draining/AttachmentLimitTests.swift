@@ -72,7 +72,7 @@ struct AttachmentLimitTests {
         #expect(try queue.deadLetters().compactMap { ($0["record"] as? [String: Any])?["id"] as? String } == [both[0], "four-times"])
     }
 
-    @Test("A copy that is mostly holes, which no producer here writes and which costs its maker no disk, waits as a dead letter unread; the same zeros written are delivered")
+    @Test("A copy that is mostly holes, which no producer here writes and which costs its maker no disk, waits as a dead letter unread; the same zeros written are delivered, and --sparse-attachments reads it")
     func mostlyHolesIsADeadLetter() throws {
         let scratch = TemporaryDirectory()
         let queue = TestQueue(in: scratch)
@@ -95,6 +95,11 @@ struct AttachmentLimitTests {
         #expect((letter["record"] as? [String: Any])?["id"] as? String == "sparse")
         #expect((letter["error"] as? String)?.contains("holes") == true, "\(letter)")
         #expect(try queue.quarantine().isEmpty)
+        // A file system that compresses makes such copies of honest ones: a host on one reads them.
+        #expect(try queue.drain(["--requeue-dead"]).status == 0)
+        let reading = try queue.drain(["--sparse-attachments"])
+        #expect(reading.status == 0, "\(reading.stderr)")
+        #expect(try ids(in: reading.stdout) == ["sparse"])
     }
 
     @Test("Records naming one attachment file, with its digest or another, cost one read of it, not one each, whether delivered in the queue or copied out",
