@@ -97,6 +97,7 @@ public enum ShareAppendTool {
         let files = arguments.all("--attach")
         let maxAttachmentBytes = try arguments.integer("--max-attachment-bytes", in: Int64(1)...Int64.max / 2) ?? Attachment.defaultMaxBytes
         if !files.isEmpty && arguments.has("--lines") { throw ShareQueueError(.invalidArgument, "--attach adds files to one record; it does not combine with --lines") }
+        if files.count > Attachment.maximumPerRecord { throw ShareQueueError(.invalidArgument, "a record has at most \(Attachment.maximumPerRecord) attachments, not \(files.count)") }
 
         // All input is read and checked before the queue is touched: bad input changes nothing.
         let makeDraft = { (content: RecordDraft.Content) in

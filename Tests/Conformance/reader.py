@@ -615,7 +615,8 @@ def drain(queue, coalesce=False, max_attachment=MAX_ATTACHMENT):
             if fields is not None and fields.get("attachments"):
                 # §7.3: over the drain's limit, all entries counted, a dead letter, its files unread; it neither
                 # supersedes nor is delivered.
-                if sum(int(last(e)["size"][1]) for e in fields["attachments"]) > max_attachment \
+                if len(fields["attachments"]) > 1000 \
+                        or sum(int(last(e)["size"][1]) for e in fields["attachments"]) > max_attachment \
                         or any(safe_file_name(last(e)["file"]) and mostly_holes(queue, last(e)) for e in fields["attachments"]):
                     continue
                 if not all(attachment_ok(queue, last(e)) for e in fields["attachments"]):

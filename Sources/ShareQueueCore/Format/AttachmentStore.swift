@@ -110,11 +110,15 @@ public struct AttachmentStore: Sendable {
     }
 
     /// Why a drain does not read a record's attachments to check them, or nil if it does:
-    /// they add up to more than `options.maxAttachmentBytes`, each entry counted, or one is
+    /// there are more than ``Attachment/maximumPerRecord``, they add up to more than
+    /// `options.maxAttachmentBytes`, each entry counted, or one is
     /// mostly holes (unless `options.readsSparseAttachments`). Either costs a producer little
     /// and a drain a read of every byte: one file named many times, sparse files as large as a disk.
     func unread(_ files: [Attachment], options: DrainOptions) -> String? {
         let total = Attachment.totalBytes(files), limit = options.maxAttachmentBytes
+        if files.count > Attachment.maximumPerRecord {
+            return "it has \(files.count) attachments, over the \(Attachment.maximumPerRecord) a record may have"
+        }
         if total > limit {
             return "its \(files.count) attachment\(files.count == 1 ? " is" : "s are") \(total == .max ? "more than \(Int64.max)" : String(total)) bytes, over the drain's limit of \(limit) (--max-attachment-bytes)"
         }

@@ -20,6 +20,10 @@ public struct Attachment: Sendable, Hashable, Codable {
     /// delivers what a producer may write.
     public static let defaultMaxBytes: Int64 = 256 << 20
 
+    /// The most attachments one record has: each costs a drain an open, and one copied out a
+    /// file and a sync of its folder, however small, so a record's bytes alone do not bound them.
+    public static let maximumPerRecord = 1000
+
     /// The sizes of `attachments` added up, each entry counted (a file named twice is read twice),
     /// and Int64.max when the sum would overflow it.
     public static func totalBytes(_ attachments: [Attachment]) -> Int64 {

@@ -53,7 +53,7 @@ public struct RecordDraft: Sendable {
     public var meta: JSONMembers<String>?
     /// A caller's own UUID string, for a producer that retries; nil makes a new one.
     public var id: String?
-    /// Files already copied into the queue with `AttachmentStore.add(copyOf:)`.
+    /// Files already copied into the queue with `AttachmentStore.add(copyOf:maxBytes:)`; at most ``Attachment/maximumPerRecord``.
     public var attachments: [Attachment]?
 
     /// A draft with this content and these labels.
@@ -107,6 +107,9 @@ public struct RecordDraft: Sendable {
         if let key, key.isEmpty || key.utf8.count > 1024 { throw ShareQueueError(.invalidArgument, "a key must be 1 to 1024 bytes long") }
         if case .attachmentsOnly = content, (attachments ?? []).isEmpty {
             throw ShareQueueError(.noInput, "nothing to append: no text and no attachment")
+        }
+        if let attachments, attachments.count > Attachment.maximumPerRecord {
+            throw ShareQueueError(.invalidArgument, "a record has at most \(Attachment.maximumPerRecord) attachments, not \(attachments.count)")
         }
         if case .value(_, let kind) = content, !Self.isContentKind(kind) {
             throw ShareQueueError(.invalidArgument, "a content kind must be 1 to 256 bytes without control characters, and not text, url or file: '\(kind.rawValue.prefix(200))'")

@@ -102,6 +102,29 @@ struct AttachmentLimitTests {
         #expect(try ids(in: reading.stdout) == ["sparse"])
     }
 
+    @Test("A record has at most 1,000 attachments: share-append and the library refuse more, and a drain sets a record with more aside as a dead letter, its empty files unopened")
+    func attachmentsPerRecord() throws {
+        let scratch = TemporaryDirectory()
+        let queue = TestQueue(in: scratch)
+        let empty = try AttachmentTests.makeFile(scratch, "empty.txt", bytes: 0)
+        let refused = try queue.append(Array(repeating: ["--attach", empty.path], count: 1001).flatMap { $0 } + ["many"])
+        #expect(refused.status == 64, "\(refused.stderr)")
+        let entry = Attachment(name: "e", file: "E.txt", size: 0, sha256: empty.sha256, type: "text/plain")
+        #expect(throws: ShareQueueError.self) {
+            try queue.appendThroughLibrary([RecordDraft(.text("many"), source: "s", attachments: Array(repeating: entry, count: 1001))])
+        }
+        var record = String(decoding: AttachmentDeliveryTests.record(id: "many", naming: "E.txt", size: 0, sha256: empty.sha256), as: UTF8.self)
+        let one = String(record[record.range(of: "[{")!.upperBound..<record.range(of: "}]")!.lowerBound])
+        record = record.replacingOccurrences(of: "[{" + one + "}]", with: "[" + Array(repeating: "{" + one + "}", count: 1001).joined(separator: ",") + "]")
+        try queue.appendStored([Array(record.utf8)])
+        let after = try queue.append(text: "after")
+        let drain = try queue.drain(["--attachments-to", scratch.file("received")])
+        #expect(drain.status == 0, "\(drain.stderr)")
+        #expect(try ids(in: drain.stdout) == after)
+        #expect(try queue.deadLetters().compactMap { ($0["record"] as? [String: Any])?["id"] as? String } == ["many"])
+        #expect((try? FileManager.default.contentsOfDirectory(atPath: scratch.file("received")))?.isEmpty ?? true)
+    }
+
     @Test("Records naming one attachment file, with its digest or another, cost one read of it, not one each, whether delivered in the queue or copied out",
           arguments: [0, 1])
     func oneFileNamedManyTimesIsReadOnce(sink: Int) throws {
