@@ -51,6 +51,12 @@ public final class QueueDrainer: @unchecked Sendable {
         defer { QueueLock.release(drainLock) }
         CrashPoint.reached(.drainLocked)
         try setAsideForeignFiles()
+        // A requeue cut short is finished first: a drain before it resumed delivered what it had
+        // put back, which it then put back again, so that its letters came twice.
+        if try directory.status(of: QueueLayout.deadLettersRequeue) != nil {
+            let count = try putBackDeadLetters(resumingOnly: true)
+            warn("finished a requeue of dead letters that was cut short: put \(count) more back")
+        }
         var run = DrainRun(drainer: self, checkpoint: try Checkpoint(directory: directory, warn: warn), buildRecords: sink.needsRecords)
         // The sink's own errors are marked, so that they are not mistaken for the queue's.
         var marked = SinkErrorMarking(sink)
@@ -79,6 +85,12 @@ public final class QueueDrainer: @unchecked Sendable {
     public func requeueDeadLetters() throws(ShareQueueError) -> Int {
         let drainLock = try takeDrainLock()
         defer { QueueLock.release(drainLock) }
+        return try putBackDeadLetters(resumingOnly: false)
+    }
+
+    /// What ``requeueDeadLetters()`` does, under the drain lock; `resumingOnly` finishes a
+    /// requeue cut short, if there is one, and starts none.
+    private func putBackDeadLetters(resumingOnly: Bool) throws(ShareQueueError) -> Int {
         let letters = DeadLetters(directory: directory, warn: warn)
         // What stands where letters being put back would be, and is no file of theirs, is moved out of the way.
         if let status = try directory.status(of: QueueLayout.deadLettersRequeue), !status.isRegularFile || status.linkCount != 1 {
@@ -87,7 +99,7 @@ public final class QueueDrainer: @unchecked Sendable {
         // Renamed first, so that a crash cannot leave a letter both queued and waiting.
         let resuming = try directory.status(of: QueueLayout.deadLettersRequeue) != nil
         if !resuming {
-            guard try directory.status(of: QueueLayout.deadLetters) != nil else { return 0 }
+            guard !resumingOnly, try directory.status(of: QueueLayout.deadLetters) != nil else { return 0 }
             do { try directory.folder.rename(QueueLayout.deadLetters, to: QueueLayout.deadLettersRequeue) } catch {
                 throw ShareQueueError("cannot take the dead letters", path: letters.path, error)
             }

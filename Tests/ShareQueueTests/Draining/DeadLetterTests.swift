@@ -107,6 +107,27 @@ struct DeadLetterTests {
         #expect(drain.output.contains("\"text\":\"other\""), "\(drain.output)")
     }
 
+    @Test("A drain after a requeue that died half-way finishes it first: every letter is delivered once, and a requeue after puts none back")
+    func drainFinishesACutShortRequeue() throws {
+        let queue = TestQueue()
+        // Records of 1.8 MB, as a producer with a higher limit writes them: ten take two appends of at most 16 MiB to put back.
+        var options = AppendOptions()
+        options.maxRecordBytes = 2 << 20
+        options.synchronize = false
+        let appender = try QueueAppender(directory: try QueueDirectory(path: queue.path), options: options)
+        let appended = try (0..<10).map { index in try appender.append(RecordDraft(.text("\(index) " + String(repeating: "x", count: 1_800_000)), source: "s")) }
+        #expect(try queue.drain(["--max-attempts", "1", "--exec", "exit 4"]).status == 0)
+        #expect(try queue.deadLetters().count == 10)
+        let crashed = try queue.drain(["--requeue-dead"], environment: ["SHARE_QUEUE_CRASH_AT": "append-synced"])
+        #expect(crashed.status == 128 + SIGKILL)
+        let drain = try queue.drain()
+        #expect(drain.status == 0, "\(drain.stderr)")
+        #expect(try ids(in: drain.stdout) == appended)
+        let requeue = try queue.drain(["--requeue-dead"])
+        #expect(requeue.stderr.contains("put 0 dead letters back"), "\(requeue.stderr)")
+        #expect(try ids(in: try queue.drain().stdout).isEmpty)
+    }
+
     @Test("A pending copy of a dead letter's bytes, which any producer can append, does not take the letter's place: spoiled after the requeue, it costs nothing")
     func requeueBesideACopy() throws {
         let queue = TestQueue()
