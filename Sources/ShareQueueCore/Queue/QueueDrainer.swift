@@ -52,8 +52,9 @@ public final class QueueDrainer: @unchecked Sendable {
         CrashPoint.reached(.drainLocked)
         try setAsideForeignFiles()
         // A requeue cut short is finished first: a drain before it resumed delivered what it had
-        // put back, which it then put back again, so that its letters came twice.
-        if try directory.status(of: QueueLayout.deadLettersRequeue) != nil {
+        // put back, which it then put back again, so that its letters came twice. Anything else at
+        // that name is no requeue's, and --requeue-dead moves it aside.
+        if let status = try directory.status(of: QueueLayout.deadLettersRequeue), status.isRegularFile, status.linkCount == 1 {
             let count = try putBackDeadLetters(resumingOnly: true)
             warn("finished a requeue of dead letters that was cut short: put \(count) more back")
         }
