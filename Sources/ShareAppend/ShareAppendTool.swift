@@ -163,7 +163,7 @@ public enum ShareAppendTool {
         guard status.size <= maxBytes - used else {
             throw ShareQueueError(.badData, used == 0
                 ? "the attachment is \(status.size) bytes, over the limit of \(maxBytes) (--max-attachment-bytes)"
-                : "the attachments are \(used + status.size) bytes in all, over the limit of \(maxBytes) for a record's (--max-attachment-bytes)", path: path)
+                : "the attachments are \(used + status.size) bytes in all, over the limit of \(maxBytes) for all of a record's attachments (--max-attachment-bytes)", path: path)
         }
         return status.size
     }

@@ -9,7 +9,7 @@ extension DrainRun {
         try QueueInspector(directory: directory).forEachPending(includingUnsealed: false) { drained in
             guard let key = drained.key.map(ByteKey.init) else { return }
             // Only a record that will itself be delivered may supersede others; one whose attachments
-            // are over the limit is not, and its files are not read.
+            // a drain does not read (see `AttachmentStore.unread`) is not, and its files are not read.
             var files: [String] = []
             if drained.hasAttachments {
                 guard let record = try? Record(jsonBytes: drained.storedJSON), store.unread(record.attachments ?? [], options: options) == nil,
