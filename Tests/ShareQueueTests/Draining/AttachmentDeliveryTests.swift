@@ -15,10 +15,12 @@ struct AttachmentDeliveryTests {
         index == 0 ? ["--attachments-to", scratch.file("received")] : ["--store", scratch.file("inbox.sqlite")]
     }
 
-    /// A record another producer wrote that names the queue's attachment file `file`, of `size` bytes with digest `sha256`.
-    static func record(id: String, naming file: String, size: Int, sha256: String) -> [UInt8] {
-        Array(("{\"v\":1,\"id\":\"\(id)\",\"date\":\"2026-12-01T00:00:00.000Z\",\"source\":\"other\",\"kind\":\"file\","
-            + "\"attachments\":[{\"name\":\"a.jpg\",\"file\":\"\(file)\",\"size\":\(size),\"sha256\":\"\(sha256)\",\"type\":\"image/jpeg\"}]}").utf8)
+    /// A record another producer wrote that names the queue's attachment file `file`, of `size` bytes with digest `sha256`,
+    /// in `times` entries, and has the key `key` if one is given.
+    static func record(id: String, naming file: String, size: Int, sha256: String, times: Int = 1, key: String? = nil) -> [UInt8] {
+        let entry = "{\"name\":\"a.jpg\",\"file\":\"\(file)\",\"size\":\(size),\"sha256\":\"\(sha256)\",\"type\":\"image/jpeg\"}"
+        return Array(("{\"v\":1,\"id\":\"\(id)\",\"date\":\"2026-12-01T00:00:00.000Z\",\"source\":\"other\",\(key.map { "\"key\":\"\($0)\"," } ?? "")\"kind\":\"file\","
+            + "\"attachments\":[" + Array(repeating: entry, count: times).joined(separator: ",") + "]}").utf8)
     }
 
     /// A queue holding two records with attachments and one without.

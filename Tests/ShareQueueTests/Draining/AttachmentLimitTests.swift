@@ -62,10 +62,7 @@ struct AttachmentLimitTests {
         let file = try #require(try FileManager.default.contentsOfDirectory(atPath: queue.file("attachments")).first { name in
             (try? Data(contentsOf: URL(fileURLWithPath: queue.file("attachments/" + name))).count) == 3_000
         })
-        var record = String(decoding: AttachmentDeliveryTests.record(id: "four-times", naming: file, size: 3_000, sha256: first.sha256), as: UTF8.self)
-        let entry = String(record[record.range(of: "[{")!.upperBound..<record.range(of: "}]")!.lowerBound])
-        record = record.replacingOccurrences(of: "[{" + entry + "}]", with: "[" + Array(repeating: "{" + entry + "}", count: 4).joined(separator: ",") + "]")
-        try queue.appendStored([Array(record.utf8)])
+        try queue.appendStored([AttachmentDeliveryTests.record(id: "four-times", naming: file, size: 3_000, sha256: first.sha256, times: 4)])
         let drain = try queue.drain(["--max-attachment-bytes", "5000"])
         #expect(drain.status == 0, "\(drain.stderr)")
         #expect(try ids(in: drain.stdout) == one)
@@ -113,10 +110,7 @@ struct AttachmentLimitTests {
         #expect(throws: ShareQueueError.self) {
             try queue.appendThroughLibrary([RecordDraft(.text("many"), source: "s", attachments: Array(repeating: entry, count: 1001))])
         }
-        var record = String(decoding: AttachmentDeliveryTests.record(id: "many", naming: "E.txt", size: 0, sha256: empty.sha256), as: UTF8.self)
-        let one = String(record[record.range(of: "[{")!.upperBound..<record.range(of: "}]")!.lowerBound])
-        record = record.replacingOccurrences(of: "[{" + one + "}]", with: "[" + Array(repeating: "{" + one + "}", count: 1001).joined(separator: ",") + "]")
-        try queue.appendStored([Array(record.utf8)])
+        try queue.appendStored([AttachmentDeliveryTests.record(id: "many", naming: "E.txt", size: 0, sha256: empty.sha256, times: 1001)])
         let after = try queue.append(text: "after")
         let drain = try queue.drain(["--attachments-to", scratch.file("received")])
         #expect(drain.status == 0, "\(drain.stderr)")
@@ -201,11 +195,9 @@ struct AttachmentLimitTests {
         let handle = try #require(FileHandle(forWritingAtPath: queue.file("attachments/" + file)))
         try handle.truncate(atOffset: UInt64(terabyte))
         try handle.close()
-        var record = AttachmentDeliveryTests.record(id: "terabyte", naming: file, size: 0, sha256: String(repeating: "0", count: 64))
-        record = Array(String(decoding: record, as: UTF8.self).replacingOccurrences(of: "\"size\":0", with: "\"size\":\(terabyte)").utf8)
         // Under coalescing, as the older of two records of one key, it is checked before it may be superseded.
-        if sink == 0 { record = Array(String(decoding: record, as: UTF8.self).replacingOccurrences(of: "\"kind\"", with: "\"key\":\"k\",\"kind\"").utf8) }
-        try queue.appendStored([record])
+        try queue.appendStored([AttachmentDeliveryTests.record(id: "terabyte", naming: file, size: Int(terabyte), sha256: String(repeating: "0", count: 64),
+                                                               key: sink == 0 ? "k" : nil)])
         let after = sink == 0 ? try queue.append(["--key", "k", "after"]).lines : try queue.append(text: "after")
 
         // Reading a terabyte of holes takes minutes: the drain must not begin to.
