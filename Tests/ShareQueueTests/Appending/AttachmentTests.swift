@@ -3,7 +3,7 @@ import Testing
 @testable import ShareQueueCore
 
 /// `share-append --attach` and what drains do with attachments.
-@Suite("Attachments", .timeLimit(.minutes(2)))
+@Suite("Attachments", .runTimeLimit(minutes: 2))
 struct AttachmentTests {
     static func makeFile(_ scratch: TemporaryDirectory, _ name: String, bytes: Int) throws -> (path: String, sha256: String) {
         let data = Data((0..<bytes).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// Many processes at once, and processes killed for real.
-@Suite("Concurrency and kills", .serialized, .timeLimit(.minutes(3)))
+@Suite("Concurrency and kills", .serialized, .runTimeLimit(minutes: 3))
 struct ConcurrencyTests {
     @Test("8 producers x 200 appends with a concurrent drain loop deliver exactly 1,600 distinct records")
     func concurrentProducersAndDrains() throws {

@@ -4,7 +4,7 @@ import Testing
 
 /// `share-append --if-changed`: a keyed record is appended only when its
 /// content differs from the last one appended with that key.
-@Suite("Publishing only what changed", .serialized, .timeLimit(.minutes(3)))
+@Suite("Publishing only what changed", .serialized, .runTimeLimit(minutes: 3))
 struct IfChangedTests {
     /// Publishes `arguments` with `--if-changed --key key`; returns the printed id.
     private func publish(_ queue: TestQueue, key: String = "wallpaper", _ arguments: [String]) throws -> String {

@@ -6,7 +6,7 @@ import Testing
 /// writer of the `keys` folder made from `Documentation/Format.md` (§14) alone:
 /// an entry that script writes is one the tools read, and an entry the tools
 /// write has exactly the bytes (name, line, content digest) the script computes.
-@Suite("The keys folder as Format.md specifies it", .timeLimit(.minutes(2)), OptionalProgram.needs("python3"))
+@Suite("The keys folder as Format.md specifies it", .runTimeLimit(minutes: 2), OptionalProgram.needs("python3"))
 struct KeysFolderFormatTests {
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Conformance/keys.py").path

@@ -4,7 +4,7 @@ import Testing
 
 /// Delivering attachments: a drain killed at any step of it costs no record,
 /// whatever sink comes next, and what the host receives is its own file.
-@Suite("Attachment delivery", .timeLimit(.minutes(3)))
+@Suite("Attachment delivery", .runTimeLimit(minutes: 3))
 struct AttachmentDeliveryTests {
     /// The steps of an attachment's delivery, in order: copied under a temporary name,
     /// renamed into the destination, taken by the sink, recorded by the checkpoint.

@@ -4,7 +4,7 @@ import Testing
 
 /// A record's `size` for an attachment is a producer's word: a drain reads no attachment
 /// over its limit, and such a record waits as a dead letter, whole, with its files.
-@Suite("Attachment size limit", .timeLimit(.minutes(3)))
+@Suite("Attachment size limit", .runTimeLimit(minutes: 3))
 struct AttachmentLimitTests {
     /// The sinks: 0 prints, 1 copies attachments out (`--attachments-to`), 2 stores (`--store`).
     static func sink(_ index: Int, _ scratch: TemporaryDirectory) -> [String] {

@@ -3,7 +3,7 @@ import Testing
 @testable import ShareQueueCore
 
 /// Refusals, retries and dead letters with `--exec`.
-@Suite("Retries and dead letters", .timeLimit(.minutes(2)))
+@Suite("Retries and dead letters", .runTimeLimit(minutes: 2))
 struct DeadLetterTests {
     /// A command that refuses any batch holding the record "poison", and keeps the rest.
     static func command(_ out: String) -> String {

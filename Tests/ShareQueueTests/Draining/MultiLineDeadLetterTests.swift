@@ -4,7 +4,7 @@ import Testing
 /// A record stored over several lines (another producer's, spaced as JSON
 /// allows) is a valid record, so it can be refused and dead-lettered like any
 /// other: its letter must still be one line, or no drain can read it back.
-@Suite("Dead letters of records stored over several lines", .timeLimit(.minutes(2)))
+@Suite("Dead letters of records stored over several lines", .runTimeLimit(minutes: 2))
 struct MultiLineDeadLetterTests {
     static let id = "00000000-0000-4000-8000-000000000077"
     static let stored = "{\"v\":1,\n \"id\":\"\(id)\",\r\n \"date\":\"2026-11-29T14:52:20.123Z\",\"source\":\"other\",\n"

@@ -5,7 +5,7 @@ import Testing
 /// "Newest" for `--coalesce` and the store's `latest`: the instant a date denotes,
 /// then the record appended last. Each case appends the newer record first, so
 /// that the tie rule alone would pick the wrong one.
-@Suite("Newest of a key", .serialized, .timeLimit(.minutes(3)))
+@Suite("Newest of a key", .serialized, .runTimeLimit(minutes: 3))
 struct NewestTests {
     /// Two dates of one key: `newer` denotes the later instant, and `older` is appended after it.
     struct Pair: CustomTestStringConvertible, Sendable {

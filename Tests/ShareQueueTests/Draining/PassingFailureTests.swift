@@ -4,7 +4,7 @@ import Testing
 /// Failures that say nothing about the records (too many open files, an I/O
 /// error, a signal storm): a drain stops with 74 or 75, sets nothing aside,
 /// and the next drain delivers every record exactly once.
-@Suite("Passing failures", .timeLimit(.minutes(5)))
+@Suite("Passing failures", .runTimeLimit(minutes: 5))
 struct PassingFailureTests {
     /// A command that refuses any batch holding a record "poison" and appends the rest to `out`.
     static func refusingPoison(_ out: String) -> String {

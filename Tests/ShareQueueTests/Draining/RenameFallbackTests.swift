@@ -4,7 +4,7 @@ import Testing
 /// A kernel without `renameat2`, or a file system without `RENAME_NOREPLACE`
 /// (made so with `SHARE_QUEUE_FAULT`): every rename that must not replace a
 /// file links and unlinks instead, through the real tools, and nothing is lost.
-@Suite("Renames without renameat2", .timeLimit(.minutes(2)))
+@Suite("Renames without renameat2", .runTimeLimit(minutes: 2))
 struct RenameFallbackTests {
     /// The call that renames without replacing, as `SHARE_QUEUE_FAULT` names it.
     static var exclusiveRename: String {

@@ -3,7 +3,7 @@ import Testing
 @testable import ShareQueueCore
 
 /// `host-drain --store`: a real SQLite file, checked with the sqlite3 tool.
-@Suite("SQLite store", .serialized, .timeLimit(.minutes(3)))
+@Suite("SQLite store", .serialized, .runTimeLimit(minutes: 3))
 struct StoreTests {
     @Test("Records land in the documented schema, once, with the drain position in the same database")
     func schemaAndRows() throws {

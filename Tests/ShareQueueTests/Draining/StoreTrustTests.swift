@@ -6,7 +6,7 @@ import Testing
 /// new: a planted one (triggers, views, another program's tables, another
 /// application_id) is refused with 78 before anything is inserted, and the queue
 /// keeps every record for a later drain.
-@Suite("SQLite store trusts only its own database", .serialized, .timeLimit(.minutes(3)))
+@Suite("SQLite store trusts only its own database", .serialized, .runTimeLimit(minutes: 3))
 struct StoreTrustTests {
     /// The store's `PRAGMA application_id`, "ShQu" in ASCII.
     static let applicationID = "1399345525"

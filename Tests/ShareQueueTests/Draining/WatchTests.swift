@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// `host-drain --watch`, running as a separate process.
-@Suite("Watch mode", .serialized, .timeLimit(.minutes(3)))
+@Suite("Watch mode", .serialized, .runTimeLimit(minutes: 3))
 struct WatchTests {
     /// CPU seconds a process has used, from /proc.
     static func cpuSeconds(_ pid: Int32) throws -> Double {

@@ -5,7 +5,7 @@ import Testing
 /// `Documentation/Format.md` alone, predicts what a drain delivers and sets
 /// aside; `host-drain` must do exactly that, byte for byte. So the format
 /// document, not this package's code, is what two implementations agree on.
-@Suite("A second reader, from Format.md alone", .serialized, .timeLimit(.minutes(3)), OptionalProgram.needs("python3"))
+@Suite("A second reader, from Format.md alone", .serialized, .runTimeLimit(minutes: 3), OptionalProgram.needs("python3"))
 struct SecondReaderTests {
     static let reader = ConformanceTests.corpus + "/reader.py"
 

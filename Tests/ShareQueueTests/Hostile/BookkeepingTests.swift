@@ -7,7 +7,7 @@ import ToolSupport
 /// The drain's bookkeeping files (`attempts`, `dead-letters.log`): they hold
 /// any record id unambiguously, and whatever is planted in them, no tool reads
 /// one whole or lets it stop the queue.
-@Suite("Bookkeeping files", .timeLimit(.minutes(2)))
+@Suite("Bookkeeping files", .runTimeLimit(minutes: 2))
 struct BookkeepingTests {
     /// A command that refuses any batch holding a record with the text "poison", and keeps the rest.
     static func command(_ out: String) -> String { DeadLetterTests.command(out) }

@@ -3,7 +3,7 @@ import Testing
 
 /// A file size limit (`ulimit -f`) is an error with a path and exit 74, not a
 /// death by SIGXFSZ; nothing temporary is left, and the queue stays whole.
-@Suite("File size limit", .timeLimit(.minutes(2)))
+@Suite("File size limit", .runTimeLimit(minutes: 2))
 struct FileSizeLimitTests {
     /// 512 KiB, in the 512-byte blocks of `ulimit -f`.
     static let limitBlocks = 1024

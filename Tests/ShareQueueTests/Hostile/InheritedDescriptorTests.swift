@@ -8,7 +8,7 @@ import Testing
 /// must be let go of, not just closed, and every descriptor must be close-on-exec
 /// from the call that makes it: a child must not keep a queue's lock taken, its
 /// folder open, or a pipe's end from reaching end of file.
-@Suite("Descriptors a child process could inherit", .timeLimit(.minutes(3)))
+@Suite("Descriptors a child process could inherit", .runTimeLimit(minutes: 3))
 struct InheritedDescriptorTests {
     /// Sink that copies, as a spawn does, each descriptor open on the queue's drain.lock while it delivers.
     struct CopyingSink: DrainSink {

@@ -4,7 +4,7 @@ import Testing
 
 /// Waiting for a queue lock: woken the moment the holder lets go, yet never for
 /// longer than the wait allows, and the lock then held like any other.
-@Suite("Waiting for a lock", .serialized, .timeLimit(.minutes(2)))
+@Suite("Waiting for a lock", .serialized, .runTimeLimit(minutes: 2))
 struct LockWaitTests {
     /// Two open descriptions of one new lock file.
     static func twoDescriptions(_ scratch: TemporaryDirectory) throws -> (FileDescriptor, FileDescriptor) {

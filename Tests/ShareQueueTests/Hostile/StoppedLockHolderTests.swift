@@ -3,7 +3,7 @@ import Testing
 
 /// A process stopped (SIGSTOP, or an app suspended) while it holds a lock: every
 /// wait for it ends within its bound, with a message naming the lock and the holder.
-@Suite("A stopped lock holder", .serialized, .timeLimit(.minutes(3)))
+@Suite("A stopped lock holder", .serialized, .runTimeLimit(minutes: 3))
 struct StoppedLockHolderTests {
     /// Whether `pid` is stopped, from the state in /proc/<pid>/stat.
     static func isStopped(_ pid: Int32) -> Bool {

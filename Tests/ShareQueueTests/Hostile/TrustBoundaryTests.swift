@@ -119,7 +119,7 @@ struct TrustBoundaryTests {
 
         /// Stops swapping, and puts `first` back to what it was if it was left swapped.
         func finish(first: String, second: String, firstIsDirectory: Bool) {
-            FileManager.default.createFile(atPath: stop, contents: nil)
+            _ = FileManager.default.createFile(atPath: stop, contents: nil)
             process.waitUntilExit()
             var status = stat()
             if lstat(first, &status) == 0, ((status.st_mode & S_IFMT) == S_IFDIR) != firstIsDirectory {

@@ -29,7 +29,7 @@ private func contains(_ haystack: some Collection<UInt8>, _ needle: String) -> B
     return (0...(bytes.count - target.count)).contains { bytes[$0..<($0 + target.count)].elementsEqual(target) }
 }
 
-@Suite("Names, keys and ids compare as bytes", .timeLimit(.minutes(2)))
+@Suite("Names, keys and ids compare as bytes", .runTimeLimit(minutes: 2))
 struct ByteNameTests {
     @Test("The pairs are equal as Swift strings and differ as bytes", arguments: EquivalentNames.all)
     func pairsAreEquivalent(_ pair: EquivalentNames) {

@@ -147,7 +147,7 @@ struct DraftInputs {
 /// What `share-append` or `QueueAppender` acknowledges, a drain delivers; what
 /// they refuse leaves the queue as it was. Both sides see the same random and
 /// edge-case input.
-@Suite("One rule set for producers and drains", .serialized, .timeLimit(.minutes(3)))
+@Suite("One rule set for producers and drains", .serialized, .runTimeLimit(minutes: 3))
 struct RuleAgreementTests {
     /// Ids in the order delivered, through a sink that builds every record (the full decoding path).
     struct RecordIDs: DrainSink {

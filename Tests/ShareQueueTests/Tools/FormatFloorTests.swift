@@ -4,7 +4,7 @@ import Testing
 /// The benchmark's format floor (`floor format` in `Floor/floor.c`): plain C making the
 /// system calls the format asks of every append, so that the 8 durable producers'
 /// figure can be split into what the format costs and what the implementation adds.
-@Suite("The benchmark's format floor", .serialized, .timeLimit(.minutes(5)), OptionalProgram.needs("strace"))
+@Suite("The benchmark's format floor", .serialized, .runTimeLimit(minutes: 5), OptionalProgram.needs("strace"))
 struct FormatFloorTests {
     @Test("bench --only durable quotes 8 producers against the format floor, which under the lock looks at pending.log, reads its tail only after another process's write, and writes")
     func formatFloor() throws {

@@ -3,7 +3,7 @@ import Testing
 
 /// `share-stress power-cut`: every crash state a power cut may leave, under
 /// conservative POSIX rules, recovered with the real tools; bounded to fit in `swift test`.
-@Suite("Power cuts", .serialized, .timeLimit(.minutes(5)))
+@Suite("Power cuts", .serialized, .runTimeLimit(minutes: 5))
 struct PowerCutTests {
     static let workloads = ["append", "batch", "attachments", "torn-tail", "if-changed", "drain", "attachment-delivery", "store", "dead-letter", "requeue-dead", "seal-race", "watch"]
 

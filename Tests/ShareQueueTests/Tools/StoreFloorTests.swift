@@ -3,7 +3,7 @@ import Testing
 
 /// The benchmark's store floor (`Floor/store-floor.c`): plain C that inserts the
 /// store's rows into the store's schema, which `--store` is quoted against.
-@Suite("The benchmark's store floor", .serialized, .timeLimit(.minutes(5)), OptionalProgram.needs("readelf", "sqlite3"))
+@Suite("The benchmark's store floor", .serialized, .runTimeLimit(minutes: 5), OptionalProgram.needs("readelf", "sqlite3"))
 struct StoreFloorTests {
     @Test("bench --only store builds the floor needing libc and libsqlite3 alone; it inserts exactly the rows it is given, into the schema a store has")
     func storeFloor() throws {

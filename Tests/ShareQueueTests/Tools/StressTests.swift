@@ -3,7 +3,7 @@ import Testing
 @testable import ShareQueueCore
 
 /// `share-stress` itself, bounded to fit in `swift test`.
-@Suite("Stress and crash points", .serialized, .timeLimit(.minutes(5)))
+@Suite("Stress and crash points", .serialized, .runTimeLimit(minutes: 5))
 struct StressTests {
     @Test("Every crash point: producers and drainers die there, fresh processes recover, nothing is lost")
     func crashPoints() throws {
