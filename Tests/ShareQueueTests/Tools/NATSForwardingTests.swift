@@ -15,16 +15,7 @@ struct NATSForwardingTests {
     static let package = ServiceSampleTests.samples + "/Forwarders/NATS"
 
     /// The sample's programs, built once per test run into the sample's own `.build`.
-    static let built: Result<String, SharingAppTests.SampleBuildFailed> = {
-        let scratch = TemporaryDirectory()
-        do {
-            let build = try run("/usr/bin/env", ["swift", "build", "--package-path", package], in: scratch)
-            guard build.status == 0 else { return .failure(.init(output: build.output + build.stderr)) }
-            return .success(package + "/.build/debug")
-        } catch {
-            return .failure(.init(output: "\(error)"))
-        }
-    }()
+    static let built = SharingAppTests.build(package)
 
     /// The sample's bin folder, or a failure that says what is missing.
     func bin() throws -> String {
