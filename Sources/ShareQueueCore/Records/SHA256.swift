@@ -1,6 +1,14 @@
+import CChecksum
+
 /// SHA-256 (FIPS 180-4), streamed, so that an attachment's digest is computed
 /// while it is copied, without a crypto library.
+///
+/// Whole blocks are compressed straight from the bytes given, with the
+/// processor's SHA instructions where it has them; only a last partial block is kept.
 struct SHA256 {
+    /// Whether this processor has the SHA instructions the C shim uses.
+    static let hasInstruction = sharequeue_sha256_instruction() == 1
+
     private static let k: [UInt32] = [
         0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
         0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
@@ -13,18 +21,36 @@ struct SHA256 {
     ]
 
     private var state: [UInt32] = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]
-    private var pending: [UInt8] = []
+    /// The bytes of a block begun but not yet whole: fewer than 64.
+    private var partial: [UInt8] = []
     private var length: UInt64 = 0
+    private let usesInstruction: Bool
+
+    /// - Parameter usesInstruction: whether to compress with the processor's
+    ///   instructions; false, or where it has none, in Swift (to test one against the other).
+    init(usesInstruction: Bool = SHA256.hasInstruction) {
+        self.usesInstruction = usesInstruction && Self.hasInstruction
+    }
 
     mutating func update(_ bytes: some Collection<UInt8>) {
+        let contiguous: Void? = bytes.withContiguousStorageIfAvailable { update(UnsafeRawBufferPointer($0)) }
+        if contiguous == nil { Array(bytes).withUnsafeBytes { update($0) } }
+    }
+
+    private mutating func update(_ bytes: UnsafeRawBufferPointer) {
         length += UInt64(bytes.count)
-        pending.append(contentsOf: bytes)
-        var offset = 0
-        while pending.count - offset >= 64 {
-            compress(pending, at: offset)
-            offset += 64
+        var rest = bytes[...]
+        if !partial.isEmpty {
+            let filling = rest.prefix(64 - partial.count)
+            partial.append(contentsOf: filling)
+            rest = rest.dropFirst(filling.count)
+            guard partial.count == 64 else { return }
+            partial.withUnsafeBytes { compress($0) }
+            partial.removeAll(keepingCapacity: true)
         }
-        pending.removeFirst(offset)
+        let whole = rest.count / 64 * 64
+        if whole > 0 { compress(UnsafeRawBufferPointer(rebasing: rest.prefix(whole))) }
+        partial.append(contentsOf: rest.dropFirst(whole))
     }
 
     /// The digest as 64 lower-case hexadecimal digits.
@@ -39,13 +65,13 @@ struct SHA256 {
 
     /// The digest as its eight 32-bit words, most significant first.
     mutating func finishWords() -> [UInt32] {
-        let bits = length * 8
-        pending.append(0x80)
-        while pending.count % 64 != 56 { pending.append(0) }
-        for shift in stride(from: 56, through: 0, by: -8) { pending.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift))) }
-        var offset = 0
-        while offset < pending.count { compress(pending, at: offset); offset += 64 }
-        pending = []
+        let bits = length &* 8
+        var last = partial
+        last.append(0x80)
+        while last.count % 64 != 56 { last.append(0) }
+        for shift in stride(from: 56, through: 0, by: -8) { last.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift))) }
+        last.withUnsafeBytes { compress($0) }
+        partial = []
         return state
     }
 
@@ -55,12 +81,26 @@ struct SHA256 {
         return hasher.finish()
     }
 
-    private mutating func compress(_ block: [UInt8], at offset: Int) {
-        var w = [UInt32](repeating: 0, count: 64)
-        for i in 0..<16 {
-            let j = offset + i * 4
-            w[i] = UInt32(block[j]) << 24 | UInt32(block[j + 1]) << 16 | UInt32(block[j + 2]) << 8 | UInt32(block[j + 3])
+    /// Compresses whole 64-byte blocks into the state.
+    private mutating func compress(_ blocks: UnsafeRawBufferPointer) {
+        guard let start = blocks.baseAddress else { return }
+        let usesInstruction = self.usesInstruction
+        state.withUnsafeMutableBufferPointer { state in
+            if usesInstruction {
+                sharequeue_sha256_blocks(state.baseAddress!, start, blocks.count / 64)
+                return
+            }
+            withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { schedule in
+                for offset in stride(from: 0, to: blocks.count, by: 64) {
+                    Self.compress(UnsafeRawBufferPointer(start: start + offset, count: 64), into: state, schedule: schedule)
+                }
+            }
         }
+    }
+
+    private static func compress(_ block: UnsafeRawBufferPointer, into state: UnsafeMutableBufferPointer<UInt32>,
+                                 schedule w: UnsafeMutableBufferPointer<UInt32>) {
+        for i in 0..<16 { w[i] = UInt32(bigEndian: block.loadUnaligned(fromByteOffset: i * 4, as: UInt32.self)) }
         func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { (x >> n) | (x << (32 - n)) }
         for i in 16..<64 {
             let s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3)

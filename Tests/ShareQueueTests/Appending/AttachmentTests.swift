@@ -12,11 +12,41 @@ struct AttachmentTests {
         return (path, SHA256.hex([UInt8](data)))
     }
 
-    @Test("SHA-256 matches the standard test vectors")
-    func digests() {
-        #expect(SHA256.hex([]) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
-        #expect(SHA256.hex(Array("abc".utf8)) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
-        #expect(SHA256.hex(Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8)) == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+    /// The digest of `bytes` given to the hasher `chunk` bytes at a time.
+    static func digest(_ bytes: [UInt8], chunk: Int = .max, usesInstruction: Bool) -> String {
+        var hasher = SHA256(usesInstruction: usesInstruction)
+        var start = 0
+        repeat {
+            let end = start + min(chunk, bytes.count - start)
+            hasher.update(bytes[start..<end])
+            start = end
+        } while start < bytes.count
+        return hasher.finish()
+    }
+
+    @Test("SHA-256 matches the standard test vectors, with the processor's instructions (where it has them) and without",
+          arguments: [true, false])
+    func digests(usesInstruction: Bool) {
+        func digest(_ text: String, repeated: Int = 1, chunk: Int = .max) -> String {
+            Self.digest(Array(String(repeating: text, count: repeated).utf8), chunk: chunk, usesInstruction: usesInstruction)
+        }
+        #expect(digest("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        #expect(digest("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(digest("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq") == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+        #expect(digest("a", repeated: 1_000_000, chunk: 4099) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+    }
+
+    /// Vacuous on a processor without SHA instructions, where both are the Swift rounds.
+    @Test("SHA-256 with the processor's instructions and in Swift agree on every length to 300 bytes, however it is split")
+    func digestsAgree() {
+        var generator = SeededGenerator(state: 7)
+        let bytes = (0..<300).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        for length in 0...300 {
+            let expected = Self.digest(Array(bytes.prefix(length)), usesInstruction: false)
+            for chunk in [1, 7, 63, 64, 65, 130] {
+                #expect(Self.digest(Array(bytes.prefix(length)), chunk: chunk, usesInstruction: true) == expected, "\(length) bytes by \(chunk)")
+            }
+        }
     }
 
     @Test("An attachment is copied in, described in the record, and moved beside the store by --store")
