@@ -54,7 +54,7 @@ extension ShareAppendTool {
         }
 
         do {
-            try forEachLine(ofStandardInputUpTo: Int64.max, onRead: { bytesRead = $0 }) { line, number throws(ShareQueueError) in
+            try forEachLine(ofStandardInputUpTo: Int64.max, linesUpTo: maxInputBytesPerRecord(options), onRead: { bytesRead = $0 }) { line, number throws(ShareQueueError) in
                 if line.isEmpty { return }
                 failedLine = number
                 if arguments.has("--id") && appended + chunk.count > 0 {

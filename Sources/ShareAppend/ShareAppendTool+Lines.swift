@@ -9,7 +9,7 @@ extension ShareAppendTool {
                                makeDraft: (RecordDraft.Content) -> RecordDraft) throws(ShareQueueError) -> [RecordDraft] {
         var drafts: [RecordDraft] = []
         var check = AppendCheck(options: options)
-        try forEachLine(ofStandardInputUpTo: limit) { line, number throws(ShareQueueError) in
+        try forEachLine(ofStandardInputUpTo: limit, linesUpTo: maxInputBytesPerRecord(options)) { line, number throws(ShareQueueError) in
             if line.isEmpty { return }
             if arguments.has("--id") && !drafts.isEmpty { throw ShareQueueError(.invalidArgument, "--id names one record, but --lines gave more than one") }
             let draft = makeDraft(try content(of: line, arguments, place: "line \(number): "))
@@ -20,16 +20,25 @@ extension ShareAppendTool {
         return drafts
     }
 
+    /// The longest line read as one record's content: what a record given
+    /// whole on standard input may be (JSON may shrink when compacted, so the record limit alone is too little).
+    static func maxInputBytesPerRecord(_ options: AppendOptions) -> Int { options.maxRecordBytes * 4 + 4096 }
+
     /// Reads standard input in chunks and hands over each line, without its
-    /// line ending, with its number; refuses input past `limit` bytes. Only
-    /// the line being read is held, never all of the input.
+    /// line ending, with its number; refuses input past `limit` bytes, and a
+    /// line past `maxLine` bytes as soon as it is that long. Only the line
+    /// being read is held, never all of the input.
     /// `onRead` hears the bytes read so far after every read.
-    static func forEachLine(ofStandardInputUpTo limit: Int64, onRead: (Int64) -> Void = { _ in },
+    static func forEachLine(ofStandardInputUpTo limit: Int64, linesUpTo maxLine: Int, onRead: (Int64) -> Void = { _ in },
                             _ body: ([UInt8], Int) throws(ShareQueueError) -> Void) throws(ShareQueueError) {
         var chunk = [UInt8](repeating: 0, count: 64 << 10)
         var partial: [UInt8] = []
         var total: Int64 = 0
         var number = 0
+        func checkLength(_ length: Int) throws(ShareQueueError) {
+            guard length > maxLine else { return }
+            throw ShareQueueError(.badData, "line \(number + 1) is longer than the limit of \(maxLine) bytes for one record's input (4 x --max-record-bytes + 4096)")
+        }
         func emit(_ line: ArraySlice<UInt8>) throws(ShareQueueError) {
             number += 1
             try body(Array(line.last == 0x0D ? line.dropLast() : line), number)
@@ -45,6 +54,7 @@ extension ShareAppendTool {
             onRead(total)
             var lineStart = 0
             while let newline = chunk[lineStart..<n].firstIndex(of: 0x0A) {
+                try checkLength(partial.count + newline - lineStart)
                 if partial.isEmpty {
                     try emit(chunk[lineStart..<newline])
                 } else {
@@ -54,6 +64,7 @@ extension ShareAppendTool {
                 }
                 lineStart = newline + 1
             }
+            try checkLength(partial.count + n - lineStart)
             partial += chunk[lineStart..<n]
         }
         // The last line may have no newline; an empty one after the last newline is no line.

@@ -111,7 +111,7 @@ public enum ShareAppendTool {
             drafts = try readLineDrafts(arguments, limit: 16 << 20, options: options, makeDraft: makeDraft)
         } else {
             let content = !files.isEmpty && arguments.arguments.isEmpty
-                ? .attachmentsOnly : try readContent(arguments, limit: Int64(options.maxRecordBytes) * 4 + 4096)
+                ? .attachmentsOnly : try readContent(arguments, limit: Int64(maxInputBytesPerRecord(options)))
             drafts = [makeDraft(content)]
             var total: Int64 = 0
             for file in files { total += try checkAttachment(file, maxBytes: maxAttachmentBytes, after: total) }

@@ -35,6 +35,31 @@ struct InputLimitTests {
         #expect(drain.stdout.isEmpty)
     }
 
+    @Test("An endless line is refused once it passes what one record's input may be, in bounded memory, with --atomic or without",
+          arguments: [[], ["--atomic"]])
+    func endlessLine(_ mode: [String]) throws {
+        let scratch = TemporaryDirectory()
+        let q = scratch.queue
+        let result = try measuredRun("share-append", ["--dir", q, "--lines"] + mode, input: "/dev/zero", deadline: 60 * Double(sanitizerAllowance), in: scratch)
+        #expect(result.status == 65, "\(result.stderr)")
+        #expect(result.stderr.contains("line 1 is longer than the limit of \((1 << 22) + 4096) bytes"), "\(result.stderr)")
+        #expect(result.peakMemory < (64 << 20) * Int64(sanitizerAllowance), "took \(result.peakMemory >> 20) MiB")
+        #expect(!FileManager.default.fileExists(atPath: q + "/pending.log"))
+    }
+
+    @Test("A line may be as long as one record's input, 4 x --max-record-bytes + 4096: JSON that compacts to fit is appended, a byte more is refused")
+    func lineAtTheLimit() throws {
+        let scratch = TemporaryDirectory()
+        let queue = TestQueue(in: scratch)
+        let spaces = String(repeating: " ", count: (1 << 22) + 4096 - 3)
+        let fits = try queue.append(["--lines", "--json"], stdin: "[" + spaces + "1]\n")
+        #expect(fits.status == 0, "\(fits.stderr)")
+        let over = try queue.append(["--lines", "--json"], stdin: "[" + spaces + " 1]\n")
+        #expect(over.status == 65 && over.stderr.contains("line 1 is longer than the limit"), "\(over.stderr)")
+        let drained = try jsonObjects(try queue.drain().stdout)
+        #expect(drained.count == 1 && drained[0]["json"] as? [Int] == [1])
+    }
+
     @Test("A batch just under the limit is appended in memory within 4x the limit", arguments: ["--lines", "--json"])
     func largeBatch(_ mode: String) throws {
         let scratch = TemporaryDirectory()
