@@ -55,8 +55,15 @@ public final class QueueDrainer: @unchecked Sendable {
         // put back, which it then put back again, so that its letters came twice. Anything else at
         // that name is no requeue's, and --requeue-dead moves it aside.
         if let status = try directory.status(of: QueueLayout.deadLettersRequeue), status.isRegularFile, status.linkCount == 1 {
-            let count = try putBackDeadLetters(resumingOnly: true)
-            warn("finished a requeue of dead letters that was cut short: put \(count) more back")
+            // But what is queued comes first: a requeue that cannot finish (a full disk or queue, a
+            // pending file to be moved aside) must not stop every drain, and with it what producers acknowledged.
+            do {
+                let count = try putBackDeadLetters(resumingOnly: true)
+                warn("finished a requeue of dead letters that was cut short: put \(count) more back")
+            } catch {
+                warn("cannot finish a requeue of dead letters that was cut short (\(error)); delivering what is queued, "
+                     + "letters it had put back among it, which may then come twice; the requeue resumes on a later run")
+            }
         }
         var run = DrainRun(drainer: self, checkpoint: try Checkpoint(directory: directory, warn: warn), buildRecords: sink.needsRecords)
         // The sink's own errors are marked, so that they are not mistaken for the queue's.

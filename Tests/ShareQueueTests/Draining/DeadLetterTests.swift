@@ -128,6 +128,26 @@ struct DeadLetterTests {
         #expect(try ids(in: try queue.drain().stdout).isEmpty)
     }
 
+    @Test("A requeue cut short that cannot be finished stops no drain: what is queued is delivered, and a later run finishes the requeue")
+    func unfinishableRequeueStopsNoDrain() throws {
+        let queue = TestQueue()
+        let acknowledged = try queue.append(text: "acknowledged")
+        let id = "00000000-0000-4000-8000-000000000078"
+        let letter = #"{"date":"2026-11-29T14:52:20.123Z","attempts":1,"error":"e","record":{"v":1,"id":"\#(id)","date":"2026-11-29T14:52:20.123Z","source":"s","kind":"text","text":"p"}}"#
+        try Data((letter + "\n").utf8).write(to: URL(fileURLWithPath: queue.file("dead-letters.requeue")))
+        // A second name for the pending file, which any group member can make: no producer
+        // appends to it, the requeue's included, until a drain has moved it aside.
+        #expect(link(queue.pendingPath, queue.file("second-name")) == 0)
+        let drain = try queue.drain()
+        #expect(drain.status == 0, "\(drain.stderr)")
+        #expect(drain.stderr.contains("cannot finish a requeue of dead letters that was cut short"), "\(drain.stderr)")
+        #expect(try ids(in: drain.stdout) == acknowledged)
+        let next = try queue.drain()
+        #expect(next.status == 0, "\(next.stderr)")
+        #expect(next.stderr.contains("finished a requeue of dead letters that was cut short: put 1 more back"), "\(next.stderr)")
+        #expect(try ids(in: next.stdout) == [id])
+    }
+
     @Test("A pending copy of a dead letter's bytes, which any producer can append, does not take the letter's place: spoiled after the requeue, it costs nothing")
     func requeueBesideACopy() throws {
         let queue = TestQueue()
