@@ -101,6 +101,20 @@ func run(_ tool: String, _ arguments: [String], stdin: String? = nil, stdinData:
     try RunningTool(tool, arguments, stdin: stdinData ?? stdin.map { Data($0.utf8) }, environment: environment, in: scratch).wait()
 }
 
+/// Copies an executable with cp(1), in a process of its own. Copied here, the
+/// copy's descriptor, open for writing, is inherited by any child another test
+/// starts meanwhile, and until that child exits, running the copy fails with
+/// ETXTBSY ("Text file busy").
+func copyExecutable(_ path: String, to copy: String) throws {
+    let scratch = TemporaryDirectory()
+    let copied = try run("/bin/cp", [path, copy], in: scratch)
+    guard copied.status == 0 else { throw CopyFailed(description: "cp \(path) \(copy): \(copied.stderr)") }
+}
+
+struct CopyFailed: Error, CustomStringConvertible {
+    let description: String
+}
+
 /// Waits until `condition` holds, checking every 10 ms, failing after `seconds`.
 func waitUntil(_ what: String, seconds: Double = 30, _ condition: () throws -> Bool) throws {
     let deadline = Date().addingTimeInterval(seconds)

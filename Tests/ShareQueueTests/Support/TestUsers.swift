@@ -33,7 +33,7 @@ enum TestUsers {
         let folder = NSTemporaryDirectory() + "/sharequeue-user-tools-\(getpid())"
         try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         for tool in ["share-append", "host-drain"] {
-            try? FileManager.default.copyItem(atPath: Executables.path(tool), toPath: folder + "/" + tool)
+            try? copyExecutable(Executables.path(tool), to: folder + "/" + tool)
         }
         return folder
     }()

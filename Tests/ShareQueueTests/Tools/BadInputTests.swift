@@ -133,7 +133,7 @@ struct BadInputTests {
         var command = [Executables.path("share-append"), "--dir", queue.path, "x"]
         if getuid() == 0 {
             let copy = scratch.file("share-append")
-            try FileManager.default.copyItem(atPath: command[0], toPath: copy)
+            try copyExecutable(command[0], to: copy)
             command[0] = copy
             try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: scratch.path)
             try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: queue.path)
@@ -141,27 +141,9 @@ struct BadInputTests {
             guard OptionalProgram.required("/usr/bin/setpriv") != nil else { return }
             command = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] + command
         }
-        func runOnce() throws -> (status: Int32, message: String) {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: command[0])
-            process.arguments = Array(command.dropFirst())
-            let errors = Pipe()
-            process.standardError = errors
-            process.standardOutput = FileHandle.nullDevice
-            try process.run()
-            let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            return (process.terminationStatus, message)
-        }
-        // A process that other tests start at the same moment may still hold the
-        // fresh copy open for writing (inherited before its exec): that is ETXTBSY, not the tool.
-        var (status, message) = try runOnce()
-        for _ in 0..<20 where status == 126 && message.contains("Text file busy") {
-            usleep(50_000)
-            (status, message) = try runOnce()
-        }
-        #expect(status == 77, "\(message)")
-        #expect(message.contains(queue.path))
+        let result = try run(command[0], Array(command.dropFirst()), in: scratch)
+        #expect(result.status == 77, "\(result.stderr)")
+        #expect(result.stderr.contains(queue.path))
         #expect(snapshot(queue.path) == before)
     }
 
