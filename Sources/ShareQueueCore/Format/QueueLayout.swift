@@ -17,6 +17,7 @@
 ///     keys/<sha256 of key>   the id and content digest of the last record published with the key;
 ///                            written as `keys/.tmp-<pid>` and renamed into place
 ///     rejected-<ms>-<name>   a file moved aside unread: nothing found in the directory is destroyed
+///     rejected-<ms>-<tag>-<name>   the same, where that name was taken (16 hex digits, random)
 ///
 /// Temporary names (`format.tmp-<pid>`, `attempts.tmp-<pid>`, `keys/.tmp-<pid>`,
 /// `attachments/.tmp-<file>`) are removed on every error path; what a killed
@@ -99,6 +100,13 @@ package enum QueueLayout {
     /// The name `name` is moved aside to, unread, at `milliseconds` since 1970.
     package static func rejected(_ name: String, atMilliseconds milliseconds: Int64) -> String {
         "rejected-\(milliseconds)-\(name)"
+    }
+
+    /// The name `name` is moved aside to when the one above is taken: with 16
+    /// hexadecimal digits of `tag` (random) after the time.
+    package static func rejected(_ name: String, atMilliseconds milliseconds: Int64, tag: UInt64) -> String {
+        let digits = String(tag, radix: 16)
+        return "rejected-\(milliseconds)-\(String(repeating: "0", count: 16 - digits.count))\(digits)-\(name)"
     }
 
     // MARK: In the keys folder

@@ -61,16 +61,26 @@ public struct QueueDirectory: Sendable {
     /// over another file, so that nothing found in the directory is destroyed.
     /// - Returns: the path it has now.
     func moveAside(_ name: String) throws(SystemError) -> String {
-        let target = QueueLayout.rejected(name, atMilliseconds: Host.millisecondsSince1970())
-        do {
-            try folder.renameWithoutReplacing(name, to: target)
-        } catch where !error.isAlreadyExists {
-            // A directory cannot be linked, so where the file system cannot rename without
-            // replacing either, rename plainly: the target's name holds the time, and a
-            // planted file must never stop every drain.
-            try folder.rename(name, to: target)
+        let milliseconds = Host.millisecondsSince1970()
+        var target = QueueLayout.rejected(name, atMilliseconds: milliseconds)
+        var taken = 0
+        while true {
+            do {
+                try folder.renameWithoutReplacing(name, to: target)
+                return path(of: target)
+            } catch where error.isAlreadyExists {
+                // Names planted ahead, to stop every drain, give way to one no one can foresee.
+                taken += 1
+                guard taken < 8 else { throw error }
+                target = QueueLayout.rejected(name, atMilliseconds: milliseconds, tag: UInt64.random(in: .min ... .max))
+            } catch {
+                // A directory cannot be linked, so where the file system cannot rename without
+                // replacing either, rename plainly: the target's name holds the time, and a
+                // planted file must never stop every drain.
+                try folder.rename(name, to: target)
+                return path(of: target)
+            }
         }
-        return path(of: target)
     }
 
     /// The largest segment number the queue uses (`QueueLayout`'s rule).

@@ -90,6 +90,24 @@ struct HostileFileTests {
         #expect(try String(contentsOfFile: victim, encoding: .utf8) == "precious")
     }
 
+    @Test("Names planted ahead for whatever a drain moves aside, for the next 30 seconds, do not stop it: it picks one no one can foresee")
+    func movedAsideNamesTaken() throws {
+        let queue = TestQueue()
+        let appended = try queue.appendLines(["a", "b"])
+        try FileManager.default.removeItem(atPath: queue.file("drain.lock"))
+        try FileManager.default.createDirectory(atPath: queue.file("drain.lock"), withIntermediateDirectories: false)
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        for milliseconds in now..<(now + 30_000) {
+            _ = FileManager.default.createFile(atPath: queue.file("rejected-\(milliseconds)-drain.lock"), contents: nil)
+        }
+        let drain = try queue.drain()
+        #expect(drain.status == 0, "\(drain.stderr)")
+        #expect(try ids(in: drain.stdout) == appended)
+        let movedAside = queue.names().filter { $0.hasPrefix("rejected-") && $0.hasSuffix("-drain.lock") && $0.split(separator: "-").count == 4 }
+        #expect(movedAside.count == 1, "\(drain.stderr)")
+        #expect(movedAside.allSatisfy { queue.names().contains($0) && FileManager.default.fileExists(atPath: queue.file($0) + "/.") })
+    }
+
     @Test("A hard link to the pending file does not cost its records; the other name is left alone")
     func hardLinkedPending() throws {
         let scratch = TemporaryDirectory()
