@@ -20,10 +20,18 @@ extension Record {
 
     /// Appends the stored JSON of a record to `out`: an appender writes it straight into its frames.
     /// Objects are written with their members in their order (`meta` too: a producer sorts its own first).
-    static func encode(version: Int = Record.currentVersion, id: String, date: String, source: String, kind: Kind,
+    static func encode(version: Int = Record.currentVersion, versionDigits: [UInt8]? = nil, id: String, date: String, source: String, kind: Kind,
                        text: String?, jsonBytes: [UInt8]?, key: String?, meta: JSONMembers<String>?,
                        attachments: [Attachment]? = nil, unknownFields: JSONMembers<JSONValue> = JSONMembers(), into out: inout [UInt8]) {
-        if version == 1 { append("{\"v\":1,\"id\":", to: &out) } else { out.append(contentsOf: "{\"v\":\(version),\"id\":".utf8) }
+        if let versionDigits {
+            append("{\"v\":", to: &out)
+            out.append(contentsOf: versionDigits)
+            append(",\"id\":", to: &out)
+        } else if version == 1 {
+            append("{\"v\":1,\"id\":", to: &out)
+        } else {
+            out.append(contentsOf: "{\"v\":\(version),\"id\":".utf8)
+        }
         JSONWriter.appendString(id, to: &out)
         append(",\"date\":", to: &out)
         JSONWriter.appendString(date, to: &out)
@@ -74,8 +82,10 @@ extension Record {
             JSONWriter.append(json, to: &bytes)
             jsonBytes = bytes
         }
-        return Record.encode(version: version, id: id, date: date, source: source, kind: kind, text: text,
-                             jsonBytes: jsonBytes, key: key, meta: meta, attachments: attachments, unknownFields: unknownFields)
+        var out: [UInt8] = []
+        Record.encode(version: version, versionDigits: versionDigits, id: id, date: date, source: source, kind: kind, text: text,
+                      jsonBytes: jsonBytes, key: key, meta: meta, attachments: attachments, unknownFields: unknownFields, into: &out)
+        return out
     }
 
     /// Decodes and checks a stored record; every field is distrusted.
@@ -122,6 +132,7 @@ extension Record {
         self.init(id: fields.string(fields.id) ?? "", date: fields.string(fields.date) ?? "", source: fields.string(fields.source) ?? "",
                   kind: checked.kind, text: fields.string(fields.text), json: fields.json, key: fields.string(fields.key), meta: meta,
                   attachments: attachments, unknownFields: fields.unknown, version: checked.version)
+        versionDigits = fields.versionDigits
     }
 }
 

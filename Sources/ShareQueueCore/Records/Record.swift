@@ -60,6 +60,9 @@ public struct Record: Sendable, Hashable {
     public var attachments: [Attachment]?
     /// Fields written by a newer producer, passed through as they are, in their stored order.
     public var unknownFields: JSONMembers<JSONValue>
+    /// The digits of `v` as stored, when ``version`` cannot hold them (past `Int.max`),
+    /// so that the record is written again as it was.
+    var versionDigits: [UInt8]?
 
     /// A record with these fields, for a host that builds one itself (a producer
     /// appends a ``RecordDraft`` instead). Each parameter sets the property of its name;
@@ -84,7 +87,7 @@ public struct Record: Sendable, Hashable {
 
     /// Whether both records have the same fields, every string compared as UTF-8 bytes.
     public static func == (lhs: Record, rhs: Record) -> Bool {
-        lhs.version == rhs.version && ByteKey.equal(lhs.id, rhs.id) && ByteKey.equal(lhs.date, rhs.date)
+        lhs.version == rhs.version && lhs.versionDigits == rhs.versionDigits && ByteKey.equal(lhs.id, rhs.id) && ByteKey.equal(lhs.date, rhs.date)
             && ByteKey.equal(lhs.source, rhs.source) && lhs.kind == rhs.kind && ByteKey.equal(lhs.text, rhs.text)
             && lhs.json == rhs.json && ByteKey.equal(lhs.key, rhs.key) && lhs.meta == rhs.meta
             && lhs.attachments == rhs.attachments && lhs.unknownFields == rhs.unknownFields

@@ -23,6 +23,8 @@ struct StoredFields {
     var versionKind: JSONParser.Kind?
     /// `v` when it is an integer of at least 1.
     var version: Int?
+    /// `v`'s digits as stored, when `version` cannot hold them (past `Int.max`).
+    var versionDigits: [UInt8]?
     /// Always built: its rule reads every member.
     var meta: JSONValue?
     /// Built only when building all; their kinds are always known.
@@ -45,6 +47,7 @@ struct StoredFields {
                 let found = try members.parser.skipValue()
                 versionKind = found
                 version = found == .number ? Self.positiveInteger(bytes[start..<members.parser.index]) : nil
+                versionDigits = version == Int.max ? Array(bytes[start..<members.parser.index]) : nil
             case .id: id = try Self.member(&members.parser)
             case .date: date = try Self.member(&members.parser)
             case .source: source = try Self.member(&members.parser)

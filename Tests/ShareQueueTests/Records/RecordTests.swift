@@ -117,6 +117,20 @@ struct RecordTests {
         }
     }
 
+    @Test("A version past what Int holds is written again with its digits as stored, by the library and by a drain",
+          arguments: ["9223372036854775807", "9223372036854775808", "99999999999999999999"])
+    func largeVersionKeepsItsDigits(_ digits: String) throws {
+        // Over two lines, so that a drain writes it again rather than passing its bytes on.
+        let stored = #"{"v":"# + digits + #","id":"big-v","date":"d","source":"s","kind":"text","text":"x""# + "\n}"
+        let oneLine = stored.replacingOccurrences(of: "\n", with: "")
+        #expect(String(decoding: try Record(jsonBytes: Array(stored.utf8)).jsonLine, as: UTF8.self) == oneLine)
+        let queue = TestQueue()
+        try queue.appendStored([Array(stored.utf8)])
+        let drained = try queue.drain()
+        #expect(drained.status == 0, "\(drained.stderr)")
+        #expect(drained.output == oneLine + "\n")
+    }
+
     @Test("Timestamps are ISO-8601 UTC with milliseconds")
     func timestamps() {
         #expect(Timestamp.format(millisecondsSince1970: 0) == "1970-01-01T00:00:00.000Z")
