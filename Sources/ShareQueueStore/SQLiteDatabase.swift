@@ -1,5 +1,6 @@
 import CSQLite
 import ShareQueueCore
+import ShareQueueSystem
 
 /// A connection to a SQLite database: just what the store needs, with every
 /// failure reported as a `ShareQueueError` that names the database and SQLite's message.
@@ -21,8 +22,10 @@ final class SQLiteDatabase {
         let result = sqlite3_open_v2(path, &handle, access | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW, nil)
         guard result == SQLITE_OK else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(result))
+            let shortage = Self.resourceShortage(handle, code: result)
             sqlite3_close(handle)
             handle = nil
+            if let shortage { throw ShareQueueError(.tryAgain, "cannot open the store", path: path, cause: "\(message) (\(shortage))") }
             throw ShareQueueError(result == SQLITE_CANTOPEN ? .cannotCreate : .ioError, "cannot open the store", path: path, cause: message)
         }
         do throws(ShareQueueError) {
@@ -72,8 +75,21 @@ final class SQLiteDatabase {
     // close_v2: the connection goes once the last of its statements is finalized, whichever goes first.
     deinit { sqlite3_close_v2(handle) }
 
+    /// What ran short, when SQLite's last failure came from a resource that comes back by
+    /// itself (descriptors, memory): a passing failure, to try again, not the store's.
+    /// SQLite's own message for it ("unable to open database file") does not say.
+    private static func resourceShortage(_ handle: OpaquePointer?, code: Int32) -> String? {
+        if code & 0xFF == SQLITE_NOMEM { return "out of memory" }
+        guard let handle else { return nil }
+        let error = SystemError(call: "sqlite3", errno: sqlite3_system_errno(handle))
+        return error.isResourceShortage ? error.description : nil
+    }
+
     func failure(_ what: String, code: Int32? = nil) -> ShareQueueError {
         let result = code ?? sqlite3_errcode(handle)
+        if let shortage = Self.resourceShortage(handle, code: result) {
+            return ShareQueueError(.tryAgain, what, path: path, cause: "\(String(cString: sqlite3_errmsg(handle))) (\(shortage))")
+        }
         let kind: ShareQueueError.Kind
         switch result & 0xFF {
         case SQLITE_BUSY, SQLITE_LOCKED: kind = .tryAgain

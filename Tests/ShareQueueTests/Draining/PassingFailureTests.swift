@@ -96,6 +96,30 @@ struct PassingFailureTests {
         #expect(attachmentFailures > 0, "no limit made reading an attachment fail")
     }
 
+    @Test("Out of descriptors with --store, SQLite's own opening included: 75 naming the shortage, nothing set aside; with descriptors, every record stored once")
+    func outOfDescriptorsWithTheStore() throws {
+        let scratch = TemporaryDirectory()
+        let pristine = TestQueue(in: scratch, name: "pristine")
+        let appended = try pristine.appendLines(["a", "b", "c"])
+        var storeFailures = 0
+        for limit in 4...14 {
+            let queue = TestQueue(in: scratch, name: "queue-\(limit)")
+            try FileManager.default.copyItem(atPath: pristine.path, toPath: queue.path)
+            let store = scratch.file("store-\(limit).sqlite")
+            let limited = try Self.drain(queue, openFiles: limit, ["--store", store])
+            #expect(limited.status == 0 || limited.status == 75, "\(limit) descriptors: \(limited.status) \(limited.stderr)")
+            if limited.status == 75 {
+                #expect(limited.stderr.contains("Too many open files"), "\(limited.stderr)")
+                if limited.stderr.contains("store") { storeFailures += 1 }
+            }
+            Self.expectNothingSetAside(queue, "\(limit) descriptors: \(limited.stderr)")
+            let clean = try queue.drain(["--store", store])
+            #expect(clean.status == 0, "\(clean.stderr)")
+            #expect(try sqlite(store, "SELECT id FROM records ORDER BY id") == appended.sorted(), "\(limit) descriptors")
+        }
+        #expect(storeFailures > 0, "no limit made the store's own opening fail")
+    }
+
     /// A file a drain reads, and how to make a drain read it.
     enum Target: String, CaseIterable, CustomTestStringConvertible {
         case segment, attachment, checkpoint, attempts, deadLetters, formatMarker
