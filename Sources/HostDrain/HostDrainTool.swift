@@ -227,6 +227,7 @@ public enum HostDrainTool {
                 "lastDrainSeconds": status.lastDrainSeconds.map { .number(String($0)) } ?? .null,
                 "sealedSegments": .number(String(status.sealedSegments)),
                 "deadLetters": .number(String(status.deadLetters)),
+                "rejectedFiles": .number(String(status.rejectedFiles)),
                 "attachments": .object(["bytes": .number(String(status.attachmentBytes)), "count": .number(String(status.attachments))]),
             ]
             if let rows { object["rows"] = .number(String(rows)) }
@@ -238,6 +239,7 @@ public enum HostDrainTool {
                 oldest: \(status.oldest ?? "-")
                 quarantined: \(status.quarantined)
                 dead letters: \(status.deadLetters)
+                files moved aside: \(status.rejectedFiles)
                 attachments: \(status.attachments) files, \(status.attachmentBytes) bytes
 
                 """

@@ -102,6 +102,9 @@ package enum QueueLayout {
         "rejected-\(milliseconds)-\(name)"
     }
 
+    /// Whether `name` is a file moved aside by `rejected`.
+    package static func isRejected(_ name: String) -> Bool { name.utf8.starts(with: "rejected-".utf8) }
+
     /// The name `name` is moved aside to when the one above is taken: with 16
     /// hexadecimal digits of `tag` (random) after the time.
     package static func rejected(_ name: String, atMilliseconds milliseconds: Int64, tag: UInt64) -> String {

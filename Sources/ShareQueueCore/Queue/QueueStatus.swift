@@ -16,6 +16,9 @@ public struct QueueStatus: Sendable, Equatable {
     public var sealedSegments = 0
     /// Records refused too often, waiting in the dead-letter file.
     public var deadLetters = 0
+    /// Files moved aside unread as `rejected-…`: found where the queue's own should
+    /// be (the dead letters, say, with a second name), kept for a person to look at.
+    public var rejectedFiles = 0
     /// Files in the queue's attachments folder.
     public var attachments = 0
     /// Bytes of the files in the queue's attachments folder.
@@ -65,6 +68,7 @@ public struct QueueInspector: Sendable {
         status.quarantinedBytes = try Quarantine(directory: directory).bytes()
         status.lastDrainSeconds = try Checkpoint.lastWrittenSeconds(directory: directory)
         status.deadLetters = try DeadLetters(directory: directory, warn: warn).count()
+        status.rejectedFiles = try directory.names().count(where: QueueLayout.isRejected)
         (status.attachments, status.attachmentBytes) = try AttachmentStore(directory: directory).usage()
         return status
     }

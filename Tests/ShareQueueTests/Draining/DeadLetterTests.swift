@@ -128,6 +128,28 @@ struct DeadLetterTests {
         #expect(try ids(in: try queue.drain().stdout).isEmpty)
     }
 
+    @Test("Dead letters with a second name are moved aside unread, and counted as a file moved aside, so that their alert stays on; renamed back, they are put back")
+    func secondNameOnTheDeadLetters() throws {
+        let queue = TestQueue()
+        let refused = try queue.append(text: "refused")
+        #expect(try queue.drain(["--max-attempts", "1", "--exec", "exit 1"]).status == 0)
+        // Any group member may give the group's dead letters a second name.
+        #expect(link(queue.file("dead-letters.log"), queue.file("second-name")) == 0)
+        let drain = try queue.drain()
+        #expect(drain.status == 0, "\(drain.stderr)")
+        let movedAside = try #require(queue.names().first { $0.hasPrefix("rejected-") && $0.hasSuffix("-dead-letters.log") }, "\(drain.stderr)")
+        let status = try queue.status()
+        #expect(status["deadLetters"] as? Int == 0 && status["rejectedFiles"] as? Int == 1, "\(status)")
+        let metrics = try queue.drain(["--status", "--prometheus"])
+        #expect(metrics.output.contains("\nsharequeue_rejected_files{queue=\""), "\(metrics.output)")
+        #expect(metrics.output.split(separator: "\n").contains { $0.hasPrefix("sharequeue_rejected_files{") && $0.hasSuffix(" 1") })
+        // A person who has looked at it renames it back, with one name.
+        #expect(unlink(queue.file("second-name")) == 0)
+        #expect(rename(queue.file(movedAside), queue.file("dead-letters.log")) == 0)
+        #expect(try queue.drain(["--requeue-dead"]).stderr.contains("put 1 dead letter back"))
+        #expect(try ids(in: queue.drain().stdout) == refused)
+    }
+
     @Test("A requeue cut short that cannot be finished stops no drain: what is queued is delivered, and a later run finishes the requeue")
     func unfinishableRequeueStopsNoDrain() throws {
         let queue = TestQueue()

@@ -8,7 +8,7 @@ import Testing
 struct MetricsTests {
     static let gauges = ["sharequeue_pending_records", "sharequeue_pending_bytes", "sharequeue_oldest_pending_age_seconds",
                          "sharequeue_sealed_segments", "sharequeue_quarantined_regions", "sharequeue_quarantined_bytes",
-                         "sharequeue_dead_letters", "sharequeue_attachment_files", "sharequeue_attachment_bytes",
+                         "sharequeue_dead_letters", "sharequeue_rejected_files", "sharequeue_attachment_files", "sharequeue_attachment_bytes",
                          "sharequeue_last_drain_timestamp_seconds"]
 
     /// A text record dated `date`, as a producer stores it.
@@ -67,6 +67,7 @@ struct MetricsTests {
         #expect(exposition.value("sharequeue_quarantined_regions") == 1)
         #expect(exposition.value("sharequeue_quarantined_bytes") == Double(queue.bytes("quarantine.log").count))
         #expect(exposition.value("sharequeue_dead_letters") == 1)
+        #expect(exposition.value("sharequeue_rejected_files") == 0)
         #expect(exposition.value("sharequeue_attachment_files") == 2)
         #expect(exposition.value("sharequeue_attachment_bytes") == 1005)
         let oldest: Int64 = 1_577_836_800_000  // 2020-01-01T00:00:00.000Z
