@@ -99,17 +99,19 @@ package enum QueueLayout {
 
     /// The name `name` is moved aside to, unread, at `milliseconds` since 1970.
     package static func rejected(_ name: String, atMilliseconds milliseconds: Int64) -> String {
-        "rejected-\(milliseconds)-\(name)"
+        "\(rejectedPrefix)\(milliseconds)-\(name)"
     }
 
+    private static let rejectedPrefix = "rejected-"
+
     /// Whether `name` is a file moved aside by `rejected`.
-    package static func isRejected(_ name: String) -> Bool { name.utf8.starts(with: "rejected-".utf8) }
+    package static func isRejected(_ name: String) -> Bool { name.utf8.starts(with: rejectedPrefix.utf8) }
 
     /// The name `name` is moved aside to when the one above is taken: with 16
     /// hexadecimal digits of `tag` (random) after the time.
     package static func rejected(_ name: String, atMilliseconds milliseconds: Int64, tag: UInt64) -> String {
         let digits = String(tag, radix: 16)
-        return "rejected-\(milliseconds)-\(String(repeating: "0", count: 16 - digits.count))\(digits)-\(name)"
+        return "\(rejectedPrefix)\(milliseconds)-\(String(repeating: "0", count: 16 - digits.count))\(digits)-\(name)"
     }
 
     // MARK: In the keys folder
