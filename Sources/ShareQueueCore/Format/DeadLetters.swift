@@ -79,14 +79,27 @@ struct DeadLetters {
     /// - Returns: how many lines were skipped.
     @discardableResult
     func forEachRecord(in name: String, from firstOffset: Int64 = 0, _ visit: ([UInt8]) throws(ShareQueueError) -> Void) throws(ShareQueueError) -> Int {
+        try forEachLetter(in: name, from: firstOffset) { record, _ throws(ShareQueueError) in try visit(record) }
+    }
+
+    /// What ``forEachRecord(in:from:_:)`` does, giving each record with the bytes of the
+    /// file its letter's line takes (without its line break). A line of spaces, a letter
+    /// a requeue has put back (``blank(_:in:)``), is passed over silently.
+    /// - Parameter isBoundary: hears of each line skipped as damaged, as it is met.
+    @discardableResult
+    func forEachLetter(in name: String, from firstOffset: Int64 = 0, isBoundary: () throws(ShareQueueError) -> Void = {},
+                       _ visit: ([UInt8], Range<Int64>) throws(ShareQueueError) -> Void) throws(ShareQueueError) -> Int {
         var skipped = 0
         let file = directory.path(of: name)
         try LineReader(maximumLength: Self.maximumLetterLength).forEachLine(in: directory.folder, name: name, from: firstOffset) { piece throws(ShareQueueError) in
             switch piece {
-            case .line(let line):
-                if let record = Self.record(inLetter: line) { return try visit(record) }
+            case .line(let line, let offset):
+                if let record = Self.record(inLetter: line) { return try visit(record, offset..<(offset + Int64(line.count))) }
+                if line.allSatisfy({ $0 == 0x20 }) { return }
+                try isBoundary()
                 warn("skipped a damaged dead letter of \(line.count) bytes in \(file)")
             case .damaged(let offset, let length):
+                try isBoundary()
                 warn("skipped a damaged line of \(length) bytes at offset \(offset) of \(file) (a dead letter is at most \(Self.maximumLetterLength) bytes)")
             }
             skipped += 1
@@ -251,5 +264,27 @@ private extension Array where Element == UInt8 {
             return start..<(start + pattern.count)
         }
         return nil
+    }
+}
+
+extension DeadLetters {
+    /// Overwrites the lines `letters` of the file `name` with spaces, their line breaks kept:
+    /// a requeue does so once it has put them back, so that one cut short resumes after
+    /// them, whatever was delivered meanwhile. Not synced: a power cut that undoes it
+    /// makes a letter come back twice at worst, never lost.
+    /// - Parameter letters: contiguous lines, in order, separated by line breaks alone.
+    func blank(_ letters: [Range<Int64>], in name: String) throws(ShareQueueError) {
+        guard let first = letters.first, let last = letters.last else { return }
+        var bytes = [UInt8](repeating: 0x0A, count: Int(last.upperBound - first.lowerBound))
+        for line in letters {
+            for index in Int(line.lowerBound - first.lowerBound)..<Int(line.upperBound - first.lowerBound) { bytes[index] = 0x20 }
+        }
+        do throws(SystemError) {
+            let file = try directory.folder.open(name, .readWrite)
+            defer { file.close() }
+            try file.write(bytes, at: first.lowerBound)
+        } catch {
+            throw ReadFailure.error("cannot mark dead letters as put back", path: directory.path(of: name), error)
+        }
     }
 }

@@ -3,9 +3,9 @@
 /// not held, and the holes of a sparse file are skipped, not read.
 import ShareQueueSystem
 struct LineReader {
-    /// What a reader finds: a line without its line break, or the place of a damaged one.
+    /// What a reader finds: a line without its line break, where it begins, or the place of a damaged one.
     enum Piece {
-        case line([UInt8])
+        case line([UInt8], offset: Int64)
         /// A line over the limit, or one holding a hole of a sparse file (zeros, never JSON).
         case damaged(offset: Int64, length: Int64)
     }
@@ -35,7 +35,7 @@ struct LineReader {
             if damaged {
                 try visit(.damaged(offset: lineStart, length: lineLength))
             } else if lineLength > 0 {
-                try visit(.line(line))
+                try visit(.line(line, offset: lineStart))
             }
             line.removeAll(keepingCapacity: true)
             (lineStart, lineLength, damaged) = (end, 0, false)

@@ -62,7 +62,7 @@ public final class QueueDrainer: @unchecked Sendable {
                 warn("finished a requeue of dead letters that was cut short: put \(count) more back")
             } catch {
                 warn("cannot finish a requeue of dead letters that was cut short (\(error)); delivering what is queued, "
-                     + "letters it had put back among it, which may then come twice; the requeue resumes on a later run")
+                     + "letters it had put back among it; the requeue resumes on a later run with those it had not")
             }
         }
         var run = DrainRun(drainer: self, checkpoint: try Checkpoint(directory: directory, warn: warn), buildRecords: sink.needsRecords)
@@ -126,24 +126,34 @@ public final class QueueDrainer: @unchecked Sendable {
         var chunk: [[UInt8]] = []
         var chunkKeys: Set<ByteKey> = []
         var chunkBytes = 0
+        // The lines of the chunk's letters, and of those skipped as already queued, all blanked once it is in.
+        var chunkLines: [Range<Int64>] = []
         var count = 0
-        // Read a letter at a time: the file may be far larger than memory.
-        let skipped = try letters.forEachRecord(in: QueueLayout.deadLettersRequeue) { payload throws(ShareQueueError) in
-            if queued.contains(DeadLetters.StoredDigest(payload)) { return }
-            let summary = try? RecordSummary(jsonBytes: payload)
-            if !chunk.isEmpty && chunkBytes + payload.count + Frame.overhead > Frame.maximumBatchSize {
-                try appender.appendStored(chunk, forgetting: chunkKeys)
-                chunk = []
-                chunkKeys = []
-                chunkBytes = 0
+        func appendChunk() throws(ShareQueueError) {
+            if !chunk.isEmpty { try appender.appendStored(chunk, forgetting: chunkKeys) }
+            try letters.blank(chunkLines, in: QueueLayout.deadLettersRequeue)
+            chunk = []
+            chunkKeys = []
+            chunkBytes = 0
+            chunkLines = []
+        }
+        // Read a letter at a time: the file may be far larger than memory. A damaged line ends a
+        // chunk, so that blanking a chunk's lines (and the line breaks between them) leaves it alone.
+        let skipped = try letters.forEachLetter(in: QueueLayout.deadLettersRequeue, isBoundary: appendChunk) { payload, line throws(ShareQueueError) in
+            if queued.contains(DeadLetters.StoredDigest(payload)) {
+                chunkLines.append(line)
+                return
             }
+            let summary = try? RecordSummary(jsonBytes: payload)
+            if !chunk.isEmpty && chunkBytes + payload.count + Frame.overhead > Frame.maximumBatchSize { try appendChunk() }
             chunk.append(payload)
+            chunkLines.append(line)
             // A letter put back is now its key's newest record: the key's published entry no longer names it.
             if let key = summary?.key { chunkKeys.insert(ByteKey(key)) }
             chunkBytes += payload.count + Frame.overhead
             count += 1
         }
-        if !chunk.isEmpty { try appender.appendStored(chunk, forgetting: chunkKeys) }
+        try appendChunk()
         if skipped > 0 {
             // What could not be read as letters is not destroyed.
             let target: String

@@ -170,6 +170,35 @@ struct DeadLetterTests {
         #expect(try ids(in: next.stdout) == [id])
     }
 
+    @Test("A requeue that keeps failing part-way puts nothing back twice: the letters it put back are delivered once, and the rest once it can")
+    func requeueFailingPartWay() throws {
+        let queue = TestQueue()
+        // Records of 1.8 MB, as a producer with a higher limit writes them: ten take two appends of at most 16 MiB to put back.
+        var options = AppendOptions()
+        options.maxRecordBytes = 2 << 20
+        options.synchronize = false
+        let appender = try QueueAppender(directory: try QueueDirectory(path: queue.path), options: options)
+        let appended = try (0..<10).map { index in try appender.append(RecordDraft(.text("\(index) " + String(repeating: "x", count: 1_800_000)), source: "s")) }
+        #expect(try queue.drain(["--max-attempts", "1", "--exec", "exit 4"]).status == 0)
+        // The disk fills after the requeue's first append, and stays full for the next two drains.
+        let full = ["SHARE_QUEUE_FAULT": "write:ENOSPC:name=pending.log"]
+        let requeue = try queue.drain(["--requeue-dead"], environment: ["SHARE_QUEUE_FAULT": "write:ENOSPC:name=pending.log:after=1"])
+        #expect(requeue.status == 74, "\(requeue.stderr)")
+        var delivered: [String] = []
+        for _ in 0..<2 {
+            let drain = try queue.drain([], environment: full)
+            #expect(drain.status == 0, "\(drain.stderr)")
+            #expect(drain.stderr.contains("cannot finish a requeue"), "\(drain.stderr)")
+            delivered += try ids(in: drain.stdout)
+        }
+        #expect(!delivered.isEmpty && delivered.count < appended.count, "\(delivered.count) delivered while the disk was full")
+        let freed = try queue.drain()
+        #expect(freed.status == 0, "\(freed.stderr)")
+        delivered += try ids(in: freed.stdout)
+        #expect(delivered == appended)
+        #expect(try queue.drain(["--requeue-dead"]).stderr.contains("put 0 dead letters back"))
+    }
+
     @Test("A pending copy of a dead letter's bytes, which any producer can append, does not take the letter's place: spoiled after the requeue, it costs nothing")
     func requeueBesideACopy() throws {
         let queue = TestQueue()

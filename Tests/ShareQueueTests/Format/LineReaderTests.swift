@@ -12,7 +12,7 @@ struct LineReaderTests {
         var seen: [String] = []
         let folder = try QueueFolder.openQueue(atPath: scratch.path)
         try LineReader(maximumLength: 1 << 20).forEachLine(in: folder, name: "lines", from: offset) { piece in
-            if case .line(let bytes) = piece { seen.append(String(decoding: bytes, as: UTF8.self)) }
+            if case .line(let bytes, _) = piece { seen.append(String(decoding: bytes, as: UTF8.self)) }
         }
         return seen
     }
