@@ -99,7 +99,18 @@ package enum QueueLayout {
 
     /// The name `name` is moved aside to, unread, at `milliseconds` since 1970.
     package static func rejected(_ name: String, atMilliseconds milliseconds: Int64) -> String {
-        "\(rejectedPrefix)\(milliseconds)-\(name)"
+        fitted("\(rejectedPrefix)\(milliseconds)-", name)
+    }
+
+    /// The longest file name the systems the queue runs on take, in bytes.
+    static let maximumNameLength = 255
+
+    /// `prefix` and as much of the start of `name` as fits in a file name: a planted name
+    /// of nearly that length must not make the name it is moved aside to too long.
+    private static func fitted(_ prefix: String, _ name: String) -> String {
+        var kept = Substring(name)
+        while prefix.utf8.count + kept.utf8.count > maximumNameLength { kept = kept.dropLast() }
+        return prefix + kept
     }
 
     private static let rejectedPrefix = "rejected-"
@@ -111,7 +122,7 @@ package enum QueueLayout {
     /// hexadecimal digits of `tag` (random) after the time.
     package static func rejected(_ name: String, atMilliseconds milliseconds: Int64, tag: UInt64) -> String {
         let digits = String(tag, radix: 16)
-        return "\(rejectedPrefix)\(milliseconds)-\(String(repeating: "0", count: 16 - digits.count))\(digits)-\(name)"
+        return fitted("\(rejectedPrefix)\(milliseconds)-\(String(repeating: "0", count: 16 - digits.count))\(digits)-", name)
     }
 
     // MARK: In the keys folder
