@@ -204,7 +204,13 @@ public final class QueueDrainer: @unchecked Sendable {
     /// symlink, a directory) no process can lock, so it is moved aside and a file made in its
     /// place, under the producers' lock when `guarded`, so that two drains cannot each make one.
     func openLockFile(_ name: String, failure: String, guarded: Bool = false) throws(ShareQueueError) -> FileDescriptor {
-        do { return try directory.folder.open(name, .lockFile) } catch where error.isUnexpectedFileType {
+        // In a shared queue, another user's file there that this drain may not open is no lock
+        // either: any member of the group can put one in place of the queue's.
+        func isOthersUnopenable(_ error: SystemError) -> Bool {
+            guard error.isAccessDenied, let status = try? directory.folder.status(of: name) else { return false }
+            return status.owner != Host.effectiveUserID
+        }
+        do { return try directory.folder.open(name, .lockFile) } catch where error.isUnexpectedFileType || isOthersUnopenable(error) {
             if guarded {
                 let producers = try openLockFile(QueueLayout.appendLock, failure: "cannot open the queue's lock file")
                 defer { QueueLock.release(producers) }
@@ -214,6 +220,8 @@ public final class QueueDrainer: @unchecked Sendable {
             // Looked at again: another drain may have made the file meanwhile.
             if let status = try directory.status(of: name), !status.isRegularFile {
                 try moveAsideForeign(name, "is not a regular file", unread: "without following it")
+            } else if let status = try directory.status(of: name), status.owner != Host.effectiveUserID, !directory.folder.mayReadAndWrite(name) {
+                try moveAsideForeign(name, "belongs to user \(status.owner) and this drain may not open it")
             }
         } catch {
             throw ShareQueueError(failure, path: directory.path(of: name), error, creating: true)

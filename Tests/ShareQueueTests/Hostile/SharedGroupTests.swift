@@ -123,6 +123,28 @@ struct SharedGroupTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: queue).filter { $0.hasPrefix("rejected-") }.count == names.count + 1)
     }
 
+    @Test("A group member's own lock files, that no one else may open, are moved aside by the host's drain: drains and appends go on",
+          .enabled(if: TestUsers.canRun, TestUsers.skipReason))
+    func membersLockFilesAreMovedAside() throws {
+        guard TestUsers.require() else { return }
+        let scratch = TemporaryDirectory()
+        let queue = try sharedQueue(scratch)
+        let first = try TestUsers.run(as: TestUsers.producer, "share-append", ["--dir", queue, "first"], in: scratch)
+        #expect(first.status == 0, "\(first.stderr)")
+        let plant = "cd '\(queue)' && for f in drain.lock append.lock; do cp $f .x && chmod 600 .x && mv -f .x $f; done"
+        let planted = try run("/usr/bin/setpriv", ["--reuid=\(TestUsers.secondProducer)", "--regid=nogroup", "--init-groups", "/bin/sh", "-c", plant], in: scratch)
+        try #require(planted.status == 0, "\(planted.stderr)")
+        let drain = try TestUsers.run(as: TestUsers.host, "host-drain", ["--dir", queue], in: scratch)
+        #expect(drain.status == 0, "\(drain.stderr)")
+        #expect(try ids(in: drain.stdout) == first.lines)
+        for name in ["drain.lock", "append.lock"] {
+            #expect(drain.stderr.contains(queue + "/" + name + " belongs to user \(TestUsers.uid(TestUsers.secondProducer))"), "\(name): \(drain.stderr)")
+        }
+        let second = try TestUsers.run(as: TestUsers.producer, "share-append", ["--dir", queue, "second"], in: scratch)
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(try ids(in: try TestUsers.run(as: TestUsers.host, "host-drain", ["--dir", queue], in: scratch).stdout) == second.lines)
+    }
+
     @Test("Root draining a queue only its owner can use leaves every file it creates to that owner",
           .enabled(if: TestUsers.canRun, TestUsers.skipReason))
     func rootLeavesTheOwnersFiles() throws {
