@@ -174,7 +174,7 @@ public struct AttachmentStore: Sendable {
         func failure(_ error: SystemError) -> ShareQueueError {
             ShareQueueError(error.isNoSpace ? "no space left to deliver an attachment" : "cannot deliver an attachment", path: target, error)
         }
-        let temporary = attachment.file + ".partial"
+        let temporary = Self.temporaryName(of: attachment)
         let folder: FileDescriptor
         do { folder = try FileDescriptor.openDirectory(atPath: destination, creating: true) } catch { throw failure(error) }
         defer { folder.close() }
@@ -225,17 +225,21 @@ public struct AttachmentStore: Sendable {
         return .delivered(path: FileSystem.absolute(destination) + "/" + name)
     }
 
+    /// The name a delivered copy is written under, `.<file>.partial`: no file a drain delivers
+    /// begins with a dot, so clearing the name first never removes one the host received.
+    private static func temporaryName(of attachment: Attachment) -> String { "." + attachment.file + ".partial" }
+
     /// How many names a delivered attachment tries: `<file>`, then `<stem>-2<extension>` up to this.
     static let deliveredNames = 100
 
-    /// Renames the checked copy `<file>.partial` in `folder` into place without replacing anything,
+    /// Renames the checked copy `.<file>.partial` in `folder` into place without replacing anything,
     /// and returns its name. A record may name the file of one delivered before, or the host may have
     /// changed what a drain cut short delivered: `<file>` is then used if it holds these very bytes
     /// (a redelivery), and otherwise the first of `<stem>-2<extension>`, `<stem>-3<extension>`...
     /// that is free or holds them, the stem and extension parted at the last dot.
     /// - Returns: nil if all ``deliveredNames`` names hold other bytes.
     private static func deliveredName(for attachment: Attachment, in folder: FileDescriptor, checked: CheckedFiles?) throws(SystemError) -> String? {
-        let temporary = attachment.file + ".partial"
+        let temporary = temporaryName(of: attachment)
         for name in deliveredNames(of: attachment.file) {
             do {
                 try folder.renameWithoutReplacing(temporary, to: name)

@@ -23,6 +23,25 @@ struct AttachmentDeliveryTests {
             + "\"attachments\":[" + Array(repeating: entry, count: times).joined(separator: ",") + "]}").utf8)
     }
 
+    @Test("A delivered file whose name ends in .partial survives a later record naming the file it was copied from: a copy is written under a name no delivered file has",
+          arguments: [0, 1])
+    func deliveredPartialSurvives(first: Int) throws {
+        let scratch = TemporaryDirectory()
+        let queue = TestQueue(in: scratch)
+        let notes = try AttachmentTests.makeFile(scratch, "notes.partial", bytes: 1_000)
+        #expect(try queue.append(["--attach", notes.path, "notes"]).status == 0)
+        let sink = Self.firstSink(first, scratch)
+        #expect(try queue.drain(sink).status == 0)
+        let destination = first == 0 ? scratch.file("received") : scratch.file("inbox.sqlite.attachments")
+        let delivered = try #require(try FileManager.default.contentsOfDirectory(atPath: destination).first { $0.hasSuffix(".partial") })
+        let file = String(delivered.dropLast(".partial".count))
+        // Another producer's copy at the delivered file's name less ".partial", and a record naming it.
+        try Data("evil\n".utf8).write(to: URL(fileURLWithPath: queue.file("attachments/" + file)))
+        try queue.appendStored([Self.record(id: "evil", naming: file, size: 5, sha256: SHA256.hex(Array("evil\n".utf8)))])
+        #expect(try queue.drain(sink).status == 0)
+        #expect(FileManager.default.contents(atPath: destination + "/" + delivered) == FileManager.default.contents(atPath: notes.path))
+    }
+
     /// A queue holding two records with attachments and one without.
     private func queueWithAttachments(_ scratch: TemporaryDirectory) throws -> (queue: TestQueue, ids: [String], digests: Set<String>) {
         let queue = TestQueue(in: scratch)
