@@ -91,7 +91,9 @@ public enum HostDrainTool {
         let debounce = try arguments.value("--debounce").map { text throws(ShareQueueError) in try parseDuration(text, of: "--debounce", upTo: 3600) } ?? 0.05
         let execTimeout = try arguments.value("--exec-timeout").map { text throws(ShareQueueError) in try parseDuration(text, of: "--exec-timeout", upTo: 30 * 86_400) } ?? 600
 
-        let directory = try QueueDirectory(path: try tool.directoryPath(arguments))
+        // Looking at a queue makes none: a mistyped path is an error, not an empty queue.
+        let onlyLooks = arguments.has("--status") || arguments.has("--peek")
+        let directory = try QueueDirectory(path: try tool.directoryPath(arguments), creating: !onlyLooks)
         if arguments.has("--status") {
             return try printStatus(directory, store: arguments.value("--store"), json: arguments.has("--json"), prometheus: arguments.has("--prometheus"))
         }

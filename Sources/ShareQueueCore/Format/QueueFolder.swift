@@ -24,8 +24,8 @@ final class QueueFolder: Sendable {
     /// Opens the queue directory at `path`, creating it and its parents (0700) if
     /// missing; the sharing rule is read off the directory (see ``FileSharing``).
     /// - Throws: what `FileDescriptor.openDirectory(atPath:creating:)` throws.
-    static func openQueue(atPath path: String) throws(SystemError) -> QueueFolder {
-        let descriptor = try FileDescriptor.openDirectory(atPath: path, creating: true)
+    static func openQueue(atPath path: String, creating: Bool = true) throws(SystemError) -> QueueFolder {
+        let descriptor = try FileDescriptor.openDirectory(atPath: path, creating: creating)
         do {
             return QueueFolder(path: path, descriptor: descriptor, sharing: FileSharing(directory: try descriptor.status()))
         } catch {

@@ -35,8 +35,16 @@ public struct QueueDirectory: Sendable {
     ///   another user's, `.permissionDenied` or `.cannotCreate` for a directory
     ///   that cannot be used, naming the path.
     public init(path: String) throws(ShareQueueError) {
+        try self.init(path: path, creating: true)
+    }
+
+    /// Opens the queue at `path`, as ``init(path:)`` does; without `creating`, a directory
+    /// or format marker that is missing is `.noInput`, and nothing is written: for what
+    /// only looks at a queue, where a mistyped path must not become an empty queue.
+    package init(path: String, creating: Bool) throws(ShareQueueError) {
         self.path = path
-        do { folder = try QueueFolder.openQueue(atPath: path) } catch {
+        do { folder = try QueueFolder.openQueue(atPath: path, creating: creating) } catch {
+            if !creating && error.isNotFound { throw ShareQueueError(.noInput, "there is no queue here", path: path) }
             // A file in the way is a directory that cannot be created (73), not a planted file (78).
             let kind: ShareQueueError.Kind = error.isResourceShortage ? .tryAgain
                 : error.isAccessDenied ? .permissionDenied
@@ -44,7 +52,7 @@ public struct QueueDirectory: Sendable {
                 : error.isUnexpectedFileType ? .configuration : .cannotCreate
             throw ShareQueueError(kind, "cannot open the queue directory", path: path, underlying: error)
         }
-        try checkFormat()
+        try checkFormat(creating: creating)
     }
 
     var formatPath: String { path(of: QueueLayout.formatMarker) }
@@ -132,7 +140,7 @@ public struct QueueDirectory: Sendable {
     /// Reads the format marker, writing it first if the queue is new. A marker
     /// is created by linking a finished temporary file into place, so two
     /// processes starting a queue at once cannot leave a half-written one.
-    private mutating func checkFormat() throws(ShareQueueError) {
+    private mutating func checkFormat(creating: Bool) throws(ShareQueueError) {
         for _ in 0..<2 {
             if let marker = try readFormatMarker() {
                 // Read as bytes, line by line, skipping empty lines: the marker is ASCII, and every
@@ -162,6 +170,7 @@ public struct QueueDirectory: Sendable {
                 }
                 return
             }
+            guard creating else { throw ShareQueueError(.noInput, "there is no queue here: the directory has no format marker", path: formatPath) }
             try initialize()
         }
         throw ShareQueueError(.ioError, "the format marker vanished while the queue was opened", path: formatPath)

@@ -86,9 +86,27 @@ struct MetricsTests {
         #expect(status["sealedSegments"] as? Int == 0)
     }
 
+    @Test("Where there is no queue, --status, --prometheus and --peek exit 66 and make none")
+    func noQueue() throws {
+        let scratch = TemporaryDirectory()
+        let empty = scratch.file("empty")
+        try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: false)
+        for arguments in [["--status"], ["--status", "--json"], ["--status", "--prometheus"], ["--peek"]] {
+            for (path, words) in [(scratch.file("typo/queue"), "there is no queue here"), (empty, "no format marker")] {
+                let looked = try run("host-drain", ["--dir", path] + arguments, in: scratch)
+                #expect(looked.status == 66, "\(arguments) \(path): \(looked.stderr)")
+                #expect(looked.stderr.contains(words) && looked.stderr.contains(path), "\(looked.stderr)")
+            }
+            #expect(!FileManager.default.fileExists(atPath: scratch.file("typo")))
+            #expect(try FileManager.default.contentsOfDirectory(atPath: empty).isEmpty)
+        }
+    }
+
     @Test("A new queue: nothing pending is an age of 0, and a queue never drained has no last drain")
     func newQueue() throws {
         let queue = TestQueue()
+        // Made by a drain that found nothing to deliver.
+        #expect(try queue.drain().status == 0)
         let exposition = try Self.metrics(queue)
         #expect(exposition.samples.map(\.name) == Self.gauges.filter { $0 != "sharequeue_last_drain_timestamp_seconds" })
         #expect(exposition.value("sharequeue_oldest_pending_age_seconds") == 0)
