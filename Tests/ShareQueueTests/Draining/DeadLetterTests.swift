@@ -107,16 +107,22 @@ struct DeadLetterTests {
         #expect(drain.output.contains("\"text\":\"other\""), "\(drain.output)")
     }
 
-    @Test("A drain after a requeue that died half-way finishes it first: every letter is delivered once, and a requeue after puts none back")
-    func drainFinishesACutShortRequeue() throws {
-        let queue = TestQueue()
-        // Records of 1.8 MB, as a producer with a higher limit writes them: ten take two appends of at most 16 MiB to put back.
+    /// Ten dead letters of 1.8 MB records, as a producer with a higher limit writes them:
+    /// they take two appends of at most 16 MiB to put back. Returns the records' ids.
+    static func tenLargeDeadLetters(in queue: TestQueue) throws -> [String] {
         var options = AppendOptions()
         options.maxRecordBytes = 2 << 20
         options.synchronize = false
         let appender = try QueueAppender(directory: try QueueDirectory(path: queue.path), options: options)
         let appended = try (0..<10).map { index in try appender.append(RecordDraft(.text("\(index) " + String(repeating: "x", count: 1_800_000)), source: "s")) }
         #expect(try queue.drain(["--max-attempts", "1", "--exec", "exit 4"]).status == 0)
+        return appended
+    }
+
+    @Test("A drain after a requeue that died half-way finishes it first: every letter is delivered once, and a requeue after puts none back")
+    func drainFinishesACutShortRequeue() throws {
+        let queue = TestQueue()
+        let appended = try Self.tenLargeDeadLetters(in: queue)
         #expect(try queue.deadLetters().count == 10)
         let crashed = try queue.drain(["--requeue-dead"], environment: ["SHARE_QUEUE_CRASH_AT": "append-synced"])
         #expect(crashed.status == 128 + SIGKILL)
@@ -173,13 +179,7 @@ struct DeadLetterTests {
     @Test("A requeue that keeps failing part-way puts nothing back twice: the letters it put back are delivered once, and the rest once it can")
     func requeueFailingPartWay() throws {
         let queue = TestQueue()
-        // Records of 1.8 MB, as a producer with a higher limit writes them: ten take two appends of at most 16 MiB to put back.
-        var options = AppendOptions()
-        options.maxRecordBytes = 2 << 20
-        options.synchronize = false
-        let appender = try QueueAppender(directory: try QueueDirectory(path: queue.path), options: options)
-        let appended = try (0..<10).map { index in try appender.append(RecordDraft(.text("\(index) " + String(repeating: "x", count: 1_800_000)), source: "s")) }
-        #expect(try queue.drain(["--max-attempts", "1", "--exec", "exit 4"]).status == 0)
+        let appended = try Self.tenLargeDeadLetters(in: queue)
         // The disk fills after the requeue's first append, and stays full for the next two drains.
         let full = ["SHARE_QUEUE_FAULT": "write:ENOSPC:name=pending.log"]
         let requeue = try queue.drain(["--requeue-dead"], environment: ["SHARE_QUEUE_FAULT": "write:ENOSPC:name=pending.log:after=1"])
