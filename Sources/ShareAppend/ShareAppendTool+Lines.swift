@@ -25,7 +25,7 @@ extension ShareAppendTool {
     static func maxInputBytesPerRecord(_ options: AppendOptions) -> Int { options.maxRecordBytes * 4 + 4096 }
 
     /// Reads standard input in chunks and hands over each line, without its
-    /// line ending, with its number; refuses input past `limit` bytes, and a
+    /// line end (a newline, or a carriage return and a newline), with its number; refuses input past `limit` bytes, and a
     /// line past `maxLine` bytes as soon as it is that long. Only the line
     /// being read is held, never all of the input.
     /// `onRead` hears the bytes read so far after every read.
@@ -35,13 +35,20 @@ extension ShareAppendTool {
         var partial: [UInt8] = []
         var total: Int64 = 0
         var number = 0
-        func checkLength(_ length: Int) throws(ShareQueueError) {
-            guard length > maxLine else { return }
-            throw ShareQueueError(.badData, "line \(number + 1) is longer than the limit of \(maxLine) bytes for one record's input (4 x --max-record-bytes + 4096)")
+        func tooLong(_ line: Int) -> ShareQueueError {
+            ShareQueueError(.badData, "line \(line) is longer than the limit of \(maxLine) bytes for one record's input (4 x --max-record-bytes + 4096)")
         }
-        func emit(_ line: ArraySlice<UInt8>) throws(ShareQueueError) {
+        // A line's end (a newline, or a carriage return and a newline) is not its content
+        // and does not count, as with input given whole: so a line read so far may be one byte
+        // longer, the carriage return that may come before its newline.
+        func checkLength(_ length: Int) throws(ShareQueueError) {
+            if length > maxLine + 1 { throw tooLong(number + 1) }
+        }
+        func emit(_ line: ArraySlice<UInt8>, ended: Bool) throws(ShareQueueError) {
             number += 1
-            try body(Array(line.last == 0x0D ? line.dropLast() : line), number)
+            let content = ended && line.last == 0x0D ? line.dropLast() : line
+            if content.count > maxLine { throw tooLong(number) }
+            try body(Array(content), number)
         }
         while true {
             let n: Int
@@ -56,10 +63,10 @@ extension ShareAppendTool {
             while let newline = chunk[lineStart..<n].firstIndex(of: 0x0A) {
                 try checkLength(partial.count + newline - lineStart)
                 if partial.isEmpty {
-                    try emit(chunk[lineStart..<newline])
+                    try emit(chunk[lineStart..<newline], ended: true)
                 } else {
                     partial += chunk[lineStart..<newline]
-                    try emit(partial[...])
+                    try emit(partial[...], ended: true)
                     partial.removeAll(keepingCapacity: true)
                 }
                 lineStart = newline + 1
@@ -68,6 +75,6 @@ extension ShareAppendTool {
             partial += chunk[lineStart..<n]
         }
         // The last line may have no newline; an empty one after the last newline is no line.
-        if !partial.isEmpty { try emit(partial[...]) }
+        if !partial.isEmpty { try emit(partial[...], ended: false) }
     }
 }

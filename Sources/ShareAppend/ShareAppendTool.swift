@@ -9,9 +9,9 @@ public enum ShareAppendTool {
         name: "share-append",
         overview: "Append shared content to a ShareQueue queue and print each new record's id.",
         usage: "share-append [options] [TEXT ...]",
-        argumentsHelp: [("TEXT", "Text for one record, the arguments joined by single spaces. Without TEXT, all of standard input is one record.")],
+        argumentsHelp: [("TEXT", "Text for one record, the arguments joined by single spaces. Without TEXT, all of standard input is one record, but for one line end at its end (a newline, or a carriage return and a newline).")],
         options: Tool.directoryOptions + [
-            OptionSpec(names: ["--lines"], value: nil, help: "Make every non-empty line of standard input a record, appended in atomic chunks (see --chunk-bytes) whose ids print as each is durable."),
+            OptionSpec(names: ["--lines"], value: nil, help: "Make every non-empty line of standard input a record (a line ends at a newline, or a carriage return and a newline), appended in atomic chunks (see --chunk-bytes) whose ids print as each is durable."),
             OptionSpec(names: ["--atomic"], value: nil, help: "With --lines, append all the lines as one atomic batch of at most 16 MiB, or nothing."),
             OptionSpec(names: ["--chunk-bytes"], value: "N", help: "With --lines, append at most N bytes of records at a time (default 4194304, from 4096 to 16777216)."),
             OptionSpec(names: ["--json"], value: nil, help: "The input is a JSON value (with --lines, one per line); it is validated and stored compactly."),
@@ -181,8 +181,6 @@ public enum ShareAppendTool {
             }
         } else {
             input = try readStandardInput(limit: limit)
-            // A shell's `echo` adds a newline that is not part of the content.
-            if input.last == 0x0A { input.removeLast(); if input.last == 0x0D { input.removeLast() } }
         }
         if input.isEmpty { throw ShareQueueError(.noInput, "nothing to append: the input is empty") }
         return try content(of: input, arguments, place: "")
@@ -199,7 +197,13 @@ public enum ShareAppendTool {
         return arguments.has("--url") ? .url(text) : .text(text)
     }
 
+    /// All of standard input but one line end at its end, refused past `limit` bytes.
+    ///
+    /// A shell's `echo` adds a newline that is not part of the content; a carriage return
+    /// before it is part of that line end, as `--lines` reads one. The line end does not
+    /// count toward the limit, as with `--lines`, so up to two bytes more are read.
     static func readStandardInput(limit: Int64) throws(ShareQueueError) -> [UInt8] {
+        func tooLarge() -> ShareQueueError { ShareQueueError(.badData, "the input is larger than the limit of \(limit) bytes") }
         var input: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 << 10)
         while true {
@@ -209,11 +213,12 @@ public enum ShareAppendTool {
             } catch {
                 throw ShareQueueError(.ioError, "cannot read standard input", underlying: error)
             }
-            if n == 0 { return input }
+            if n == 0 { break }
             input += chunk[0..<n]
-            if Int64(input.count) > limit {
-                throw ShareQueueError(.badData, "the input is larger than the limit of \(limit) bytes")
-            }
+            if Int64(input.count) > limit + 2 { throw tooLarge() }
         }
+        if input.last == 0x0A { input.removeLast(); if input.last == 0x0D { input.removeLast() } }
+        if Int64(input.count) > limit { throw tooLarge() }
+        return input
     }
 }

@@ -47,17 +47,31 @@ struct InputLimitTests {
         #expect(!FileManager.default.fileExists(atPath: q + "/pending.log"))
     }
 
-    @Test("A line may be as long as one record's input, 4 x --max-record-bytes + 4096: JSON that compacts to fit is appended, a byte more is refused")
-    func lineAtTheLimit() throws {
+    @Test("One record's input may be 4 x --max-record-bytes + 4096 bytes, its line end not counted, as a line or whole: JSON that compacts to fit is appended, a byte more is refused",
+          arguments: [["--lines"], []], ["\n", "\r\n", ""])
+    func inputAtTheLimit(_ mode: [String], lineEnd: String) throws {
         let scratch = TemporaryDirectory()
         let queue = TestQueue(in: scratch)
         let spaces = String(repeating: " ", count: (1 << 22) + 4096 - 3)
-        let fits = try queue.append(["--lines", "--json"], stdin: "[" + spaces + "1]\n")
+        let fits = try queue.append(mode + ["--json"], stdin: "[" + spaces + "1]" + lineEnd)
         #expect(fits.status == 0, "\(fits.stderr)")
-        let over = try queue.append(["--lines", "--json"], stdin: "[" + spaces + " 1]\n")
-        #expect(over.status == 65 && over.stderr.contains("line 1 is longer than the limit"), "\(over.stderr)")
+        let over = try queue.append(mode + ["--json"], stdin: "[" + spaces + " 1]" + lineEnd)
+        #expect(over.status == 65 && over.stderr.contains(mode.isEmpty ? "the input is larger than the limit" : "line 1 is longer than the limit"), "\(over.stderr)")
         let drained = try jsonObjects(try queue.drain().stdout)
         #expect(drained.count == 1 && drained[0]["json"] as? [Int] == [1])
+    }
+
+    @Test("A line end is a newline or a carriage return and a newline, whole or by lines; a carriage return alone is content", arguments: [["--lines"], []])
+    func lineEnds(_ mode: [String]) throws {
+        let scratch = TemporaryDirectory()
+        let queue = TestQueue(in: scratch)
+        for input in ["a\r\n", "b\n", "c\r", "d\r\r\n", "e\n\r"] {
+            let appended = try queue.append(mode, stdin: input)
+            #expect(appended.status == 0, "\(appended.stderr)")
+        }
+        let texts = try jsonObjects(try queue.drain().stdout).compactMap { $0["text"] as? String }
+        // By lines, "e\n\r" is the line "e" and a last line of one carriage return; whole, one record.
+        #expect(texts == ["a", "b", "c\r", "d\r"] + (mode.isEmpty ? ["e\n\r"] : ["e", "\r"]), "\(texts)")
     }
 
     @Test("A batch just under the limit is appended in memory within 4x the limit", arguments: ["--lines", "--json"])
