@@ -79,13 +79,21 @@ public struct Attachment: Sendable, Hashable, Codable {
     init(_ value: JSONValue) throws(ShareQueueError) {
         guard case .object(let fields) = value,
               case .string(let name)? = fields["name"], case .string(let file)? = fields["file"],
-              case .number(let size)? = fields["size"], let bytes = Int64(size), bytes >= 0,
+              case .number(let size)? = fields["size"], let bytes = Self.size(stored: size),
               case .string(let sha256)? = fields["sha256"], case .string(let type)? = fields["type"] else {
             throw ShareQueueError(.badData, "not a record: an attachment lacks name, file, size, sha256 or type")
         }
         var path: String? = nil
         if case .string(let text)? = fields["path"] { path = text }
         self.init(name: name, file: file, size: bytes, sha256: sha256, type: type, path: path)
+    }
+
+    /// A `size` as stored: digits only, any number of them (Format.md §7.3). One past
+    /// Int64.max reads as Int64.max, over every drain's limit, so that its record becomes a
+    /// dead letter unread, as any record over the limit does, rather than damage.
+    static func size(stored digits: String) -> Int64? {
+        guard !digits.isEmpty, digits.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+        return Int64(digits) ?? .max
     }
 
     /// Whether `file` is a name this queue could have made: no folders, no dot files.
