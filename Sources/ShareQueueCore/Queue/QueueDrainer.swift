@@ -53,8 +53,8 @@ public final class QueueDrainer: @unchecked Sendable {
         try setAsideForeignFiles()
         // A requeue cut short is finished first: a drain before it resumed delivered what it had
         // put back, which it then put back again, so that its letters came twice. Anything else at
-        // that name is no requeue's, and --requeue-dead moves it aside.
-        if let status = try directory.status(of: QueueLayout.deadLettersRequeue), status.isRegularFile, status.linkCount == 1 {
+        // that name is no requeue's, and was moved aside above.
+        if try directory.status(of: QueueLayout.deadLettersRequeue) != nil {
             // But what is queued comes first: a requeue that cannot finish (a full disk or queue, a
             // pending file to be moved aside) must not stop every drain, and with it what producers acknowledged.
             do {
@@ -93,7 +93,9 @@ public final class QueueDrainer: @unchecked Sendable {
     public func requeueDeadLetters() throws(ShareQueueError) -> Int {
         let drainLock = try takeDrainLock()
         defer { QueueLock.release(drainLock) }
-        return try putBackDeadLetters(resumingOnly: false)
+        // A requeue cut short is finished first, then the letters made since are put back.
+        let resumed = try putBackDeadLetters(resumingOnly: true)
+        return try resumed + putBackDeadLetters(resumingOnly: false)
     }
 
     /// What ``requeueDeadLetters()`` does, under the drain lock; `resumingOnly` finishes a
@@ -173,7 +175,7 @@ public final class QueueDrainer: @unchecked Sendable {
     /// made that this drain may not read and write; the checkpoint then starts
     /// over, which delivers again rather than loses.
     private func setAsideForeignFiles() throws(ShareQueueError) {
-        for name in [QueueLayout.checkpoint, QueueLayout.quarantine, QueueLayout.deadLetters, QueueLayout.attempts] {
+        for name in [QueueLayout.checkpoint, QueueLayout.quarantine, QueueLayout.deadLetters, QueueLayout.deadLettersRequeue, QueueLayout.attempts] {
             guard let status = try directory.status(of: name) else { continue }
             if !status.isRegularFile || status.linkCount != 1 {
                 try moveAsideForeign(name, "is not a regular file with one name")

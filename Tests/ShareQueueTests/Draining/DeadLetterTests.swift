@@ -134,6 +134,45 @@ struct DeadLetterTests {
         #expect(try ids(in: try queue.drain().stdout).isEmpty)
     }
 
+    @Test("--requeue-dead that finds a requeue cut short and dead letters made since puts back both: every letter is delivered once")
+    func requeueCutShortAndNewLetters() throws {
+        let queue = TestQueue()
+        let acknowledged = try queue.append(text: "acknowledged")
+        func letter(_ number: Int) -> (id: String, line: String) {
+            let id = "00000000-0000-4000-8000-0000000000\(number)"
+            return (id, #"{"date":"2026-11-29T14:52:20.123Z","attempts":1,"error":"e","record":{"v":1,"id":"\#(id)","date":"2026-11-29T14:52:20.123Z","source":"s","kind":"text","text":"\#(number)"}}"# + "\n")
+        }
+        // A requeue cut short right after it took the letters, and a letter made since.
+        try Data((letter(41).line + letter(42).line).utf8).write(to: URL(fileURLWithPath: queue.file("dead-letters.requeue")))
+        try Data(letter(43).line.utf8).write(to: URL(fileURLWithPath: queue.file("dead-letters.log")))
+        let requeue = try queue.drain(["--requeue-dead"])
+        #expect(requeue.status == 0, "\(requeue.stderr)")
+        #expect(requeue.stderr.contains("put 3 dead letters back"), "\(requeue.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: queue.file("dead-letters.requeue")) && !FileManager.default.fileExists(atPath: queue.file("dead-letters.log")))
+        #expect(try ids(in: try queue.drain().stdout) == acknowledged + [letter(41).id, letter(42).id, letter(43).id])
+    }
+
+    @Test("A dead-letters.requeue that is no requeue's (a second name, a FIFO, a symlink) is moved aside by a drain, with a warning, and stops nothing",
+          arguments: ["link", "fifo", "symlink"])
+    func foreignRequeueIsMovedAside(_ kind: String) throws {
+        let queue = TestQueue()
+        let acknowledged = try queue.append(text: "acknowledged")
+        let requeue = queue.file("dead-letters.requeue")
+        switch kind {
+        case "link":
+            try Data("{}\n".utf8).write(to: URL(fileURLWithPath: queue.file("letters")))
+            #expect(link(queue.file("letters"), requeue) == 0)
+        case "fifo": #expect(mkfifo(requeue, 0o600) == 0)
+        default: #expect(symlink("/etc/passwd", requeue) == 0)
+        }
+        let drain = try queue.drain()
+        #expect(drain.status == 0, "\(drain.stderr)")
+        #expect(drain.stderr.contains(requeue + " is not a regular file with one name; moved it aside"), "\(drain.stderr)")
+        #expect(try ids(in: drain.stdout) == acknowledged)
+        #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: requeue)) == nil && !FileManager.default.fileExists(atPath: requeue))
+        #expect(try queue.names().filter { $0.hasPrefix("rejected-") && $0.hasSuffix("-dead-letters.requeue") }.count == 1)
+    }
+
     @Test("Dead letters with a second name are moved aside unread, and counted as a file moved aside, so that their alert stays on; renamed back, they are put back")
     func secondNameOnTheDeadLetters() throws {
         let queue = TestQueue()
