@@ -13,11 +13,19 @@
  *   floor append FILE N MODE START    the same, waiting first until the monotonic clock reads
  *                                     START seconds, so that processes begin at once; prints the
  *                                     count and the clock's readings at the start and at the end
- *   floor format DIR N START          the format's floor: what an append to a ShareQueue queue
+ *   floor format DIR N START [BYTES]  the format's floor: what an append to a ShareQueue queue
  *                                     must do besides, each record under flock of DIR/append.lock:
  *                                     lstat DIR/pending.log (a drain may have sealed it), read its
  *                                     last KiB if another process wrote last (a producer may have
- *                                     died mid-write), write, unlock, fdatasync; started as above
+ *                                     died mid-write), write, unlock, fdatasync; started as above.
+ *                                     Records are BYTES long (default 128, at most 4096), so that
+ *                                     the floor can store as much per record as a tool did
+ *   floor group DIR N START [BYTES]   the format's floor with group commit across processes: after
+ *                                     the unlock, a process waits (flock LOCK_SH of DIR/sync.lock)
+ *                                     while another syncs, and skips its own fdatasync if a sync of
+ *                                     the same file began after its write; otherwise it syncs holding
+ *                                     LOCK_EX and writes down the file and when that sync began.
+ *                                     ShareQueue does not do this: it is here to measure whether it would pay
  *   floor append1 FILE                one record, for timing a whole process
  *   floor drain FILE OUT              under the lock, copy FILE to OUT in 64 KiB
  *                                     reads, fsync OUT, truncate FILE
@@ -46,7 +54,7 @@ static int fail(const char *what) {
 }
 
 /* Sleeps until the monotonic clock reads `at` seconds. */
-static int start_at(double at) {
+static int start_at_time(double at) {
     struct timespec until = { (time_t)at, (long)((at - (double)(time_t)at) * 1e9) };
     int slept;
     while ((slept = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL)) == EINTR) {}
@@ -71,6 +79,69 @@ static int append_record(int fd, const char *record, size_t length, int durable)
     return ok ? 0 : -1;
 }
 
+/* When a sync of the file began, as group commit writes it down in sync.lock: the file's
+ * inode and the monotonic clock in nanoseconds. */
+struct sync_mark { unsigned long long inode, began; };
+
+static unsigned long long nanoseconds_now(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (unsigned long long)now.tv_sec * 1000000000ull + (unsigned long long)now.tv_nsec;
+}
+
+/* Whether sync.lock says a sync of `inode` began after `written`. */
+static int synced_since(int sync_lock, unsigned long long inode, unsigned long long written) {
+    struct sync_mark mark = { 0, 0 };
+    return pread(sync_lock, &mark, sizeof mark, 0) == (ssize_t)sizeof mark && mark.inode == inode && mark.began > written;
+}
+
+/* Makes a record written at `written` durable, sharing a sync another process began after it. */
+static int group_sync(int sync_lock, int fd, unsigned long long inode, unsigned long long written) {
+    int ok = flock(sync_lock, LOCK_SH) == 0;
+    if (ok && !synced_since(sync_lock, inode, written)) {
+        ok = flock(sync_lock, LOCK_EX) == 0;
+        if (ok && !synced_since(sync_lock, inode, written)) {
+            struct sync_mark mark = { inode, nanoseconds_now() };
+            ok = sync_data(fd) == 0 && pwrite(sync_lock, &mark, sizeof mark, 0) == (ssize_t)sizeof mark;
+        }
+    }
+    flock(sync_lock, LOCK_UN);
+    return ok ? 0 : -1;
+}
+
+/* `floor format` and, with `group`, `floor group`: see the top of this file. */
+static int format_appends(const char *directory, long count, double start_at, size_t length, int group) {
+    static char record[4096];
+    memset(record, 'r', length);
+    record[length - 1] = '\n';
+    int folder = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (folder < 0) return fail("open");
+    int lock = openat(folder, "append.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    int fd = openat(folder, "pending.log", O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+    int sync_lock = group ? openat(folder, "sync.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0600) : -1;
+    struct stat opened;
+    if (lock < 0 || fd < 0 || (group && sync_lock < 0) || fstat(fd, &opened) != 0) return fail("openat");
+    if (start_at_time(start_at) != 0) return fail("clock_nanosleep");
+    char tail[1024];
+    off_t own_end = -1;
+    double start = seconds_now();
+    for (long i = 0; i < count; i++) {
+        struct stat status;
+        if (flock(lock, LOCK_EX) != 0) return fail("flock");
+        if (fstatat(folder, "pending.log", &status, AT_SYMLINK_NOFOLLOW) != 0) return fail("fstatat");
+        if (status.st_size > 0 && status.st_size != own_end) {
+            size_t tail_length = status.st_size < (off_t)sizeof tail ? (size_t)status.st_size : sizeof tail;
+            if (pread(fd, tail, tail_length, status.st_size - (off_t)tail_length) != (ssize_t)tail_length) return fail("pread");
+        }
+        if (write(fd, record, length) != (ssize_t)length) return fail("write");
+        own_end = status.st_size + (off_t)length;
+        flock(lock, LOCK_UN);
+        if (group ? group_sync(sync_lock, fd, (unsigned long long)opened.st_ino, nanoseconds_now()) != 0 : sync_data(fd) != 0) return fail("fdatasync");
+    }
+    printf("%ld %.6f %.6f\n", count, start, seconds_now());
+    return 0;
+}
+
 int main(int argc, char **argv) {
     char record[128];
     memset(record, 'r', sizeof record);
@@ -81,7 +152,7 @@ int main(int argc, char **argv) {
         int durable = argc < 5 ? 0 : strcmp(argv[4], "sync") == 0 ? 1 : strcmp(argv[4], "unlocked-sync") == 0 ? 2 : 0;
         int fd = open(argv[2], O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
         if (fd < 0) return fail("open");
-        if (argc >= 6 && start_at(atof(argv[5])) != 0) return fail("clock_nanosleep");
+        if (argc >= 6 && start_at_time(atof(argv[5])) != 0) return fail("clock_nanosleep");
         double start = seconds_now();
         for (long i = 0; i < count; i++) {
             if (append_record(fd, record, sizeof record, durable) != 0) return fail("append");
@@ -90,32 +161,13 @@ int main(int argc, char **argv) {
         else printf("%ld %.6f\n", count, seconds_now() - start);
         return 0;
     }
-    if (argc >= 5 && strcmp(argv[1], "format") == 0) {
-        long count = atol(argv[3]);
-        int folder = open(argv[2], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (folder < 0) return fail("open");
-        int lock = openat(folder, "append.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-        int fd = openat(folder, "pending.log", O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
-        if (lock < 0 || fd < 0) return fail("openat");
-        if (start_at(atof(argv[4])) != 0) return fail("clock_nanosleep");
-        char tail[1024];
-        off_t own_end = -1;
-        double start = seconds_now();
-        for (long i = 0; i < count; i++) {
-            struct stat status;
-            if (flock(lock, LOCK_EX) != 0) return fail("flock");
-            if (fstatat(folder, "pending.log", &status, AT_SYMLINK_NOFOLLOW) != 0) return fail("fstatat");
-            if (status.st_size > 0 && status.st_size != own_end) {
-                size_t length = status.st_size < (off_t)sizeof tail ? (size_t)status.st_size : sizeof tail;
-                if (pread(fd, tail, length, status.st_size - (off_t)length) != (ssize_t)length) return fail("pread");
-            }
-            if (write(fd, record, sizeof record) != (ssize_t)sizeof record) return fail("write");
-            own_end = status.st_size + (off_t)sizeof record;
-            flock(lock, LOCK_UN);
-            if (sync_data(fd) != 0) return fail("fdatasync");
+    if (argc >= 5 && (strcmp(argv[1], "format") == 0 || strcmp(argv[1], "group") == 0)) {
+        size_t length = argc >= 6 ? (size_t)atol(argv[5]) : sizeof record;
+        if (length < 1 || length > 4096) {
+            fprintf(stderr, "a record is 1 to 4096 bytes\n");
+            return 64;
         }
-        printf("%ld %.6f %.6f\n", count, start, seconds_now());
-        return 0;
+        return format_appends(argv[2], atol(argv[3]), atof(argv[4]), length, strcmp(argv[1], "group") == 0);
     }
     if (argc >= 3 && strcmp(argv[1], "append1") == 0) {
         int fd = open(argv[2], O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
@@ -142,6 +194,6 @@ int main(int argc, char **argv) {
         printf("%lld %.6f\n", total, seconds_now() - start);
         return 0;
     }
-    fprintf(stderr, "usage: floor append FILE N [sync|unlocked-sync [START]] | format DIR N START | append1 FILE | drain FILE OUT\n");
+    fprintf(stderr, "usage: floor append FILE N [sync|unlocked-sync [START]] | format|group DIR N START [BYTES] | append1 FILE | drain FILE OUT\n");
     return 64;
 }

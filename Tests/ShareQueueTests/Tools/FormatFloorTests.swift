@@ -6,15 +6,17 @@ import Testing
 /// figure can be split into what the format costs and what the implementation adds.
 @Suite("The benchmark's format floor", .serialized, .runTimeLimit(minutes: 5), OptionalProgram.needs("strace"))
 struct FormatFloorTests {
-    @Test("bench --only durable quotes 8 producers against the format floor, which under the lock looks at pending.log, reads its tail only after another process's write, and writes")
+    @Test("bench --only durable quotes 8 producers against the format floor, which under the lock looks at pending.log, reads its tail only after another process's write, and writes records as long as the library's; floor group syncs what no later sync covered")
     func formatFloor() throws {
         let scratch = TemporaryDirectory()
         let bench = scratch.file("bench")
         let result = try run("share-stress", ["bench", "--quick", "--only", "durable", "--json", "--dir", bench], in: scratch)
         #expect(result.status == 0, "\(result.stderr)")
         let names = try jsonObjects(result.stdout).filter { $0["floor"] is Double }.compactMap { $0["name"] as? String }
-        #expect(names.contains("durable append, 8 producers (vs format floor, 8 processes)"))
-        #expect(names.contains("format floor, 8 processes (vs floor, 8 processes)"))
+        // The format floor stores records as long as the library's: the header, JSON and trailer of the bench's record.
+        #expect(names.contains { $0.hasPrefix("durable append, 8 producers (vs format floor, ") && $0.hasSuffix(" B)") && !$0.contains("128 B") }, "\(names)")
+        #expect(names.contains { $0.hasPrefix("format floor, 8 x ") && $0.hasSuffix(" B (vs floor, 8 x 128 B)") }, "\(names)")
+        #expect(names.contains("format floor, group commit (vs without, 8 processes)"))
 
         guard let strace = OptionalProgram.required("strace") else { return }
         let folder = scratch.file("format")
@@ -39,5 +41,23 @@ struct FormatFloorTests {
         #expect(runs[1]["newfstatat"] == runs[0]["newfstatat"] && runs[1]["pread64", default: 0] == runs[0]["pread64", default: 0] + 1, "\(runs)")
         let pending = try FileManager.default.attributesOfItem(atPath: folder + "/pending.log")[.size] as? Int
         #expect(pending == 100 * 128)
+
+        // floor group makes records of the length asked, and a process alone still syncs
+        // every one: no sync but its own began after its write.
+        let group = scratch.file("group")
+        try FileManager.default.createDirectory(atPath: group, withIntermediateDirectories: true)
+        let traced = try run(strace, ["-f", "-c", "-U", "name,calls", "-e", "trace=flock,fdatasync,pwrite64",
+                                      bench + "/floor", "group", group, "50", "0", "179"], in: scratch)
+        #expect(traced.status == 0, "\(traced.stderr)")
+        let groupCalls = Dictionary(traced.stderr.split(separator: "\n").compactMap { line -> (String, Int)? in
+            let words = line.split(separator: " ")
+            return words.count == 2 ? Int(words[1]).map { (String(words[0]), $0) } : nil
+        }, uniquingKeysWith: { first, _ in first })
+        // Per record: the producers' lock and its release; the sync lock shared, exclusive and
+        // released; one fdatasync; the mark of when it began.
+        #expect(groupCalls["flock"] == 250 && groupCalls["fdatasync"] == 50 && groupCalls["pwrite64"] == 50, "\(groupCalls)")
+        let grouped = try FileManager.default.attributesOfItem(atPath: group + "/pending.log")[.size] as? Int
+        #expect(grouped == 50 * 179)
+        #expect(try run(bench + "/floor", ["group", group, "1", "0", "4097"], in: scratch).status == 64)
     }
 }
