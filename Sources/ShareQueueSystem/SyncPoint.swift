@@ -38,6 +38,8 @@ package enum SyncPoint: String, CaseIterable, Sendable {
     case checkpointBeforeAttachmentRemoval = "checkpoint-before-attachment-removal"
     /// The checkpoint, before a fully delivered segment is removed.
     case checkpointBeforeSegmentRemoval = "checkpoint-before-segment-removal"
+    /// The queue directory, after a segment whose damage could not be copied out got its kept name.
+    case segmentKept = "segment-kept"
     /// The queue directory, after a delivered segment was removed.
     case segmentRemoved = "segment-removed"
     /// Damaged bytes appended to the quarantine file.

@@ -1,3 +1,5 @@
+import ShareQueueSystem
+
 /// Copying damaged data out to the quarantine file.
 extension DrainRun {
     /// Copies damaged data to the quarantine file. A drain that dies after this
@@ -17,7 +19,7 @@ extension DrainRun {
             if let failure = Self.copyToQuarantine(regions, segment: segment, in: directory) {
                 // Recording progress needs no space; copying damage out does. Keep the segment instead.
                 guard failure.systemError?.isNoSpace == true else { throw failure }
-                keepSegmentForDamage = true
+                try keepWhole(segment)
             }
             for region in regions {
                 drainer.warn("set aside \(region.length) bytes at offset \(region.offset) of \(segment): \(region.reason)")
@@ -25,6 +27,27 @@ extension DrainRun {
             start = stop
         }
         CrashPoint.reached(.drainQuarantined)
+    }
+
+    /// Gives `segment` its kept name (``QueueLayout/keptSegment(_:)``) at once, as a second
+    /// name, before the checkpoint passes damage that could not be copied out: a run that
+    /// stops before the segment's end forgets that it had to keep it, and the run after
+    /// removes the segment once it is delivered. Something else at the kept name is moved aside.
+    mutating func keepWhole(_ segment: String) throws {
+        let kept = QueueLayout.keptSegment(segment)
+        func failure(_ error: SystemError) -> ShareQueueError {
+            ShareQueueError("cannot keep a damaged segment", path: directory.path(of: segment), error)
+        }
+        let existing: FileStatus?, own: FileStatus?
+        do { (existing, own) = (try directory.folder.status(of: kept), try directory.folder.status(of: segment)) } catch { throw failure(error) }
+        // Kept by an earlier run that stopped before the segment's end: the same file.
+        let alreadyKept = existing.flatMap { existing in own.map { existing.isSameFile(as: $0) } } ?? false
+        if existing != nil && !alreadyKept { try drainer.moveAsideForeign(kept, "is not the segment it names") }
+        do {
+            if !alreadyKept { try directory.folder.link(segment, to: kept) }
+            try directory.folder.synchronize(.segmentKept)
+        } catch { throw failure(error) }
+        keepSegmentForDamage = true
     }
 
     /// Appends to the quarantine file; returns the failure instead of throwing it.

@@ -86,14 +86,10 @@ extension DrainRun {
         // Its number may be given again only once no checkpoint before its end can come back:
         // else a sink's stored position in it would fit the new segment and skip its records.
         try checkpoint.synchronize(.checkpointBeforeSegmentRemoval)
+        // A segment kept whole has its kept name already (see `keepWhole`): this one alone goes.
+        try removeSegment(sequence)
         if keepSegmentForDamage {
-            let target = directory.path(of: QueueLayout.keptSegment(name))
-            do { try directory.folder.rename(name, to: QueueLayout.keptSegment(name)) } catch {
-                throw ShareQueueError("cannot keep a damaged segment", path: path, error)
-            }
-            drainer.warn("kept \(path) whole as \(target): its damaged data could not be copied to the quarantine file")
-        } else {
-            try removeSegment(sequence)
+            drainer.warn("kept \(path) whole as \(directory.path(of: QueueLayout.keptSegment(name))): its damaged data could not be copied to the quarantine file")
         }
         return true
     }

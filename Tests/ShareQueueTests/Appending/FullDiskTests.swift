@@ -103,6 +103,34 @@ struct FullDiskTests {
         #expect(again.stdout.isEmpty)
     }
 
+    @Test("Damage that a full disk keeps out of quarantine.log is kept with its segment even when the drain stops before the segment's end: never lost",
+          arguments: [false, true])
+    func damageKeptWhenTheDrainStopsEarly(_ plantedAtTheKeptName: Bool) throws {
+        let queue = TestQueue()
+        let first = try queue.append(text: "r1")
+        let handle = try #require(FileHandle(forWritingAtPath: queue.pendingPath))
+        handle.seekToEndOfFile()
+        handle.write(Data("garbage-bytes".utf8))
+        handle.closeFile()
+        let third = try queue.append(text: "r3")
+        // A directory planted where the segment would be kept is moved aside, not a reason to stop.
+        if plantedAtTheKeptName { try FileManager.default.createDirectory(atPath: queue.file("quarantine-sealed-000000000001.log"), withIntermediateDirectories: false) }
+        // quarantine.log cannot grow, and the sink fails at r3: the drain stops after passing the damage.
+        let delivered = queue.file("../delivered")
+        let stopped = try queue.drain(["--exec", "batch=$(cat); case \"$batch\" in *r3*) exit 75;; esac; printf '%s\\n' \"$batch\" >> '\(delivered)'"], environment: ["SHARE_QUEUE_FAULT": "write:ENOSPC:name=quarantine.log"])
+        #expect(stopped.status == 75, "\(stopped.stderr)")
+        let drain = try queue.drain()
+        #expect(drain.status == 0, "\(drain.stderr)")
+        let before = FileManager.default.contents(atPath: delivered) ?? Data()
+        #expect(try ids(in: before) + ids(in: drain.stdout) == first + third)
+        let kept = queue.names().filter { $0.hasPrefix("quarantine-sealed-") }
+        let garbage = Data("garbage-bytes".utf8)
+        let quarantined = try jsonObjects(FileManager.default.contents(atPath: queue.file("quarantine.log")) ?? Data())
+            .compactMap { ($0["data"] as? String).flatMap { Data(base64Encoded: $0) } }
+        let keptBytes = kept.compactMap { FileManager.default.contents(atPath: queue.file($0)) }
+        #expect((quarantined + keptBytes).contains { $0.range(of: garbage) != nil }, "kept: \(kept), \(drain.stderr)")
+    }
+
     @Test("A drain that cannot write its refusal counts or dead letters on a full disk exits 74 and keeps every record",
           arguments: [[], ["--max-attempts", "1"]])
     func fullDiskBookkeeping(_ limit: [String]) throws {
