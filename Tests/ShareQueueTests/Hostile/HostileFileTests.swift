@@ -23,6 +23,28 @@ struct HostileFileTests {
         #expect(queue.names().filter { $0.hasSuffix("-sealed-18446744073709551615.log") }.count == 1)
     }
 
+    @Test("A directory at the drain's own attempts.tmp-<pid>, which anyone sharing the queue can make at every pid, is moved aside: refusals are still counted")
+    func directoryAtTheAttemptsTemporary() throws {
+        let scratch = TemporaryDirectory()
+        let queue = TestQueue(in: scratch)
+        let refused = try queue.append(text: "refused")
+        let after = try queue.append(text: "after")
+        // The shell makes the directory at its own pid, then becomes the drain, which keeps that pid.
+        let refusing = "batch=$(cat); case \"$batch\" in *refused*) exit 1;; esac"
+        let script = "mkdir \"$1/attempts.tmp-$$\" && exec \"$2\" --dir \"$1\" --max-attempts 2 --exec '\(refusing)'"
+        let first = try run("/bin/sh", ["-c", script, "sh", queue.path, Executables.path("host-drain")], in: scratch)
+        // 75: a record refused once stays queued for a later run.
+        #expect(first.status == 75 && !first.stderr.contains("cannot record a refusal"), "\(first.stderr)")
+        #expect(first.stderr.contains("/attempts.tmp-") && first.stderr.contains("moved it aside"), "\(first.stderr)")
+        #expect(try String(contentsOfFile: queue.file("attempts"), encoding: .utf8).contains("\"attempts\":1"))
+        let second = try queue.drain(["--max-attempts", "2", "--exec", refusing])
+        #expect(second.status == 0, "\(second.stderr)")
+        let letters = try queue.deadLetters()
+        #expect(letters.count == 1 && (letters.first?["record"] as? [String: Any])?["id"] as? String == refused.first)
+        // "after" was delivered to the command in the first run, beside the refused record found by bisecting.
+        #expect(try ids(in: queue.drain().stdout).isEmpty && after.count == 1)
+    }
+
     @Test("A FIFO planted as the quarantine file makes an append fail at once, not hang; a drain clears it")
     func fifoQuarantine() throws {
         let scratch = TemporaryDirectory()
