@@ -95,6 +95,10 @@ struct SegmentReader {
                     // Judged as the whole frame would be (its trailer holds), without reading it:
                     // headers planted inside one another's payloads then cost no read each.
                     try skipDamage(reason: Frame.payloadHoldsFFReason)
+                case .matches where payloadLeftHoldsHole():
+                    // Zeros by the file system's word, which no record holds: set aside past the
+                    // part read with the hole unread, rather than reading and checking up to 16 MiB of zeros.
+                    try skipDamage(reason: Self.payloadHoleReason)
                 default:
                     try fill(atLeast: neededForFrame())
                 }
@@ -251,6 +255,17 @@ struct SegmentReader {
         let stop = min(end, start + Frame.headerSize + declaredLength())
         guard stop > start + Frame.headerSize else { return false }
         return buffer.withUnsafeBytes { Frame.containsFF(UnsafeRawBufferPointer(rebasing: $0[(start + Frame.headerSize)..<stop])) }
+    }
+
+    /// The reason given for a large frame whose payload holds a hole.
+    static let payloadHoleReason = "the payload holds a hole of a sparse file, zeros, which no record has"
+
+    /// Whether the part of a large frame's payload not yet read holds a hole of a sparse file:
+    /// one `lseek`. A file system that cannot tell has none.
+    private func payloadLeftHoldsHole() -> Bool {
+        let from = position + Int64(end - start), payloadEnd = position + Int64(Frame.headerSize + declaredLength())
+        guard from < payloadEnd, let hole = try? file.nextHole(from: from) else { return false }
+        return hole < payloadEnd
     }
 
     private mutating func consume(_ count: Int) {

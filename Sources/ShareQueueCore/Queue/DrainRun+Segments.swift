@@ -102,7 +102,10 @@ extension DrainRun {
             var frame: [UInt8] = []
             Frame.append(payload: payload, to: &frame, last: !continued)
             var region = DamagedRegion(offset: offset, length: Int64(frame.count), reason: reason, bytes: frame, isTornTail: false)
-            region.holdsRecord = true
+            // A byte 00 is in no JSON text, so such a payload holds no record: its bytes are kept only
+            // within the quarantine's limit, or frames of zeros, holes of a sparse file that cost
+            // their writer nothing, would fill the disk through quarantine.log.
+            region.holdsRecord = !payload.contains(0)
             return .damaged(region,
                             segment: segment, end: end)
         }
