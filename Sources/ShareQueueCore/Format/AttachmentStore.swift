@@ -114,6 +114,7 @@ public struct AttachmentStore: Sendable {
     /// `options.maxAttachmentBytes`, each entry counted, or one is
     /// mostly holes (unless `options.readsSparseAttachments`). Either costs a producer little
     /// and a drain a read of every byte: one file named many times, sparse files as large as a disk.
+    /// Nor does it when another user's copy or folder bars it (see `othersUnreadable`).
     func unread(_ files: [Attachment], options: DrainOptions) -> String? {
         let total = Attachment.totalBytes(files), limit = options.maxAttachmentBytes
         if files.count > Attachment.maximumPerRecord {
@@ -124,6 +125,31 @@ public struct AttachmentStore: Sendable {
         }
         if !options.readsSparseAttachments, let sparse = files.first(where: isMostlyHoles) {
             return "attachment \(sparse.file) is mostly holes of a sparse file, which no producer here writes (--sparse-attachments reads it)"
+        }
+        return othersUnreadable(files)
+    }
+
+    /// Why a record's copies cannot be read by this drain, where another user owns what stands in
+    /// the way (a copy, or the folder) and may not let it: in a queue shared with a group, any member
+    /// can do so, and the record would stop every drain at it. Put back once its owner lets the
+    /// drain read it. Nil otherwise: a copy's own check says what else it is.
+    private func othersUnreadable(_ files: [Attachment]) -> String? {
+        guard !files.isEmpty else { return nil }
+        func owner(_ name: String, in folder: QueueFolder) -> UInt32? {
+            guard let status = try? folder.status(of: name), status.owner != Host.effectiveUserID else { return nil }
+            return status.owner
+        }
+        let folder: QueueFolder?
+        do { folder = try openFolder() } catch {
+            guard error.systemError?.isAccessDenied == true, let owner = owner(QueueLayout.attachments, in: directory.folder) else { return nil }
+            return "the attachments folder belongs to user \(owner) and this drain may not read it"
+        }
+        guard let folder else { return nil }
+        for attachment in files where attachment.hasSafeFileName {
+            guard let owner = owner(attachment.file, in: folder) else { continue }
+            do { try folder.open(attachment.file, .readOnly).close() } catch where error.isAccessDenied {
+                return "attachment \(attachment.file) belongs to user \(owner) and this drain may not read it"
+            } catch {}
         }
         return nil
     }

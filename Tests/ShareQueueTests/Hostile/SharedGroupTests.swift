@@ -123,6 +123,31 @@ struct SharedGroupTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: queue).filter { $0.hasPrefix("rejected-") }.count == names.count + 1)
     }
 
+    @Test("A member's attachment copy, or the attachments folder, that the host may not read makes that member's records dead letters: the host's drains go on",
+          .enabled(if: TestUsers.canRun, TestUsers.skipReason), arguments: ["chmod 600 attachments/*", "chmod 2700 attachments"])
+    func membersUnreadableAttachments(_ lockOut: String) throws {
+        guard TestUsers.require() else { return }
+        let scratch = TemporaryDirectory()
+        let queue = try sharedQueue(scratch)
+        let note = scratch.file("note.txt")
+        try Data("a note".utf8).write(to: URL(fileURLWithPath: note))
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: note)
+        let attached = try TestUsers.run(as: TestUsers.secondProducer, "share-append", ["--dir", queue, "--attach", note, "attached"], in: scratch)
+        #expect(attached.status == 0, "\(attached.stderr)")
+        let locked = try run("/usr/bin/setpriv", ["--reuid=\(TestUsers.secondProducer)", "--regid=nogroup", "--init-groups", "/bin/sh", "-c", "cd '\(queue)' && \(lockOut)"], in: scratch)
+        try #require(locked.status == 0, "\(locked.stderr)")
+        let honest = try TestUsers.run(as: TestUsers.producer, "share-append", ["--dir", queue, "honest"], in: scratch)
+        #expect(honest.status == 0, "\(honest.stderr)")
+        for _ in 0..<2 {
+            let drain = try TestUsers.run(as: TestUsers.host, "host-drain", ["--dir", queue], in: scratch)
+            #expect(drain.status == 0, "\(drain.stderr)")
+            #expect(try ids(in: drain.stdout) == (drain.stderr.contains("moved to the dead letters") ? honest.lines : []), "\(drain.stderr)")
+        }
+        let letters = try jsonObjects(FileManager.default.contents(atPath: queue + "/dead-letters.log") ?? Data())
+        #expect(letters.count == 1 && (letters.first?["record"] as? [String: Any])?["id"] as? String == attached.lines.first)
+        #expect((letters.first?["error"] as? String)?.contains("belongs to user \(TestUsers.uid(TestUsers.secondProducer))") == true, "\(letters)")
+    }
+
     @Test("A group member's own lock files, that no one else may open, are moved aside by the host's drain: drains and appends go on",
           .enabled(if: TestUsers.canRun, TestUsers.skipReason))
     func membersLockFilesAreMovedAside() throws {
