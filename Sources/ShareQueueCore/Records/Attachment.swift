@@ -83,9 +83,8 @@ public struct Attachment: Sendable, Hashable, Codable {
               case .string(let sha256)? = fields["sha256"], case .string(let type)? = fields["type"] else {
             throw ShareQueueError(.badData, "not a record: an attachment lacks name, file, size, sha256 or type")
         }
-        var path: String? = nil
-        if case .string(let text)? = fields["path"] { path = text }
-        self.init(name: name, file: file, size: bytes, sha256: sha256, type: type, path: path)
+        // A stored `path` is ignored (Format.md §7.3): only a drain says where a file is, when it delivers it.
+        self.init(name: name, file: file, size: bytes, sha256: sha256, type: type)
     }
 
     /// A `size` as stored: digits only, any number of them (Format.md §7.3). One past

@@ -5,6 +5,29 @@ import Testing
 /// `share-append --attach` and what drains do with attachments.
 @Suite("Attachments", .runTimeLimit(minutes: 2))
 struct AttachmentTests {
+    @Test("--peek shows exactly what a drain delivers: not a record whose attachments break a record rule, and no path a writer stored")
+    func peekAppliesTheDrainsRules() throws {
+        let queue = TestQueue()
+        let before = try queue.append(text: "before")
+        func stored(_ number: Int, _ rest: String) -> [UInt8] {
+            Array(#"{"v":1,"id":"00000000-0000-4000-8000-0000000000\#(number)","date":"2026-11-29T14:52:20.123Z","source":"s",\#(rest)}"#.utf8)
+        }
+        let entry = #"{"name":"n.txt","file":"7A1C2E3F-0000-4000-8000-000000000001.txt","size":1,"sha256":"\#(String(repeating: "0", count: 64))","type":"text/plain""#
+        var frames: [UInt8] = []
+        for payload in [stored(51, #""kind":"file","attachments":[]"#), stored(52, #""kind":"text","text":"t","attachments":[1]"#),
+                        stored(53, "\"kind\":\"file\",\n\"attachments\":[" + entry + #","path":"/etc/passwd"}]"#)] {
+            Frame.append(payload: payload, to: &frames)
+        }
+        let handle = try #require(FileHandle(forWritingAtPath: queue.pendingPath))
+        handle.seekToEndOfFile()
+        handle.write(Data(frames))
+        handle.closeFile()
+        let peek = try jsonObjects(try queue.drain(["--peek"]).stdout)
+        #expect(peek.map { $0["id"] as? String } == [before[0], "00000000-0000-4000-8000-000000000053"], "\(peek)")
+        let described = try #require((peek.last?["attachments"] as? [[String: Any]])?.first)
+        #expect(described["path"] == nil, "\(described)")
+    }
+
     static func makeFile(_ scratch: TemporaryDirectory, _ name: String, bytes: Int) throws -> (path: String, sha256: String) {
         let data = Data((0..<bytes).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
         let path = scratch.file(name)
