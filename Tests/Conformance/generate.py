@@ -371,6 +371,11 @@ names_spread = ('{"v":1,"id":"' + uuid(91) + '","date":"' + DATE + '","source":"
 case("equivalent-names", "Member names that Swift, NFC or NFD would call equal but whose UTF-8 bytes differ, in json, meta and unknown members: each is a member of its own. On one line the record is delivered byte for byte; stored over several lines it is re-encoded with every member in its order and exact name, and a repeated name (d) kept once, where it first occurred, with its last value.",
      queue({"pending.log": frame(names_one_line) + frame(names_spread)}))
 
+same_id_old = compact({"v": 1, "id": uuid(85), "date": DATE, "source": "conformance", "kind": "text", "text": "old", "key": "shared-id"})
+same_id_new = compact({"v": 1, "id": uuid(85), "date": DATE, "source": "conformance", "kind": "text", "text": "new", "key": "shared-id"})
+case("coalesce-same-id", "Drained with --coalesce: two records of one key with one id, of the same date; the newest is known by its place, not its id, so the one appended last is delivered and the other superseded (12.2).",
+     queue({"pending.log": frame(same_id_old) + frame(same_id_new)}), options=["--coalesce"])
+
 # The keys folder of publish-if-changed: a drain neither reads nor changes it.
 
 wallpaper_1 = record(80, "beach.jpg", key="wallpaper")

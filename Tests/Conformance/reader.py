@@ -632,7 +632,7 @@ def drain(queue, coalesce=False, max_attachment=MAX_ATTACHMENT):
             if item[1] == "record" and isinstance(item[5].get("key"), str):
                 key = item[5]["key"].encode("utf-8", "surrogatepass")
                 if key not in newest or newer_or_equal(item[5]["date"], newest[key][1]):
-                    newest[key] = (item[5]["id"], item[5]["date"])
+                    newest[key] = ((item[0], item[2]), item[5]["date"])  # known by its place, not its id
 
     delivered, set_aside = [], []
     for name, kind, at, end, payload, extra in items:
@@ -645,7 +645,7 @@ def drain(queue, coalesce=False, max_attachment=MAX_ATTACHMENT):
                 set_aside.append([name, at, payload, extra])
             continue
         key = extra.get("key")
-        if isinstance(key, str) and coalesce and newest[key.encode("utf-8", "surrogatepass")][0] != extra["id"]:
+        if isinstance(key, str) and coalesce and newest[key.encode("utf-8", "surrogatepass")][0] != (name, at):
             continue
         if extra.get("attachments") or b"\n" in payload or b"\r" in payload:
             delivered.append(reencode(extra, queue))

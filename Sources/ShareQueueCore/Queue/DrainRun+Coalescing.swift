@@ -4,7 +4,8 @@ extension DrainRun {
     /// record of each key: the latest instant its date denotes (see `DateInstant`),
     /// and of equal instants the last appended.
     mutating func findNewestOfEachKey() throws {
-        var newest: [ByteKey: (instant: DateInstant, id: String, files: [String])] = [:]
+        // Known by where it ends, not by its id, which any producer can give two records.
+        var newest: [ByteKey: (instant: DateInstant, end: DrainPosition, files: [String])] = [:]
         let store = attachments, options = options, checked = checkedFiles
         try QueueInspector(directory: directory).forEachPending(includingUnsealed: false) { drained in
             guard let key = drained.key.map(ByteKey.init) else { return }
@@ -18,9 +19,9 @@ extension DrainRun {
             }
             let instant = DateInstant(drained.dateText)
             if let current = newest[key], instant < current.instant { return }
-            newest[key] = (instant, drained.id, files)
+            newest[key] = (instant, drained.end, files)
         }
-        newestOfKey = newest.mapValues { ByteKey($0.id) }
+        newestOfKey = newest.mapValues(\.end)
         filesOfNewest = Set(newest.values.flatMap { $0.files.map(ByteKey.init) })
     }
 }

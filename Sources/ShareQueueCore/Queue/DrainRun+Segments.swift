@@ -112,14 +112,14 @@ extension DrainRun {
         var record: Record
         if buildRecords {
             do { record = try Record(jsonBytes: payload) } catch { return damaged(error.message) }
-            if let key = record.key, let newest = newestOfKey[ByteKey(key)], newest != ByteKey(record.id) {
+            if let key = record.key, let newest = newestOfKey[ByteKey(key)], newest != end {
                 return try supersede(DrainedRecord(record: record, storedJSON: payload, end: end), damaged)
             }
         } else {
             // The sink passes the stored JSON on: check it all, but build only what the drain itself needs.
             let summary: RecordSummary
             do { summary = try RecordSummary(jsonBytes: payload) } catch { return damaged(error.message) }
-            if let key = summary.key, let newest = newestOfKey[ByteKey(key)], newest != ByteKey(summary.id) {
+            if let key = summary.key, let newest = newestOfKey[ByteKey(key)], newest != end {
                 return try supersede(DrainedRecord(summary: summary, storedJSON: payload, end: end), damaged)
             }
             guard summary.hasAttachments else { return .record(DrainedRecord(summary: summary, storedJSON: payload, end: end)) }

@@ -15,8 +15,8 @@ struct DrainRun {
     var deadLettered: Set<ByteKey> = []
     /// The SHA-256 digests of the records the dead-letter file holds, read when this drain first sets one aside.
     var knownDeadLetters: Set<DeadLetters.StoredDigest>?
-    /// The id of the newest record of each key, with `coalesceKeys`; keys and ids as bytes.
-    var newestOfKey: [ByteKey: ByteKey] = [:]
+    /// Where the newest record of each key ends, with `coalesceKeys`; keys as bytes.
+    var newestOfKey: [ByteKey: DrainPosition] = [:]
     /// The attachment files those newest records name: a superseded record that shares one leaves it in place.
     var filesOfNewest: Set<ByteKey> = []
     /// How many records past `from` name each attachment file, counted when this drain first

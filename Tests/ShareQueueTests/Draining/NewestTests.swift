@@ -36,6 +36,18 @@ struct NewestTests {
         #expect(drain.stderr.contains("1 superseded"), "\(drain.stderr)")
     }
 
+    @Test("--coalesce delivers one record of a key even when two share an id: the newest, known by where it is, not by its id")
+    func coalesceTwoRecordsOfOneID() throws {
+        let queue = TestQueue()
+        let id = "0190A000-0000-7000-8000-000000000001"
+        #expect(try queue.append(["--id", id, "--key", "k", "old"]).status == 0)
+        #expect(try queue.append(["--id", id, "--key", "k", "new"]).status == 0)
+        let drain = try queue.drain(["--coalesce"])
+        #expect(drain.status == 0, "\(drain.stderr)")
+        #expect(try jsonObjects(drain.stdout).map { $0["text"] as? String } == ["new"])
+        #expect(drain.stderr.contains("1 superseded"), "\(drain.stderr)")
+    }
+
     @Test("The store's latest keeps the record whose date is the later instant", arguments: pairs)
     func latestComparesInstants(_ pair: Pair) throws {
         let queue = TestQueue()
