@@ -67,6 +67,8 @@ package struct SystemError: Error, CustomStringConvertible, Sendable {
     package var isNotDirectory: Bool { errno == ENOTDIR }
     /// Something already has the name (EEXIST).
     package var isAlreadyExists: Bool { errno == EEXIST }
+    /// The device failed (EIO).
+    package var isInputOutput: Bool { errno == EIO }
     /// A link or rename would cross file systems (EXDEV).
     package var isCrossDevice: Bool { errno == EXDEV }
 

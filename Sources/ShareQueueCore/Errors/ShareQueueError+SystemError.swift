@@ -7,7 +7,8 @@ extension ShareQueueError {
     ///   - message: what failed.
     ///   - path: the file or directory concerned.
     ///   - error: the failed call, kept as the underlying error.
-    ///   - creating: whether the call was creating something, which makes a failure `.cannotCreate`.
+    ///   - creating: whether the call was creating something, which makes a failure `.cannotCreate`
+    ///     (but an I/O error, `.ioError` whatever the call).
     package init(_ message: String, path: String, _ error: SystemError, creating: Bool = false) {
         let kind: Kind
         if error.isResourceShortage {
@@ -16,7 +17,8 @@ extension ShareQueueError {
             kind = .permissionDenied
         } else if error.isUnexpectedFileType {
             kind = .configuration
-        } else if creating {
+        } else if creating && !error.isInputOutput {
+            // An I/O error says nothing of whether the thing could be made: the disk failed.
             kind = .cannotCreate
         } else {
             kind = .ioError

@@ -215,6 +215,16 @@ struct PassingFailureTests {
         #expect(try ids(in: result.stdout) == appended)
     }
 
+    @Test("An I/O error opening a file a tool would create (a lock file, the pending file) is 74, not 73: nothing says it could not be made",
+          arguments: [("host-drain", "openat:EIO:name=drain.lock"), ("share-append", "openat:EIO:name=append.lock"), ("share-append", "openat:EIO:name=pending.log")])
+    func ioErrorCreatingIs74(_ tool: String, _ fault: String) throws {
+        let queue = TestQueue()
+        let appended = try queue.append(text: "kept")
+        let result = try run(tool, ["--dir", queue.path] + (tool == "share-append" ? ["more"] : []), environment: ["SHARE_QUEUE_FAULT": fault], in: queue.scratch)
+        #expect(result.status == 74, "\(result.stderr)")
+        #expect(try ids(in: queue.drain().stdout) == appended)
+    }
+
     @Test("--status stops with 74 or 75 rather than count what it could not read",
           arguments: [("pread:EIO:name=dead-letters", Int32(74)), ("openat:EMFILE:name=attachments", 75), ("pread:ENOMEM:name=quarantine", 75)])
     func statusFailure(_ fault: String, _ status: Int32) throws {
