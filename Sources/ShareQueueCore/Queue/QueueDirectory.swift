@@ -142,7 +142,7 @@ public struct QueueDirectory: Sendable {
     /// processes starting a queue at once cannot leave a half-written one.
     private mutating func checkFormat(creating: Bool) throws(ShareQueueError) {
         for _ in 0..<2 {
-            if let marker = try readFormatMarker() {
+            if let marker = try readFormatMarker(creating: creating) {
                 // Read as bytes, line by line, skipping empty lines: the marker is ASCII, and every
                 // process that opens a queue reads it, so it is parsed without Strings.
                 var rest = marker[...]
@@ -176,7 +176,12 @@ public struct QueueDirectory: Sendable {
         throw ShareQueueError(.ioError, "the format marker vanished while the queue was opened", path: formatPath)
     }
 
-    private func readFormatMarker() throws(ShareQueueError) -> [UInt8]? {
+    /// The format marker's first bytes, or nil if there is none. With `creating`, another
+    /// user's marker that this process may not read is moved aside, as if there were none:
+    /// in a queue shared with a group, any member can make it so, which would stop every
+    /// tool of everyone else for good (a new marker names a new queue, which costs a store
+    /// its position, never a record).
+    private func readFormatMarker(creating: Bool) throws(ShareQueueError) -> [UInt8]? {
         // nil: not a regular file.
         let bytes: [UInt8]?
         do throws(SystemError) {
@@ -185,6 +190,10 @@ public struct QueueDirectory: Sendable {
             bytes = try fd.status().isRegularFile ? try fd.readFully(count: 256, at: 0) : nil
         } catch {
             if error.isNotFound { return nil }
+            if creating && error.isAccessDenied, let status = try? folder.status(of: QueueLayout.formatMarker),
+               status.owner != Host.effectiveUserID, (try? moveAside(QueueLayout.formatMarker)) != nil {
+                return nil
+            }
             // Part of opening the queue: access refused is 77 here, as for the directory.
             throw ShareQueueError("cannot read the queue's format marker", path: formatPath, error)
         }
@@ -208,7 +217,8 @@ public struct QueueDirectory: Sendable {
     private func writeFormatMarker() throws(ShareQueueError) {
         let temporary = QueueLayout.formatMarkerTemporary(processID: Host.processID)
         do throws(SystemError) {
-            try? folder.remove(temporary)
+            // A leftover of an earlier process with this id is removed; what cannot be (a directory) is moved aside.
+            do { _ = try folder.removeIfPresent(temporary) } catch { _ = try moveAside(temporary) }
             let fd = try folder.open(temporary, .writeCreateExclusive)
             try fd.closeAfter { () throws(SystemError) in
                 try fd.writeAll(Array((Self.formatPrefix + "\(Self.formatVersion)\nqueue \(RecordID.random())\n").utf8))

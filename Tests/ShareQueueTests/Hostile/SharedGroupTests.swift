@@ -148,6 +148,28 @@ struct SharedGroupTests {
         #expect((letters.first?["error"] as? String)?.contains("belongs to user \(TestUsers.uid(TestUsers.secondProducer))") == true, "\(letters)")
     }
 
+    @Test("A member's format marker that no one else may read is moved aside and written anew by the next producer or drain: the queue goes on",
+          .enabled(if: TestUsers.canRun, TestUsers.skipReason))
+    func membersUnreadableFormatMarker() throws {
+        guard TestUsers.require() else { return }
+        let scratch = TemporaryDirectory()
+        let queue = try sharedQueue(scratch)
+        let first = try TestUsers.run(as: TestUsers.secondProducer, "share-append", ["--dir", queue, "first"], in: scratch)
+        #expect(first.status == 0, "\(first.stderr)")
+        let plant = "cd '\(queue)' && cp format .x && chmod 600 .x && mv -f .x format"
+        let planted = try run("/usr/bin/setpriv", ["--reuid=\(TestUsers.secondProducer)", "--regid=nogroup", "--init-groups", "/bin/sh", "-c", plant], in: scratch)
+        try #require(planted.status == 0, "\(planted.stderr)")
+        let second = try TestUsers.run(as: TestUsers.producer, "share-append", ["--dir", queue, "second"], in: scratch)
+        #expect(second.status == 0, "\(second.stderr)")
+        let drain = try TestUsers.run(as: TestUsers.host, "host-drain", ["--dir", queue], in: scratch)
+        #expect(drain.status == 0, "\(drain.stderr)")
+        #expect(try ids(in: drain.stdout) == first.lines + second.lines)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: queue).filter { $0.hasPrefix("rejected-") && $0.hasSuffix("-format") }.count == 1)
+        // Read-only looks neither move nor make anything.
+        let status = try TestUsers.run(as: TestUsers.host, "host-drain", ["--dir", queue, "--status"], in: scratch)
+        #expect(status.status == 0, "\(status.stderr)")
+    }
+
     @Test("A group member's own lock files, that no one else may open, are moved aside by the host's drain: drains and appends go on",
           .enabled(if: TestUsers.canRun, TestUsers.skipReason))
     func membersLockFilesAreMovedAside() throws {
