@@ -16,7 +16,7 @@
 import ShareQueueSystem
 final class Checkpoint {
     static let slotSize = 64
-    private static let blankSlot = [UInt8](repeating: 0x20, count: slotSize - 1) + [0x0A]
+    static let blankSlot = [UInt8](repeating: 0x20, count: slotSize - 1) + [0x0A]
 
     private let path: String
     private let file: FileDescriptor
@@ -58,15 +58,20 @@ final class Checkpoint {
     /// Records `position` in the slot that does not hold the newest one, so
     /// that a torn write leaves the newest intact; ``synchronize(_:)`` makes it durable.
     func write(_ position: DrainPosition) throws(ShareQueueError) {
-        let next = serial + 1
         let target = newestSlot == 0 ? 1 : 0
+        // Past the largest serial a slot holds (another writer may leave one there), serials start
+        // again: 1 in the other slot, then 2 in the newest's. Until the second write the old slot
+        // wins, which delivers again, never skips.
+        let restarting = serial >= Self.maximumNumber
+        let next = restarting ? 1 : serial + 1
         do throws(SystemError) {
             try file.write(Self.slot(serial: next, position), at: Int64(target * Self.slotSize))
+            if restarting { try file.write(Self.slot(serial: 2, position), at: Int64((1 - target) * Self.slotSize)) }
         } catch {
             throw ReadFailure.error("cannot record the checkpoint", path: path, error)
         }
-        serial = next
-        newestSlot = target
+        serial = restarting ? 2 : next
+        newestSlot = restarting ? 1 - target : target
         self.position = position
         mayBeUndone = true
     }

@@ -66,6 +66,26 @@ struct SegmentNameTests {
         #expect(try ids(in: drain.stdout) == appended + [planted.id])
     }
 
+    @Test("A checkpoint at the largest serial, as another writer may leave it, still moves on: serials start again, and nothing is delivered twice")
+    func checkpointAtTheLargestSerial() throws {
+        let scratch = TemporaryDirectory()
+        let queue = TestQueue(in: scratch)
+        let appended = try queue.appendLines(["a", "b", "c"])
+        #expect(try ids(in: queue.drain(["--max", "1"]).stdout) == [appended[0]])
+        let position = DrainPosition(segment: 1, offset: 0)
+        try writeCheckpoint(queue.path, Checkpoint.slot(serial: Checkpoint.maximumNumber, position) + Checkpoint.blankSlot)
+        var delivered: [String] = []
+        for _ in 0..<4 {
+            let drain = try queue.drain(["--max", "1"])
+            #expect(drain.status == 0, "\(drain.stderr)")
+            delivered += try ids(in: drain.stdout)
+        }
+        #expect(delivered == appended, "\(delivered)")
+        // Both slots are valid, and the newer holds serial 2 or more.
+        let bytes = checkpointBytes(queue.path)
+        #expect(String(decoding: bytes, as: UTF8.self).split(separator: "\n").count == 2)
+    }
+
     @Test("A store's position past a sealed segment that is still there is not trusted: nothing is skipped")
     func storePositionPastSealedSegment() throws {
         let scratch = TemporaryDirectory()
