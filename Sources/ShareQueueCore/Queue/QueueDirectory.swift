@@ -205,6 +205,16 @@ public struct QueueDirectory: Sendable {
     /// files and the checkpoint are made now, while there is room, so that a
     /// drain needs no new space even when the file system is full.
     private func initialize() throws(ShareQueueError) {
+        // What stands where these go and is no file of the queue's (a directory, a symlink, a FIFO,
+        // one with other names, or another user's that this process may not use) would stop every
+        // tool before the queue is first used: in a queue shared with a group any member can plant it.
+        for name in [QueueLayout.appendLock, QueueLayout.drainLock, QueueLayout.checkpoint] {
+            let status: FileStatus?
+            do { status = try folder.status(of: name) } catch { throw ShareQueueError("cannot look at the queue's files", path: path(of: name), error) }
+            guard let status, !status.isRegularFile || status.linkCount != 1
+                    || (status.owner != Host.effectiveUserID && !folder.mayReadAndWrite(name)) else { continue }
+            do { _ = try moveAside(name) } catch { throw ShareQueueError("cannot set aside a file the queue did not write", path: path(of: name), error) }
+        }
         for lock in [QueueLayout.appendLock, QueueLayout.drainLock] {
             do { try folder.open(lock, .lockFile).close() } catch {
                 throw ShareQueueError("cannot create a lock file", path: path(of: lock), error, creating: true)

@@ -170,6 +170,24 @@ struct SharedGroupTests {
         #expect(status.status == 0, "\(status.stderr)")
     }
 
+    @Test("Files a member plants before a queue is first used, where its lock files and checkpoint go, are moved aside when it is made: appends and drains work",
+          .enabled(if: TestUsers.canRun, TestUsers.skipReason),
+          arguments: ["mkdir drain.lock", "mkdir append.lock", "mkdir checkpoint", "ln -s /etc/passwd checkpoint", "mkfifo checkpoint",
+                      "echo x > checkpoint && chmod 600 checkpoint", "echo x > append.lock && chmod 600 append.lock"])
+    func plantedBeforeTheQueueIsMade(_ plant: String) throws {
+        guard TestUsers.require() else { return }
+        let scratch = TemporaryDirectory()
+        let queue = try sharedQueue(scratch)
+        let planted = try run("/usr/bin/setpriv", ["--reuid=\(TestUsers.secondProducer)", "--regid=nogroup", "--init-groups", "/bin/sh", "-c", "cd '\(queue)' && \(plant)"], in: scratch)
+        try #require(planted.status == 0, "\(planted.stderr)")
+        let appended = try TestUsers.run(as: TestUsers.producer, "share-append", ["--dir", queue, "first"], in: scratch)
+        #expect(appended.status == 0, "\(appended.stderr)")
+        let drain = try TestUsers.run(as: TestUsers.host, "host-drain", ["--dir", queue], in: scratch)
+        #expect(drain.status == 0, "\(drain.stderr)")
+        #expect(try ids(in: drain.stdout) == appended.lines)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: queue).filter { $0.hasPrefix("rejected-") }.count == 1)
+    }
+
     @Test("A group member's own lock files, that no one else may open, are moved aside by the host's drain: drains and appends go on",
           .enabled(if: TestUsers.canRun, TestUsers.skipReason))
     func membersLockFilesAreMovedAside() throws {
