@@ -143,8 +143,9 @@ public enum ShareAppendTool {
                 ids = try appender.append(drafts)
             }
         } catch {
-            // A failed append leaves nothing behind, copies included.
-            copies.forEach(store.remove)
+            // A failed append leaves nothing behind, copies included; but a record written and not
+            // made durable may still be delivered, and its copies stay with it.
+            if !error.recordWasWritten { copies.forEach(store.remove) }
             throw error
         }
         try printIDs(ids)

@@ -15,6 +15,10 @@ public struct ShareQueueError: Error, CustomStringConvertible, Sendable {
     public let underlying: (any Error)?
     /// Why it failed, in words, where the cause is text rather than an error value.
     private let reason: String?
+    /// Whether an append wrote its records before it failed, unable to make them durable: unlike
+    /// every other failure this one may not leave the queue as it was, since the records may still
+    /// be delivered. What they name, such as their attachments' copies, must then stay.
+    public internal(set) var recordWasWritten = false
 
     /// Makes an error, with the error that caused it, if any.
     /// - Parameters:

@@ -30,7 +30,8 @@ public struct AttachmentStore: Sendable {
     /// the folder) and describes it, ready for `RecordDraft.attachments`.
     ///
     /// Takes no lock: the copy has a name of its own. If the append that
-    /// should carry it fails, ``remove(_:)`` it; a copy that no record refers to
+    /// should carry it fails, ``remove(_:)`` it, unless the error says the record was written
+    /// (``ShareQueueError/recordWasWritten``); a copy that no record refers to
     /// is removed by a drain once it is a day old. The copy is for the records of
     /// one append: a drain may remove it once the records it has read that name it
     /// are delivered, so a record appended later makes a copy of its own.

@@ -173,7 +173,9 @@ public final class QueueAppender: @unchecked Sendable {
         do {
             try file.synchronize(.appendRecord)
         } catch {
-            throw ShareQueueError("the record was written but could not be made durable", path: directory.pendingPath, error)
+            var failure = ShareQueueError("the record was written but could not be made durable", path: directory.pendingPath, error)
+            failure.recordWasWritten = true
+            throw failure
         }
     }
 

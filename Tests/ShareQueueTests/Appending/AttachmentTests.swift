@@ -5,6 +5,20 @@ import Testing
 /// `share-append --attach` and what drains do with attachments.
 @Suite("Attachments", .runTimeLimit(minutes: 2))
 struct AttachmentTests {
+    @Test("An append whose record was written but could not be synced keeps its attachment's copy: the record is delivered whole, not set aside")
+    func copyKeptWhenTheSyncFails() throws {
+        let queue = TestQueue()
+        _ = try queue.append(text: "first")
+        let file = queue.scratch.file("note.txt")
+        try Data("a note".utf8).write(to: URL(fileURLWithPath: file))
+        let failed = try queue.append(["--attach", file, "photo"], environment: ["SHARE_QUEUE_FAULT": "fsync:EIO:name=pending.log:count=1"])
+        #expect(failed.status == 74 && failed.stderr.contains("written but could not be made durable"), "\(failed.stderr)")
+        let drain = try queue.drain()
+        #expect(drain.status == 0 && !drain.stderr.contains("set aside"), "\(drain.stderr)")
+        let records = try jsonObjects(drain.stdout)
+        #expect(records.count == 2 && (records.last?["attachments"] as? [[String: Any]])?.count == 1, "\(drain.output)")
+    }
+
     @Test("--peek shows exactly what a drain delivers: not a record whose attachments break a record rule, and no path a writer stored")
     func peekAppliesTheDrainsRules() throws {
         let queue = TestQueue()
