@@ -201,7 +201,6 @@ public struct AttachmentStore: Sendable {
         func failure(_ error: SystemError) -> ShareQueueError {
             ShareQueueError(error.isNoSpace ? "no space left to deliver an attachment" : "cannot deliver an attachment", path: target, error)
         }
-        let temporary = Self.temporaryName(of: attachment)
         let folder: FileDescriptor
         do { folder = try FileDescriptor.openDirectory(atPath: destination, creating: true) } catch { throw failure(error) }
         defer { folder.close() }
@@ -209,8 +208,11 @@ public struct AttachmentStore: Sendable {
             return .delivered(path: FileSystem.absolute(destination) + "/" + name)
         }
         let output: FileDescriptor
+        var temporary = Self.temporaryName(of: attachment)
         do throws(SystemError) {
-            try folder.remove(temporary)
+            // What cannot be removed there (a directory, in a destination others can write) gives way
+            // to a name no one can foresee, rather than stop every drain.
+            do { try folder.remove(temporary) } catch { temporary = Self.temporaryName(of: attachment, tag: UInt64.random(in: .min ... .max)) }
             output = try folder.open(temporary, .writeCreateExclusive)
         } catch { throw failure(error) }
         var written: SystemError?
@@ -238,7 +240,7 @@ public struct AttachmentStore: Sendable {
         CrashPoint.reached(.attachmentCopied)
         let name: String?
         do throws(SystemError) {
-            name = try Self.deliveredName(for: attachment, in: folder, checked: checked)
+            name = try Self.deliveredName(for: attachment, from: temporary, in: folder, checked: checked)
             try folder.synchronizeDirectory(.deliveredAttachmentEntry)
         } catch {
             try? folder.remove(temporary)
@@ -252,21 +254,24 @@ public struct AttachmentStore: Sendable {
         return .delivered(path: FileSystem.absolute(destination) + "/" + name)
     }
 
-    /// The name a delivered copy is written under, `.<file>.partial`: no file a drain delivers
-    /// begins with a dot, so clearing the name first never removes one the host received.
-    private static func temporaryName(of attachment: Attachment) -> String { "." + attachment.file + ".partial" }
+    /// The name a delivered copy is written under, `.<file>.partial` (`.<file>.<tag>.partial` where
+    /// something that cannot be removed stands there): no file a drain delivers begins with a dot,
+    /// so clearing the name first never removes one the host received.
+    private static func temporaryName(of attachment: Attachment, tag: UInt64? = nil) -> String {
+        "." + attachment.file + (tag.map { "." + String($0, radix: 16) } ?? "") + ".partial"
+    }
 
     /// How many names a delivered attachment tries: `<file>`, then `<stem>-2<extension>` up to this.
     static let deliveredNames = 100
 
-    /// Renames the checked copy `.<file>.partial` in `folder` into place without replacing anything,
+    /// Renames the checked copy `temporary` in `folder` into place without replacing anything,
     /// and returns its name. A record may name the file of one delivered before, or the host may have
     /// changed what a drain cut short delivered: `<file>` is then used if it holds these very bytes
     /// (a redelivery), and otherwise the first of `<stem>-2<extension>`, `<stem>-3<extension>`...
     /// that is free or holds them, the stem and extension parted at the last dot.
     /// - Returns: nil if all ``deliveredNames`` names hold other bytes.
-    private static func deliveredName(for attachment: Attachment, in folder: FileDescriptor, checked: CheckedFiles?) throws(SystemError) -> String? {
-        let temporary = temporaryName(of: attachment)
+    private static func deliveredName(for attachment: Attachment, from temporary: String, in folder: FileDescriptor,
+                                      checked: CheckedFiles?) throws(SystemError) -> String? {
         for name in deliveredNames(of: attachment.file) {
             do {
                 try folder.renameWithoutReplacing(temporary, to: name)
@@ -293,19 +298,26 @@ public struct AttachmentStore: Sendable {
     private static func knownCopy(of attachment: Attachment, in folder: FileDescriptor, checked: CheckedFiles) -> String? {
         for name in deliveredNames(of: attachment.file) {
             guard let status = try? folder.linkStatus(of: name) else { return nil }
-            if status.isRegularFile, status.size == attachment.size, checked.digest(of: status) == attachment.sha256 { return name }
+            if isHosts(status), status.size == attachment.size, checked.digest(of: status) == attachment.sha256 { return name }
         }
         return nil
     }
 
-    /// Whether `name` in `folder` is a regular file with the size and digest `attachment` promises;
+    /// Whether a file in a destination is one this drain could have delivered, the host's own: a regular
+    /// file with one name that this user owns and no one else may write. In a destination others can write,
+    /// a file of theirs with the very bytes would otherwise be handed over, and theirs to change later.
+    private static func isHosts(_ status: FileStatus) -> Bool {
+        status.isRegularFile && status.linkCount == 1 && status.owner == Host.effectiveUserID && status.permissions & 0o022 == 0
+    }
+
+    /// Whether `name` in `folder` is the host's regular file with the size and digest `attachment` promises;
     /// false too for one this process may not read.
     private static func holds(_ attachment: Attachment, at name: String, in folder: FileDescriptor, checked: CheckedFiles?) throws(SystemError) -> Bool {
         let file: FileDescriptor
         do { file = try folder.open(name, .readOnly) } catch where error.isUnexpectedFileType || error.isAccessDenied { return false }
         defer { file.close() }
         let status = try file.status()
-        guard status.isRegularFile, status.size == attachment.size else { return false }
+        guard isHosts(status), status.size == attachment.size else { return false }
         if let known = checked?.digest(of: status) { return known == attachment.sha256 }
         guard let digest = try digest(of: file, size: attachment.size, { _ throws(SystemError) in }) else { return false }
         checked?.record(digest, of: file, before: status)

@@ -175,6 +175,32 @@ struct AttachmentDeliveryTests {
         #expect(try String(contentsOfFile: victim, encoding: .utf8) == "precious")
     }
 
+    @Test("In a destination others can write, a directory at the copy's temporary name stops no drain, and a file of the same bytes that another user owns is not taken for the host's: the copy takes the next name",
+          arguments: ["partial", "same bytes"])
+    func plantsInTheDestination(_ plant: String) throws {
+        let scratch = TemporaryDirectory()
+        let queue = TestQueue(in: scratch)
+        let photo = try AttachmentTests.makeFile(scratch, "photo.jpg", bytes: 1_000)
+        let appended = try queue.append(["--attach", photo.path, "photo"]).lines
+        let file = try FileManager.default.contentsOfDirectory(atPath: queue.file("attachments"))[0]
+        let received = scratch.file("received")
+        try FileManager.default.createDirectory(atPath: received, withIntermediateDirectories: false)
+        if plant == "partial" {
+            try FileManager.default.createDirectory(atPath: received + "/." + file + ".partial", withIntermediateDirectories: false)
+        } else {
+            // The very bytes, in a file of another user's that stays writable to that user.
+            try FileManager.default.copyItem(atPath: photo.path, toPath: received + "/" + file)
+            #expect(chown(received + "/" + file, 65534, 65534) == 0 && chmod(received + "/" + file, 0o666) == 0)
+        }
+        let drain = try queue.drain(["--attachments-to", received])
+        #expect(drain.status == 0, "\(drain.stderr)")
+        #expect(try ids(in: drain.stdout) == appended)
+        let path = try #require((try jsonObjects(drain.stdout).first?["attachments"] as? [[String: Any]])?.first?["path"] as? String)
+        var status = stat()
+        #expect(lstat(path, &status) == 0 && status.st_uid == getuid() && status.st_mode & 0o077 == 0, "\(path)")
+        if plant == "same bytes" { #expect(path == received + "/" + file.replacingOccurrences(of: ".jpg", with: "-2.jpg")) }
+    }
+
     @Test("A command that changes a delivered file and asks for a retry gets the record again, with a fresh copy beside its change")
     func retryAfterTheHostChangedTheFile() throws {
         let scratch = TemporaryDirectory()
