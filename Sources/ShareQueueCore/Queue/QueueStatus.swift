@@ -93,11 +93,17 @@ public struct QueueInspector: Sendable {
                 while let event = try reader.next() {
                     // A record that breaks the rules is damage, which a drain sets aside: not pending.
                     guard case .record(_, let end, let payload, _) = event, let summary = try? RecordSummary(jsonBytes: payload) else { continue }
-                    // As a drain does: a record with attachments is read in full, whose rules include theirs.
-                    if summary.hasAttachments && (try? Record(jsonBytes: payload)) == nil { continue }
+                    let position = DrainPosition(segment: sequence, offset: end)
+                    var drained = DrainedRecord(summary: summary, storedJSON: payload, end: position)
+                    // As a drain does: a record with attachments is read in full, whose rules include theirs,
+                    // and shown re-encoded, without a `path` a writer may have stored.
+                    if summary.hasAttachments {
+                        guard let record = try? Record(jsonBytes: payload) else { continue }
+                        drained = DrainedRecord(record: record, storedJSON: payload, end: position)
+                    }
                     status.pending += 1
                     if status.oldest == nil { status.oldest = summary.date }
-                    do { try visit(DrainedRecord(summary: summary, storedJSON: payload, end: DrainPosition(segment: sequence, offset: end))) } catch {
+                    do { try visit(drained) } catch {
                         throw ReadFailure.error("cannot show the pending records", path: directory.path, error)
                     }
                 }
