@@ -163,6 +163,11 @@ public enum HostDrainTool {
         if arguments.has("--exec") && (arguments.has("--status") || arguments.has("--peek")) {
             throw ShareQueueError(.invalidArgument, "--exec delivers records; it does not combine with --status or --peek")
         }
+        // What shapes a delivery would make --peek show other records than a drain delivers, were it ignored.
+        let delivering = ["--store", "--attachments-to", "--coalesce", "--max", "--batch", "--max-attempts", "--max-attachment-bytes", "--sparse-attachments"]
+        if arguments.has("--peek"), let option = delivering.first(where: arguments.has) {
+            throw ShareQueueError(.invalidArgument, "--peek shows what is pending as it is; \(option) is for a drain")
+        }
     }
 
     /// `50ms`, `1.5s`, `10m`, `1h`, or a number of seconds, from 0 to `maximum` seconds.

@@ -82,6 +82,18 @@ struct ToolTests {
         #expect(try queue.status()["pending"] as? Int == 0)
     }
 
+    @Test("--peek refuses what shapes a delivery, rather than show other records than a drain delivers, and changes nothing",
+          arguments: [["--coalesce"], ["--max", "1"], ["--store", "inbox.sqlite"], ["--attachments-to", "received"], ["--batch", "10"],
+                      ["--max-attempts", "2"], ["--max-attachment-bytes", "10"], ["--sparse-attachments"]])
+    func peekRefusesDeliveryOptions(_ option: [String]) throws {
+        let queue = TestQueue()
+        _ = try queue.append(["--key", "k", "one"])
+        let before = snapshot(queue.path)
+        let result = try queue.drain(["--peek"] + option)
+        #expect(result.status == 64 && result.stderr.contains(option[0]), "\(result.stderr)")
+        #expect(result.stdout.isEmpty && snapshot(queue.path) == before)
+    }
+
     @Test("--max stops after N records and the next run goes on from there")
     func maxRecords() throws {
         let queue = TestQueue()
