@@ -12,8 +12,17 @@ struct DeadLetters {
     var requeuePath: String { directory.path(of: QueueLayout.deadLettersRequeue) }
     var attemptsPath: String { directory.path(of: QueueLayout.attempts) }
 
-    /// The longest error kept in a letter, so that the wrapper around a record stays small.
+    /// The longest error kept in a letter, in bytes of UTF-8, so that the wrapper around a record stays small.
     static let maximumErrorLength = 4096
+
+    /// `error` cut to at most ``maximumErrorLength`` bytes, between characters: a cut through one
+    /// would leave a byte that is no UTF-8, written as U+FFFD, three bytes past the limit.
+    static func cut(_ error: String) -> String {
+        let bytes = Array(error.utf8)
+        var end = min(bytes.count, maximumErrorLength)
+        while end < bytes.count && end > 0 && bytes[end] & 0xC0 == 0x80 { end -= 1 }
+        return String(decoding: bytes[..<end], as: UTF8.self)
+    }
     /// The longest dead letter: the largest record a frame holds, and its wrapper
     /// (date, attempts, and the error with every byte escaped).
     static let maximumLetterLength = Frame.maximumPayloadSize + (64 << 10)
@@ -37,7 +46,7 @@ struct DeadLetters {
             lines += Array("{\"date\":".utf8)
             JSONWriter.appendString(date, to: &lines)
             lines += Array(",\"attempts\":\(letter.attempts),\"error\":".utf8)
-            JSONWriter.appendString(String(decoding: letter.error.utf8.prefix(Self.maximumErrorLength), as: UTF8.self), to: &lines)
+            JSONWriter.appendString(Self.cut(letter.error), to: &lines)
             lines += Array(",\"record\":".utf8) + Self.onOneLine(letter.record.storedJSON) + Array("}\n".utf8)
         }
         do {

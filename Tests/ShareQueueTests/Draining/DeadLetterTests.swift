@@ -275,6 +275,17 @@ struct DeadLetterTests {
         #expect(try queue.deadLetters().compactMap { ($0["record"] as? [String: Any])?["id"] as? String } == ["same", "other"])
     }
 
+    @Test("A letter's error is cut at 4096 bytes between characters: no U+FFFD, nothing past the limit")
+    func errorCutBetweenCharacters() throws {
+        let queue = TestQueue()
+        _ = try queue.append(text: "refused")
+        // The error names the command, whose last characters straddle the limit.
+        let command = "exit 1 #" + String(repeating: "x", count: 4040) + String(repeating: "é", count: 40)
+        #expect(try queue.drain(["--max-attempts", "1", "--exec", command]).status == 0)
+        let error = try #require(try queue.deadLetters().first?["error"] as? String)
+        #expect(error.utf8.count <= 4096 && error.utf8.count > 4090 && !error.contains("\u{FFFD}"), "\(error.utf8.count) bytes")
+    }
+
     @Test("A record whose command is killed outright (as by the out-of-memory killer) is still found and set aside")
     func killedCommand() throws {
         let scratch = TemporaryDirectory()
