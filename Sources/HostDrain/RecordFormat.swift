@@ -15,8 +15,9 @@ enum RecordFormat: String {
             let record = drained.record
             var heading = "\(record.date)  \(record.source)  \(record.kind)  \(record.id)"
             if let key = record.key { heading += "  key=\(key)" }
-            if let meta = record.meta { heading += meta.map { "  \($0.name)=\($0.value)" }.joined() }
-            out += Array((heading + "\n").utf8)
+            // Labelled apart from the key, which a meta member may be named too.
+            if let meta = record.meta { heading += meta.map { "  meta.\($0.name)=\($0.value)" }.joined() }
+            out += Array((Self.shown(heading[...]) + "\n").utf8)
             let body: String
             if let text = record.text {
                 body = text
@@ -26,8 +27,38 @@ enum RecordFormat: String {
                 body = ""
             }
             for line in body.split(separator: "\n", omittingEmptySubsequences: false) {
-                out += Array(("    " + line + "\n").utf8)
+                out += Array(("    " + Self.shown(line, keepingTabs: true) + "\n").utf8)
+            }
+            // Every file the record brought, where the drain put it, as the JSON Lines give it.
+            for attachment in record.attachments ?? [] {
+                let line = "attachment: \(attachment.name)  \(attachment.size) bytes  \(attachment.path ?? attachment.file)"
+                out += Array(("    " + Self.shown(line[...]) + "\n").utf8)
             }
         }
+    }
+
+    /// `text` with control characters written as JSON escapes (`\n`, `\u001b`): text for people goes
+    /// to a terminal, where a record could otherwise move the cursor, recolour the screen, or forge a
+    /// line of its own.
+    static func shown(_ text: Substring, keepingTabs: Bool = false) -> String {
+        guard text.unicodeScalars.contains(where: { isControl($0) && !(keepingTabs && $0 == "\t") }) else { return String(text) }
+        var shown = ""
+        for scalar in text.unicodeScalars {
+            guard isControl(scalar) && !(keepingTabs && scalar == "\t") else { shown.unicodeScalars.append(scalar); continue }
+            switch scalar {
+            case "\n": shown += "\\n"
+            case "\r": shown += "\\r"
+            case "\t": shown += "\\t"
+            default:
+                let hex = String(scalar.value, radix: 16)
+                shown += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            }
+        }
+        return shown
+    }
+
+    /// C0 and C1 controls and DEL.
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
     }
 }

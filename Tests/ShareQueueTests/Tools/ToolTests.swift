@@ -94,6 +94,22 @@ struct ToolTests {
         #expect(result.stdout.isEmpty && snapshot(queue.path) == before)
     }
 
+    @Test("--format text names each attachment where the drain put it, tells meta from the key, and writes control characters as escapes")
+    func textFormat() throws {
+        let queue = TestQueue()
+        let note = queue.scratch.file("note.txt")
+        try Data("a note".utf8).write(to: URL(fileURLWithPath: note))
+        let received = queue.scratch.file("received")
+        #expect(try queue.append(["--key", "k\nx", "--meta", "key=fake", "--attach", note, "red \u{1B}[31m\ttab\nsecond"]).status == 0)
+        let drain = try queue.drain(["--format", "text", "--attachments-to", received])
+        #expect(drain.status == 0, "\(drain.stderr)")
+        let lines = drain.output.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(lines.count == 5 && lines[0].hasSuffix("  key=k\\nx  meta.key=fake"), "\(lines)")
+        #expect(lines[1] == "    red \\u001b[31m\ttab" && lines[2] == "    second", "\(lines)")
+        let file = try #require(try FileManager.default.contentsOfDirectory(atPath: received).first)
+        #expect(lines[3] == "    attachment: note.txt  6 bytes  \(received)/\(file)", "\(lines)")
+    }
+
     @Test("--max stops after N records and the next run goes on from there")
     func maxRecords() throws {
         let queue = TestQueue()
