@@ -180,8 +180,8 @@ public struct AttachmentStore: Sendable {
 
     /// What delivering an attachment came to.
     enum Delivery {
-        /// The host's copy is at `path`.
-        case delivered(path: String)
+        /// The host's copy is at `path`: made by this delivery (`created`), or one it had already.
+        case delivered(path: String, created: Bool)
         /// The queue's copy is not what its record promises.
         case damaged(String)
     }
@@ -205,7 +205,7 @@ public struct AttachmentStore: Sendable {
         do { folder = try FileDescriptor.openDirectory(atPath: destination, creating: true) } catch { throw failure(error) }
         defer { folder.close() }
         if let checked, attachment.hasSafeFileName, let name = Self.knownCopy(of: attachment, in: folder, checked: checked) {
-            return .delivered(path: FileSystem.absolute(destination) + "/" + name)
+            return .delivered(path: FileSystem.absolute(destination) + "/" + name, created: false)
         }
         let output: FileDescriptor
         var temporary = Self.temporaryName(of: attachment)
@@ -238,7 +238,7 @@ public struct AttachmentStore: Sendable {
             return .damaged(problem)
         }
         CrashPoint.reached(.attachmentCopied)
-        let name: String?
+        let name: (name: String, created: Bool)?
         do throws(SystemError) {
             name = try Self.deliveredName(for: attachment, from: temporary, in: folder, checked: checked)
             try folder.synchronizeDirectory(.deliveredAttachmentEntry)
@@ -251,7 +251,7 @@ public struct AttachmentStore: Sendable {
             return .damaged("attachment \(attachment.file): the destination has \(Self.deliveredNames) files of its names with other bytes")
         }
         CrashPoint.reached(.attachmentDelivered)
-        return .delivered(path: FileSystem.absolute(destination) + "/" + name)
+        return .delivered(path: FileSystem.absolute(destination) + "/" + name.name, created: name.created)
     }
 
     /// The name a delivered copy is written under, `.<file>.partial` (`.<file>.<tag>.partial` where
@@ -269,18 +269,19 @@ public struct AttachmentStore: Sendable {
     /// changed what a drain cut short delivered: `<file>` is then used if it holds these very bytes
     /// (a redelivery), and otherwise the first of `<stem>-2<extension>`, `<stem>-3<extension>`...
     /// that is free or holds them, the stem and extension parted at the last dot.
-    /// - Returns: nil if all ``deliveredNames`` names hold other bytes.
+    /// - Returns: the name, and whether the copy was given it (rather than found there); nil if all
+    ///   ``deliveredNames`` names hold other bytes.
     private static func deliveredName(for attachment: Attachment, from temporary: String, in folder: FileDescriptor,
-                                      checked: CheckedFiles?) throws(SystemError) -> String? {
+                                      checked: CheckedFiles?) throws(SystemError) -> (name: String, created: Bool)? {
         for name in deliveredNames(of: attachment.file) {
             do {
                 try folder.renameWithoutReplacing(temporary, to: name)
                 if let checked, let status = try? folder.linkStatus(of: name) { checked.record(attachment.sha256, of: status) }
-                return name
+                return (name, true)
             } catch where error.isAlreadyExists {
                 if try holds(attachment, at: name, in: folder, checked: checked) {
                     try? folder.remove(temporary)
-                    return name
+                    return (name, false)
                 }
             }
         }

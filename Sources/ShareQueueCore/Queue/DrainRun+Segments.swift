@@ -129,11 +129,17 @@ extension DrainRun {
             if let reason = attachments.unread(list, options: options) {
                 return try deadLetterUnread(DrainedRecord(record: record, storedJSON: payload, end: end), reason)
             }
+            var created: [String] = []
             for index in list.indices {
                 if let destination = options.attachmentsDestination {
                     switch try attachments.deliver(list[index], to: destination, checked: checkedFiles) {
-                    case .delivered(let path): list[index].path = path
-                    case .damaged(let problem): return damaged(problem)
+                    case .delivered(let path, let isNew):
+                        list[index].path = path
+                        if isNew { created.append(path) }
+                    case .damaged(let problem):
+                        // Set aside whole: none of its files reaches the host, so the copies made for it go.
+                        for path in created { try? FileSystem.removeFile(path) }
+                        return damaged(problem)
                     }
                 } else {
                     if let problem = try attachments.problem(with: list[index], checked: checkedFiles) { return damaged(problem) }

@@ -201,6 +201,27 @@ struct AttachmentDeliveryTests {
         if plant == "same bytes" { #expect(path == received + "/" + file.replacingOccurrences(of: ".jpg", with: "-2.jpg")) }
     }
 
+    @Test("A record set aside for its second attachment leaves no copy of its first in the destination: none of its files reaches the host",
+          arguments: ["--attachments-to", "--store"])
+    func setAsideRecordLeavesNoCopy(_ sink: String) throws {
+        let scratch = TemporaryDirectory()
+        let queue = TestQueue(in: scratch)
+        let first = try AttachmentTests.makeFile(scratch, "a.txt", bytes: 100)
+        let second = try AttachmentTests.makeFile(scratch, "b.txt", bytes: 100)
+        _ = try queue.append(["--attach", first.path, "--attach", second.path, "two files"])
+        // The second copy changed after its record was written: same size, other bytes.
+        let copies = try FileManager.default.contentsOfDirectory(atPath: queue.file("attachments")).sorted()
+        let attachments = try #require(try jsonObjects(queue.drain(["--peek"]).stdout).first?["attachments"] as? [[String: Any]])
+        let secondCopy = try #require(attachments.last?["file"] as? String)
+        #expect(copies.contains(secondCopy))
+        try Data(repeating: 0x21, count: 100).write(to: URL(fileURLWithPath: queue.file("attachments/" + secondCopy)))
+        let destination = scratch.file(sink == "--store" ? "inbox.sqlite" : "received")
+        let drain = try queue.drain([sink, destination])
+        #expect(drain.status == 0 && drain.stderr.contains("set aside"), "\(drain.stderr)")
+        let folder = sink == "--store" ? destination + ".attachments" : destination
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).isEmpty)
+    }
+
     @Test("A command that changes a delivered file and asks for a retry gets the record again, with a fresh copy beside its change")
     func retryAfterTheHostChangedTheFile() throws {
         let scratch = TemporaryDirectory()
