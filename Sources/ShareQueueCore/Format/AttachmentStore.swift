@@ -140,16 +140,19 @@ public struct AttachmentStore: Sendable {
             guard let status = try? folder.status(of: name), status.owner != Host.effectiveUserID else { return nil }
             return status.owner
         }
-        let folder: QueueFolder?
-        do { folder = try openFolder() } catch {
-            guard error.systemError?.isAccessDenied == true, let owner = owner(QueueLayout.attachments, in: directory.folder) else { return nil }
-            return "the attachments folder belongs to user \(owner) and this drain may not read it"
+        func folderBarred() -> String? {
+            owner(QueueLayout.attachments, in: directory.folder).map { "the attachments folder belongs to user \($0) and this drain may not read it" }
         }
+        let folder: QueueFolder?
+        do { folder = try openFolder() } catch { return error.systemError?.isAccessDenied == true ? folderBarred() : nil }
         guard let folder else { return nil }
         for attachment in files where attachment.hasSafeFileName {
-            guard let owner = owner(attachment.file, in: folder) else { continue }
+            let status: FileStatus?
+            // A folder that may be listed but not searched (read without execute) bars every copy in it.
+            do { status = try folder.status(of: attachment.file) } catch { return error.isAccessDenied ? folderBarred() : nil }
+            guard let status, status.owner != Host.effectiveUserID else { continue }
             do { try folder.open(attachment.file, .readOnly).close() } catch where error.isAccessDenied {
-                return "attachment \(attachment.file) belongs to user \(owner) and this drain may not read it"
+                return "attachment \(attachment.file) belongs to user \(status.owner) and this drain may not read it"
             } catch {}
         }
         return nil

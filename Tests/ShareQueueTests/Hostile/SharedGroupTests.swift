@@ -124,7 +124,7 @@ struct SharedGroupTests {
     }
 
     @Test("A member's attachment copy, or the attachments folder, that the host may not read makes that member's records dead letters: the host's drains go on",
-          .enabled(if: TestUsers.canRun, TestUsers.skipReason), arguments: ["chmod 600 attachments/*", "chmod 2700 attachments"])
+          .enabled(if: TestUsers.canRun, TestUsers.skipReason), arguments: ["chmod 600 attachments/*", "chmod 2700 attachments", "chmod 2760 attachments"])
     func membersUnreadableAttachments(_ lockOut: String) throws {
         guard TestUsers.require() else { return }
         let scratch = TemporaryDirectory()
