@@ -14,7 +14,7 @@ import Darwin
 /// makes the C function `call` (`openat`, `open`, `read`, `pread`, `write`,
 /// `pwrite`, `fsync`, `fstat`, or `renameat2` and `renameatx_np`, the renames
 /// that never replace) fail with `errno` (`EIO`, `EACCES`, `EAGAIN`, `ENOMEM`,
-/// `EINTR`, `EMFILE`...; `ENOSYS` or `EINVAL` for a system that cannot rename so):
+/// `EINTR`, `EMFILE`, `EFBIG`...; `ENOSYS` or `EINVAL` for a system that cannot rename so):
 /// - `name=<text>`: only for a file whose name holds `text`, or one opened in
 ///   a folder whose name does (`name=attachments` is every attachment);
 ///   for `openat`, the name being opened; for a rename, the name renamed;
@@ -98,7 +98,7 @@ private final class FaultPlan: @unchecked Sendable {
     private static let errnos: [String: Int32] = [
         "EIO": EIO, "EACCES": EACCES, "EPERM": EPERM, "EAGAIN": EAGAIN, "ENOMEM": ENOMEM, "EINTR": EINTR,
         "EMFILE": EMFILE, "ENFILE": ENFILE, "ENOSPC": ENOSPC, "EDQUOT": EDQUOT, "ENOBUFS": ENOBUFS, "EROFS": EROFS,
-        "ENOSYS": ENOSYS, "EINVAL": EINVAL, "ENOTSUP": ENOTSUP,
+        "ENOSYS": ENOSYS, "EINVAL": EINVAL, "ENOTSUP": ENOTSUP, "EFBIG": EFBIG,
     ]
 
     static let current: FaultPlan? = {

@@ -69,6 +69,8 @@ package struct SystemError: Error, CustomStringConvertible, Sendable {
     package var isAlreadyExists: Bool { errno == EEXIST }
     /// The device failed (EIO).
     package var isInputOutput: Bool { errno == EIO }
+    /// A file would grow past the largest size its file system or this process allows (EFBIG).
+    package var isFileTooLarge: Bool { errno == EFBIG }
     /// A link or rename would cross file systems (EXDEV).
     package var isCrossDevice: Bool { errno == EXDEV }
 

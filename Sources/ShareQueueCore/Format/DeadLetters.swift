@@ -50,21 +50,37 @@ struct DeadLetters {
             lines += Array(",\"record\":".utf8) + Self.onOneLine(letter.record.storedJSON) + Array("}\n".utf8)
         }
         do {
-            let existed = try directory.folder.status(of: QueueLayout.deadLetters) != nil
-            let file = try directory.folder.openOwnFile(QueueLayout.deadLetters, .appendCreate)
-            try file.closeAfter { () throws(SystemError) in
-                // A write cut short (a full disk, a power cut) may have left a last line
-                // without its line break: these letters must not run on from it.
-                let size = try file.status().size
-                if size > 0, try file.readFully(count: 1, at: size - 1) != [0x0A] { lines.insert(0x0A, at: 0) }
-                try file.writeAll(lines)
-                try file.synchronize(.deadLetterData)
+            try append(lines)
+        } catch where error.isFileTooLarge {
+            // As large as a file may be (anyone who may write it can make it so): the letters in it
+            // are moved aside whole, where a person can look at them and rename them back, and a new file begins.
+            do {
+                let target = try directory.moveAside(QueueLayout.deadLetters)
+                warn("\(path) is as large as a file may be here (\(error)); moved it aside to \(target), out of --requeue-dead's reach until it is renamed back")
+                try append(lines)
+            } catch {
+                throw ReadFailure.error("cannot set a refused record aside", path: path, error)
             }
-            // A new file's name is durable before a checkpoint can move past the letters in it.
-            if !existed { try directory.folder.synchronize(.deadLettersCreated) }
         } catch {
             throw ReadFailure.error("cannot set a refused record aside", path: path, error)
         }
+    }
+
+    /// Appends whole lines to the dead-letter file, making it if needed, and makes them durable.
+    private func append(_ lines: [UInt8]) throws(SystemError) {
+        var lines = lines
+        let existed = try directory.folder.status(of: QueueLayout.deadLetters) != nil
+        let file = try directory.folder.openOwnFile(QueueLayout.deadLetters, .appendCreate)
+        try file.closeAfter { () throws(SystemError) in
+            // A write cut short (a full disk, a power cut) may have left a last line
+            // without its line break: these letters must not run on from it.
+            let size = try file.status().size
+            if size > 0, try file.readFully(count: 1, at: size - 1) != [0x0A] { lines.insert(0x0A, at: 0) }
+            try file.writeAll(lines)
+            try file.synchronize(.deadLetterData)
+        }
+        // A new file's name is durable before a checkpoint can move past the letters in it.
+        if !existed { try directory.folder.synchronize(.deadLettersCreated) }
     }
 
     /// A stored record as a letter holds it: its `\n` and `\r` bytes as spaces.

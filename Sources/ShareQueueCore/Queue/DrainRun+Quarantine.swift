@@ -17,8 +17,9 @@ extension DrainRun {
             // Limited before joining, so that a record set aside keeps its bytes and damage next to it may not.
             regions = DamagedRegion.merged(try Quarantine(directory: directory).withinLimit(regions))
             if let failure = Self.copyToQuarantine(regions, segment: segment, in: directory) {
-                // Recording progress needs no space; copying damage out does. Keep the segment instead.
-                guard failure.systemError?.isNoSpace == true else { throw failure }
+                // Recording progress needs no space; copying damage out does. Keep the segment instead:
+                // so too when quarantine.log is as large as a file may be, which anyone who may write it can make it.
+                guard failure.systemError?.isNoSpace == true || failure.systemError?.isFileTooLarge == true else { throw failure }
                 try keepWhole(segment)
             }
             for region in regions {

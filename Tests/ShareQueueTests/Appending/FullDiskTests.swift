@@ -131,6 +131,27 @@ struct FullDiskTests {
         #expect((quarantined + keptBytes).contains { $0.range(of: garbage) != nil }, "kept: \(kept), \(drain.stderr)")
     }
 
+    @Test("quarantine.log or dead-letters.log grown as large as a file may be, as anyone who may write it can, stops no drain: damage keeps its segment, letters start a new file")
+    func sideFilesAtTheirLargest() throws {
+        let queue = TestQueue()
+        let kept = try queue.append(text: "kept")
+        try queue.plant(Array("garbage".utf8))
+        let after = try queue.append(text: "after")
+        let damaged = try queue.drain([], environment: ["SHARE_QUEUE_FAULT": "write:EFBIG:name=quarantine.log"])
+        #expect(damaged.status == 0, "\(damaged.stderr)")
+        #expect(try ids(in: damaged.stdout) == kept + after)
+        #expect(queue.names().contains { $0.hasPrefix("quarantine-sealed-") })
+
+        _ = try queue.append(text: "first refused")
+        #expect(try queue.drain(["--max-attempts", "1", "--exec", "exit 1"]).status == 0)
+        let second = try queue.append(text: "second refused")
+        let refused = try queue.drain(["--max-attempts", "1", "--exec", "exit 1"], environment: ["SHARE_QUEUE_FAULT": "write:EFBIG:name=dead-letters.log:count=1"])
+        #expect(refused.status == 0 && refused.stderr.contains("out of --requeue-dead's reach"), "\(refused.stderr)")
+        let letters = try queue.deadLetters()
+        #expect(letters.count == 1 && (letters.first?["record"] as? [String: Any])?["id"] as? String == second.first)
+        #expect(queue.names().contains { $0.hasPrefix("rejected-") && $0.hasSuffix("-dead-letters.log") })
+    }
+
     @Test("A drain that cannot write its refusal counts or dead letters on a full disk exits 74 and keeps every record",
           arguments: [[], ["--max-attempts", "1"]])
     func fullDiskBookkeeping(_ limit: [String]) throws {
