@@ -182,6 +182,8 @@ public struct QueueDirectory: Sendable {
     /// tool of everyone else for good (a new marker names a new queue, which costs a store
     /// its position, never a record).
     private func readFormatMarker(creating: Bool) throws(ShareQueueError) -> [UInt8]? {
+        // Looked at first, so that only this very marker is moved aside, never one another tool has just written.
+        let seen = try? folder.status(of: QueueLayout.formatMarker)
         // nil: not a regular file.
         let bytes: [UInt8]?
         do throws(SystemError) {
@@ -190,15 +192,29 @@ public struct QueueDirectory: Sendable {
             bytes = try fd.status().isRegularFile ? try fd.readFully(count: 256, at: 0) : nil
         } catch {
             if error.isNotFound { return nil }
-            if creating && error.isAccessDenied, let status = try? folder.status(of: QueueLayout.formatMarker),
-               status.owner != Host.effectiveUserID, (try? moveAside(QueueLayout.formatMarker)) != nil {
-                return nil
-            }
+            let othersUnreadable = error.isAccessDenied && seen.map { $0.owner != Host.effectiveUserID } == true
+            if creating && (othersUnreadable || error.isUnexpectedFileType), try moveAsideMarker(seen) { return nil }
             // Part of opening the queue: access refused is 77 here, as for the directory.
             throw ShareQueueError("cannot read the queue's format marker", path: formatPath, error)
         }
+        if bytes == nil && creating, try moveAsideMarker(seen) { return nil }
         guard let bytes else { throw ShareQueueError(.configuration, "the format marker is not a regular file", path: formatPath) }
         return bytes
+    }
+
+    /// Moves aside the format marker a look found (`seen`), if it is still the one there.
+    /// - Returns: whether no marker is there now: moved aside, or gone already.
+    private func moveAsideMarker(_ seen: FileStatus?) throws(ShareQueueError) -> Bool {
+        do {
+            guard let seen, let now = try folder.status(of: QueueLayout.formatMarker) else { return true }
+            guard now.isSameFile(as: seen) else { return false }
+            _ = try moveAside(QueueLayout.formatMarker)
+            return true
+        } catch where error.isNotFound {
+            return true
+        } catch {
+            throw ShareQueueError("cannot set aside the queue's format marker", path: formatPath, error)
+        }
     }
 
     /// Creates the files every queue has, the format marker last. The lock
@@ -208,11 +224,19 @@ public struct QueueDirectory: Sendable {
         // What stands where these go and is no file of the queue's (a directory, a symlink, a FIFO,
         // one with other names, or another user's that this process may not use) would stop every
         // tool before the queue is first used: in a queue shared with a group any member can plant it.
+        // Another user's file, though, only while the queue holds no records: on a queue in use (its
+        // marker lost) a lock file may be held by a process of its owner, and two lock files would let
+        // a producer's write and a drain's seal, or two drains, run at once.
+        let hasPending: Bool
+        do { hasPending = try folder.status(of: QueueLayout.pending) != nil } catch {
+            throw ShareQueueError("cannot look at the queue's files", path: pendingPath, error)
+        }
+        let inUse = try hasPending ? true : !sealedSegments().isEmpty
         for name in [QueueLayout.appendLock, QueueLayout.drainLock, QueueLayout.checkpoint] {
             let status: FileStatus?
             do { status = try folder.status(of: name) } catch { throw ShareQueueError("cannot look at the queue's files", path: path(of: name), error) }
             guard let status, !status.isRegularFile || status.linkCount != 1
-                    || (status.owner != Host.effectiveUserID && !folder.mayReadAndWrite(name)) else { continue }
+                    || (!inUse && status.owner != Host.effectiveUserID && !folder.mayReadAndWrite(name)) else { continue }
             do { _ = try moveAside(name) } catch { throw ShareQueueError("cannot set aside a file the queue did not write", path: path(of: name), error) }
         }
         for lock in [QueueLayout.appendLock, QueueLayout.drainLock] {

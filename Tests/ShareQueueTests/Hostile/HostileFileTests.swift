@@ -76,6 +76,28 @@ struct HostileFileTests {
         }
     }
 
+    @Test("A directory, FIFO or symlink at the format marker is refused by --status and moved aside by a producer or drain, which write a new one",
+          arguments: ["directory", "fifo", "symlink"])
+    func foreignFormatMarker(_ kind: String) throws {
+        let queue = TestQueue()
+        let first = try queue.append(text: "first")
+        #expect(unlink(queue.file("format")) == 0)
+        switch kind {
+        case "directory": try FileManager.default.createDirectory(atPath: queue.file("format"), withIntermediateDirectories: false)
+        case "fifo": #expect(mkfifo(queue.file("format"), 0o600) == 0)
+        default: #expect(symlink("/etc/passwd", queue.file("format")) == 0)
+        }
+        let before = snapshot(queue.path)
+        let status = try queue.drain(["--status"])
+        #expect(status.status == 78 && snapshot(queue.path) == before, "\(status.stderr)")
+        let second = try queue.append(["second"])
+        #expect(second.status == 0, "\(second.stderr)")
+        let drain = try queue.drain()
+        #expect(drain.status == 0, "\(drain.stderr)")
+        #expect(try ids(in: drain.stdout) == first + second.lines)
+        #expect(queue.names().filter { $0.hasPrefix("rejected-") && $0.hasSuffix("-format") }.count == 1)
+    }
+
     @Test("A FIFO planted as the quarantine file makes an append fail at once, not hang; a drain clears it")
     func fifoQuarantine() throws {
         let scratch = TemporaryDirectory()
