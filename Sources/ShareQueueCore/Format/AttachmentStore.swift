@@ -183,8 +183,8 @@ public struct AttachmentStore: Sendable {
 
     /// What delivering an attachment came to.
     enum Delivery {
-        /// The host's copy is at `path`: made by this delivery (`created`), or one it had already.
-        case delivered(path: String, created: Bool)
+        /// The host's copy is at `path`: made by this delivery (`created` is then its status), or one it had already.
+        case delivered(path: String, created: FileStatus?)
         /// The queue's copy is not what its record promises.
         case damaged(String)
     }
@@ -208,7 +208,7 @@ public struct AttachmentStore: Sendable {
         do { folder = try FileDescriptor.openDirectory(atPath: destination, creating: true) } catch { throw failure(error) }
         defer { folder.close() }
         if let checked, attachment.hasSafeFileName, let name = Self.knownCopy(of: attachment, in: folder, checked: checked) {
-            return .delivered(path: FileSystem.absolute(destination) + "/" + name, created: false)
+            return .delivered(path: FileSystem.absolute(destination) + "/" + name, created: nil)
         }
         let output: FileDescriptor
         var temporary = Self.temporaryName(of: attachment)
@@ -251,17 +251,27 @@ public struct AttachmentStore: Sendable {
         }
         guard let name else {
             try? folder.remove(temporary)
-            return .damaged("attachment \(attachment.file): the destination has \(Self.deliveredNames) files of its names with other bytes")
+            return .damaged("attachment \(attachment.file): the destination has \(Self.deliveredNames) files of its names, none of them the host's own with these bytes")
         }
         CrashPoint.reached(.attachmentDelivered)
-        return .delivered(path: FileSystem.absolute(destination) + "/" + name.name, created: name.created)
+        let created = name.created ? try? folder.linkStatus(of: name.name) : nil
+        return .delivered(path: FileSystem.absolute(destination) + "/" + name.name, created: created)
+    }
+
+    /// Removes a copy ``deliver(_:to:checked:)`` made in `destination`, for a record then set aside,
+    /// if the name still holds that very file: in a destination others can write, it may have been swapped.
+    func removeDelivered(_ path: String, made: FileStatus) {
+        let destination = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)]), name = String(path.split(separator: "/").last ?? "")
+        guard let folder = try? FileDescriptor.openDirectory(atPath: destination, creating: false) else { return }
+        defer { folder.close() }
+        if let now = try? folder.linkStatus(of: name), now.isSameFile(as: made) { try? folder.remove(name) }
     }
 
     /// The name a delivered copy is written under, `.<file>.partial` (`.<file>.<tag>.partial` where
     /// something that cannot be removed stands there): no file a drain delivers begins with a dot,
     /// so clearing the name first never removes one the host received.
     private static func temporaryName(of attachment: Attachment, tag: UInt64? = nil) -> String {
-        "." + attachment.file + (tag.map { "." + String($0, radix: 16) } ?? "") + ".partial"
+        "." + attachment.file + (tag.map { "." + QueueLayout.hexTag($0) } ?? "") + ".partial"
     }
 
     /// How many names a delivered attachment tries: `<file>`, then `<stem>-2<extension>` up to this.
@@ -308,10 +318,10 @@ public struct AttachmentStore: Sendable {
     }
 
     /// Whether a file in a destination is one this drain could have delivered, the host's own: a regular
-    /// file with one name that this user owns and no one else may write. In a destination others can write,
-    /// a file of theirs with the very bytes would otherwise be handed over, and theirs to change later.
+    /// file with one name that this user owns. In a destination others can write, a file of theirs with
+    /// the very bytes would otherwise be handed over, and theirs to change later.
     private static func isHosts(_ status: FileStatus) -> Bool {
-        status.isRegularFile && status.linkCount == 1 && status.owner == Host.effectiveUserID && status.permissions & 0o022 == 0
+        status.isRegularFile && status.linkCount == 1 && status.owner == Host.effectiveUserID
     }
 
     /// Whether `name` in `folder` is the host's regular file with the size and digest `attachment` promises;

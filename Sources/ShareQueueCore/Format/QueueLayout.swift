@@ -121,8 +121,13 @@ package enum QueueLayout {
     /// The name `name` is moved aside to when the one above is taken: with 16
     /// hexadecimal digits of `tag` (random) after the time.
     package static func rejected(_ name: String, atMilliseconds milliseconds: Int64, tag: UInt64) -> String {
+        fitted("\(rejectedPrefix)\(milliseconds)-\(hexTag(tag))-", name)
+    }
+
+    /// A random tag as names spell it, where one foreseen may be taken: 16 lower-case hexadecimal digits.
+    package static func hexTag(_ tag: UInt64) -> String {
         let digits = String(tag, radix: 16)
-        return fitted("\(rejectedPrefix)\(milliseconds)-\(String(repeating: "0", count: 16 - digits.count))\(digits)-", name)
+        return String(repeating: "0", count: 16 - digits.count) + digits
     }
 
     // MARK: In the keys folder

@@ -261,11 +261,13 @@ struct SegmentReader {
     static let payloadHoleReason = "the payload holds a hole of a sparse file, zeros, which no record has"
 
     /// Whether the part of a large frame's payload not yet read holds a hole of a sparse file:
-    /// one `lseek`. A file system that cannot tell has none.
+    /// one `lseek`, and a read of the byte where it says the hole begins. That byte must be 00,
+    /// which no JSON text holds: so even a file system that reported a hole where there is data
+    /// could not make a record be set aside. One that cannot tell has no holes.
     private func payloadLeftHoldsHole() -> Bool {
         let from = position + Int64(end - start), payloadEnd = position + Int64(Frame.headerSize + declaredLength())
-        guard from < payloadEnd, let hole = try? file.nextHole(from: from) else { return false }
-        return hole < payloadEnd
+        guard from < payloadEnd, let hole = try? file.nextHole(from: from), hole < payloadEnd else { return false }
+        return (try? file.readFully(count: 1, at: hole)) == [0]
     }
 
     private mutating func consume(_ count: Int) {

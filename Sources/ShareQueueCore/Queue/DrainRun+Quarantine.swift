@@ -48,6 +48,10 @@ extension DrainRun {
             if !alreadyKept { try directory.folder.link(segment, to: kept) }
             try directory.folder.synchronize(.segmentKept)
         } catch { throw failure(error) }
+        // Said now, not at the segment's end, which this run may not reach.
+        if !alreadyKept {
+            drainer.warn("kept \(directory.path(of: segment)) whole as \(directory.path(of: kept)): its damaged data could not be copied to the quarantine file")
+        }
         keepSegmentForDamage = true
     }
 

@@ -88,9 +88,6 @@ extension DrainRun {
         try checkpoint.synchronize(.checkpointBeforeSegmentRemoval)
         // A segment kept whole has its kept name already (see `keepWhole`): this one alone goes.
         try removeSegment(sequence)
-        if keepSegmentForDamage {
-            drainer.warn("kept \(path) whole as \(directory.path(of: QueueLayout.keptSegment(name))): its damaged data could not be copied to the quarantine file")
-        }
         return true
     }
 
@@ -129,16 +126,16 @@ extension DrainRun {
             if let reason = attachments.unread(list, options: options) {
                 return try deadLetterUnread(DrainedRecord(record: record, storedJSON: payload, end: end), reason)
             }
-            var created: [String] = []
+            var made: [(path: String, status: FileStatus)] = []
             for index in list.indices {
                 if let destination = options.attachmentsDestination {
                     switch try attachments.deliver(list[index], to: destination, checked: checkedFiles) {
-                    case .delivered(let path, let isNew):
+                    case .delivered(let path, let created):
                         list[index].path = path
-                        if isNew { created.append(path) }
+                        if let created { made.append((path, created)) }
                     case .damaged(let problem):
                         // Set aside whole: none of its files reaches the host, so the copies made for it go.
-                        for path in created { try? FileSystem.removeFile(path) }
+                        for copy in made { attachments.removeDelivered(copy.path, made: copy.status) }
                         return damaged(problem)
                     }
                 } else {

@@ -188,7 +188,8 @@ struct AttachmentDeliveryTests {
         if plant == "partial" {
             try FileManager.default.createDirectory(atPath: received + "/." + file + ".partial", withIntermediateDirectories: false)
         } else {
-            // The very bytes, in a file of another user's that stays writable to that user.
+            // The very bytes, in a file of another user's that stays writable to that user (giving it away needs root).
+            guard getuid() == 0 else { return }
             try FileManager.default.copyItem(atPath: photo.path, toPath: received + "/" + file)
             #expect(chown(received + "/" + file, 65534, 65534) == 0 && chmod(received + "/" + file, 0o666) == 0)
         }
