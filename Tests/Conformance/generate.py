@@ -342,7 +342,7 @@ case("attachment-over-the-limit", "Drained with --max-attachment-bytes 16: recor
 
 huge = dict(attached, size=99999999999999999999)
 negative_zero = record(73, kind="file", attachments=[dict(attached, size=12345678)]).replace(b'"size":12345678', b'"size":-0')
-case("attachment-sizes", "An attachment's size is any number of digits (7.3): one past 2^64 is over every drain's limit, so its record becomes a dead letter unread; -0 is not digits only, so its record is set aside.",
+case("attachment-sizes", "An attachment's size is any number of digits (7.3): one of 20 digits, past 2^63 - 1, is over every drain's limit, so its record becomes a dead letter unread; -0 is not digits only, so its record is set aside.",
      queue({"pending.log": frame(A) + frame(record(72, kind="file", attachments=[huge])) + frame(negative_zero) + frame(D)},
            extra={"attachments/" + note_file: note}))
 
