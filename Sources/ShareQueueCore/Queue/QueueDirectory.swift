@@ -176,8 +176,8 @@ public struct QueueDirectory: Sendable {
         throw ShareQueueError(.ioError, "the format marker vanished while the queue was opened", path: formatPath)
     }
 
-    /// The format marker's first bytes, or nil if there is none. With `creating`, another
-    /// user's marker that this process may not read is moved aside, as if there were none:
+    /// The format marker's first bytes, or nil if there is none. With `creating`, a marker that
+    /// is no regular file, or another user's that this process may not read, is moved aside, as if there were none:
     /// in a queue shared with a group, any member can make it so, which would stop every
     /// tool of everyone else for good (a new marker names a new queue, which costs a store
     /// its position, never a record).
@@ -224,9 +224,9 @@ public struct QueueDirectory: Sendable {
         // What stands where these go and is no file of the queue's (a directory, a symlink, a FIFO,
         // one with other names, or another user's that this process may not use) would stop every
         // tool before the queue is first used: in a queue shared with a group any member can plant it.
-        // Another user's file, though, only while the queue holds no records: on a queue in use (its
-        // marker lost) a lock file may be held by a process of its owner, and two lock files would let
-        // a producer's write and a drain's seal, or two drains, run at once.
+        // Another user's lock file, though, only while the queue holds no records: on a queue in use (its
+        // marker lost) it may be held by a process of its owner, and two lock files would let a producer's
+        // write and a drain's seal, or two drains, run at once. (A checkpoint moved aside costs deliveries again.)
         let hasPending: Bool
         do { hasPending = try folder.status(of: QueueLayout.pending) != nil } catch {
             throw ShareQueueError("cannot look at the queue's files", path: pendingPath, error)
@@ -236,7 +236,7 @@ public struct QueueDirectory: Sendable {
             let status: FileStatus?
             do { status = try folder.status(of: name) } catch { throw ShareQueueError("cannot look at the queue's files", path: path(of: name), error) }
             guard let status, !status.isRegularFile || status.linkCount != 1
-                    || (!inUse && status.owner != Host.effectiveUserID && !folder.mayReadAndWrite(name)) else { continue }
+                    || ((!inUse || name == QueueLayout.checkpoint) && status.owner != Host.effectiveUserID && !folder.mayReadAndWrite(name)) else { continue }
             do { _ = try moveAside(name) } catch { throw ShareQueueError("cannot set aside a file the queue did not write", path: path(of: name), error) }
         }
         for lock in [QueueLayout.appendLock, QueueLayout.drainLock] {

@@ -188,6 +188,24 @@ struct SharedGroupTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: queue).filter { $0.hasPrefix("rejected-") }.count == 1)
     }
 
+    @Test("On a queue in use whose marker is gone, another member's unreadable checkpoint is moved aside when the marker is written again, and no record is lost",
+          .enabled(if: TestUsers.canRun, TestUsers.skipReason))
+    func checkpointPlantedInAQueueInUse() throws {
+        guard TestUsers.require() else { return }
+        let scratch = TemporaryDirectory()
+        let queue = try sharedQueue(scratch)
+        let first = try TestUsers.run(as: TestUsers.producer, "share-append", ["--dir", queue, "first"], in: scratch)
+        #expect(first.status == 0, "\(first.stderr)")
+        let plant = "cd '\(queue)' && rm -f format checkpoint && echo x > checkpoint && chmod 600 checkpoint"
+        let planted = try run("/usr/bin/setpriv", ["--reuid=\(TestUsers.secondProducer)", "--regid=nogroup", "--init-groups", "/bin/sh", "-c", plant], in: scratch)
+        try #require(planted.status == 0, "\(planted.stderr)")
+        let second = try TestUsers.run(as: TestUsers.producer, "share-append", ["--dir", queue, "second"], in: scratch)
+        #expect(second.status == 0, "\(second.stderr)")
+        let drain = try TestUsers.run(as: TestUsers.host, "host-drain", ["--dir", queue], in: scratch)
+        #expect(drain.status == 0, "\(drain.stderr)")
+        #expect(try ids(in: drain.stdout) == first.lines + second.lines)
+    }
+
     @Test("A group member's own lock files, that no one else may open, are moved aside by the host's drain: drains and appends go on",
           .enabled(if: TestUsers.canRun, TestUsers.skipReason))
     func membersLockFilesAreMovedAside() throws {
