@@ -34,7 +34,7 @@ extension DrainRun {
     /// name, before the checkpoint passes damage that could not be copied out: a run that
     /// stops before the segment's end forgets that it had to keep it, and the run after
     /// removes the segment once it is delivered. Something else at the kept name is moved aside.
-    mutating func keepWhole(_ segment: String) throws {
+    func keepWhole(_ segment: String) throws {
         let kept = QueueLayout.keptSegment(segment)
         func failure(_ error: SystemError) -> ShareQueueError {
             ShareQueueError("cannot keep a damaged segment", path: directory.path(of: segment), error)
@@ -52,7 +52,6 @@ extension DrainRun {
         if !alreadyKept {
             drainer.warn("kept \(directory.path(of: segment)) whole as \(directory.path(of: kept)): its damaged data could not be copied to the quarantine file")
         }
-        keepSegmentForDamage = true
     }
 
     /// Appends to the quarantine file; returns the failure instead of throwing it.

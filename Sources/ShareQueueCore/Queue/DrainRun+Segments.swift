@@ -27,7 +27,6 @@ extension DrainRun {
         // A segment with other names is still read (every frame is checked), but
         // none of its bytes are copied out: they might belong to someone else.
         segmentHasOtherNames = status.linkCount != 1
-        keepSegmentForDamage = false
         var start = offset
         if start > status.size {
             drainer.warn("the checkpoint points past the end of \(path); delivering it from the start")

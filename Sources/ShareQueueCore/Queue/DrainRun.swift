@@ -26,9 +26,6 @@ struct DrainRun {
     var filesOfDeadLetters: Set<ByteKey> = []
     /// Set when a dead letter could not be read while counting: it might name any file, so none is removed.
     var keepsEveryAttachment = false
-    /// Set when damaged data of the segment being read could not be copied to
-    /// the quarantine file (a full disk): the segment is then kept whole instead of removed.
-    var keepSegmentForDamage = false
     /// Set while reading a segment that has other names: its bytes are not copied anywhere.
     var segmentHasOtherNames = false
     /// The attachment copies this drain has read whole, and the copies it has delivered.
