@@ -16,6 +16,12 @@ struct SharedGroupTests {
         return queue
     }
 
+    /// Runs a shell command as the second producer, with no group but her own: what a member can do to the queue by hand.
+    private func asSecondProducer(_ command: String, _ scratch: TemporaryDirectory, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let result = try run("/usr/bin/setpriv", ["--reuid=\(TestUsers.secondProducer)", "--regid=nogroup", "--init-groups", "/bin/sh", "-c", command], in: scratch)
+        try #require(result.status == 0, "\(result.stderr)", sourceLocation: sourceLocation)
+    }
+
     /// Every file and folder in the queue belongs to the group, which can read and write it; others cannot.
     private func expectShared(_ queue: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
         for name in FileManager.default.subpaths(atPath: queue) ?? [] {
@@ -105,8 +111,7 @@ struct SharedGroupTests {
         let names = ["checkpoint", "attempts", "quarantine.log", "dead-letters.log", "sealed-000000000099.log"]
         let plant = "cd '\(queue)' && rm -f \(names.joined(separator: " ")) && umask 077 && for f in \(names.joined(separator: " ")); do echo mine > $f; done"
             + " && mkdir dead-letters.requeue"
-        let planted = try run("/usr/bin/setpriv", ["--reuid=\(TestUsers.secondProducer)", "--regid=nogroup", "--init-groups", "/bin/sh", "-c", plant], in: scratch)
-        try #require(planted.status == 0, "\(planted.stderr)")
+        try asSecondProducer(plant, scratch)
         let appended = try TestUsers.run(as: TestUsers.producer, "share-append", ["--dir", queue, "second"], in: scratch)
         #expect(appended.status == 0, "\(appended.stderr)")
 
@@ -134,8 +139,7 @@ struct SharedGroupTests {
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: note)
         let attached = try TestUsers.run(as: TestUsers.secondProducer, "share-append", ["--dir", queue, "--attach", note, "attached"], in: scratch)
         #expect(attached.status == 0, "\(attached.stderr)")
-        let locked = try run("/usr/bin/setpriv", ["--reuid=\(TestUsers.secondProducer)", "--regid=nogroup", "--init-groups", "/bin/sh", "-c", "cd '\(queue)' && \(lockOut)"], in: scratch)
-        try #require(locked.status == 0, "\(locked.stderr)")
+        try asSecondProducer("cd '\(queue)' && \(lockOut)", scratch)
         let honest = try TestUsers.run(as: TestUsers.producer, "share-append", ["--dir", queue, "honest"], in: scratch)
         #expect(honest.status == 0, "\(honest.stderr)")
         for _ in 0..<2 {
@@ -157,8 +161,7 @@ struct SharedGroupTests {
         let first = try TestUsers.run(as: TestUsers.secondProducer, "share-append", ["--dir", queue, "first"], in: scratch)
         #expect(first.status == 0, "\(first.stderr)")
         let plant = "cd '\(queue)' && cp format .x && chmod 600 .x && mv -f .x format"
-        let planted = try run("/usr/bin/setpriv", ["--reuid=\(TestUsers.secondProducer)", "--regid=nogroup", "--init-groups", "/bin/sh", "-c", plant], in: scratch)
-        try #require(planted.status == 0, "\(planted.stderr)")
+        try asSecondProducer(plant, scratch)
         let second = try TestUsers.run(as: TestUsers.producer, "share-append", ["--dir", queue, "second"], in: scratch)
         #expect(second.status == 0, "\(second.stderr)")
         let drain = try TestUsers.run(as: TestUsers.host, "host-drain", ["--dir", queue], in: scratch)
@@ -178,8 +181,7 @@ struct SharedGroupTests {
         guard TestUsers.require() else { return }
         let scratch = TemporaryDirectory()
         let queue = try sharedQueue(scratch)
-        let planted = try run("/usr/bin/setpriv", ["--reuid=\(TestUsers.secondProducer)", "--regid=nogroup", "--init-groups", "/bin/sh", "-c", "cd '\(queue)' && \(plant)"], in: scratch)
-        try #require(planted.status == 0, "\(planted.stderr)")
+        try asSecondProducer("cd '\(queue)' && \(plant)", scratch)
         let appended = try TestUsers.run(as: TestUsers.producer, "share-append", ["--dir", queue, "first"], in: scratch)
         #expect(appended.status == 0, "\(appended.stderr)")
         let drain = try TestUsers.run(as: TestUsers.host, "host-drain", ["--dir", queue], in: scratch)
@@ -197,8 +199,7 @@ struct SharedGroupTests {
         let first = try TestUsers.run(as: TestUsers.producer, "share-append", ["--dir", queue, "first"], in: scratch)
         #expect(first.status == 0, "\(first.stderr)")
         let plant = "cd '\(queue)' && rm -f format checkpoint && echo x > checkpoint && chmod 600 checkpoint"
-        let planted = try run("/usr/bin/setpriv", ["--reuid=\(TestUsers.secondProducer)", "--regid=nogroup", "--init-groups", "/bin/sh", "-c", plant], in: scratch)
-        try #require(planted.status == 0, "\(planted.stderr)")
+        try asSecondProducer(plant, scratch)
         let second = try TestUsers.run(as: TestUsers.producer, "share-append", ["--dir", queue, "second"], in: scratch)
         #expect(second.status == 0, "\(second.stderr)")
         let drain = try TestUsers.run(as: TestUsers.host, "host-drain", ["--dir", queue], in: scratch)
@@ -215,8 +216,7 @@ struct SharedGroupTests {
         let first = try TestUsers.run(as: TestUsers.producer, "share-append", ["--dir", queue, "first"], in: scratch)
         #expect(first.status == 0, "\(first.stderr)")
         let plant = "cd '\(queue)' && for f in drain.lock append.lock; do cp $f .x && chmod 600 .x && mv -f .x $f; done"
-        let planted = try run("/usr/bin/setpriv", ["--reuid=\(TestUsers.secondProducer)", "--regid=nogroup", "--init-groups", "/bin/sh", "-c", plant], in: scratch)
-        try #require(planted.status == 0, "\(planted.stderr)")
+        try asSecondProducer(plant, scratch)
         let drain = try TestUsers.run(as: TestUsers.host, "host-drain", ["--dir", queue], in: scratch)
         #expect(drain.status == 0, "\(drain.stderr)")
         #expect(try ids(in: drain.stdout) == first.lines)
