@@ -100,18 +100,16 @@ package enum Frame {
 
     /// The payload length that the last `trailerSize` bytes of a file declare,
     /// if they end a whole append (an "END" trailer). With `headerMatches`, cheap
-    /// enough to run before every append; neither verifies the checksum.
-    static func trailerLength(_ trailer: [UInt8]) -> Int? {
-        guard trailer.count == trailerSize,
-              trailer[4...].elementsEqual(trailerMagic) else { return nil }
-        let length = trailer.withUnsafeBytes { Int(readLittleEndian($0, at: 0)) }
+    /// enough to run before every append: neither allocates nor verifies the checksum.
+    static func trailerLength(_ trailer: UnsafeRawBufferPointer) -> Int? {
+        guard trailer.count == trailerSize, readLittleEndian(trailer, at: 4) == trailerMagicWord else { return nil }
+        let length = Int(readLittleEndian(trailer, at: 0))
         return length <= maximumPayloadSize ? length : nil
     }
 
     /// Whether `header` starts a frame whose payload is `length` bytes.
-    static func headerMatches(_ header: [UInt8], length: Int) -> Bool {
-        header.count >= 8 && header[0..<4].elementsEqual(headerMagic)
-            && header.withUnsafeBytes { Int(readLittleEndian($0, at: 4)) } == length
+    static func headerMatches(_ header: UnsafeRawBufferPointer, length: Int) -> Bool {
+        header.count >= 8 && readLittleEndian(header, at: 0) == headerMagicWord && Int(readLittleEndian(header, at: 4)) == length
     }
 
     /// The offset of the next header magic in `bytes` at or after `start`, if any.

@@ -53,6 +53,8 @@ public final class QueueAppender: @unchecked Sendable {
     /// Where each record is encoded before it is checked and framed, and where
     /// an append's frames are gathered, kept between appends so that a small append allocates neither.
     @exclusivity(unchecked) private var scratch = EncodingBuffers()
+    /// Where the end of the pending file is read to check it before an append, kept for the same reason.
+    @exclusivity(unchecked) private var tail = [UInt8](repeating: 0, count: tailWindow)
     /// Held by each public operation, so that threads sharing this appender take turns.
     let serial = ThreadLock()
 
@@ -275,6 +277,32 @@ public final class QueueAppender: @unchecked Sendable {
     /// The bytes read from the end of the pending file to check its last frame: most frames fit.
     private static let tailWindow = 1024
 
+    /// Whether the pending file, `size` bytes long, ends on a whole append: an "END"
+    /// trailer, and the header of its frame where the trailer says.
+    ///
+    /// This runs under the producers' lock for every append after another producer's, so it
+    /// reads into `tail`, kept between appends, and one read usually holds the last frame's
+    /// header and trailer both; a second read is kept for long frames.
+    private func endsOnWholeAppend(_ file: FileDescriptor, size: Int64) throws(SystemError) -> Bool {
+        let window = Int(min(size, Int64(Self.tailWindow)))
+        guard window >= Frame.overhead else { return false }
+        // Read into the end of `tail`, so that the file's last byte is the buffer's.
+        let start = Self.tailWindow - window
+        var done = 0
+        while done < window {
+            let n = try file.read(into: &tail, from: start + done, at: size - Int64(window - done))
+            if n == 0 { return false }
+            done += n
+        }
+        let length = tail.withUnsafeBytes { Frame.trailerLength(UnsafeRawBufferPointer(rebasing: $0.suffix(Frame.trailerSize))) }
+        guard let length, size >= Int64(Frame.overhead + length) else { return false }
+        if Frame.overhead + length <= window {
+            return tail.withUnsafeBytes { Frame.headerMatches(UnsafeRawBufferPointer(rebasing: $0.suffix(Frame.overhead + length)), length: length) }
+        }
+        let header = try file.readFully(count: 8, at: size - Int64(Frame.overhead + length))
+        return header.withUnsafeBytes { Frame.headerMatches($0, length: length) }
+    }
+
     /// Checks that the file ends on a whole record; if a writer died mid-write,
     /// sets its partial record aside and cuts it off.
     /// - Returns: the size of the file afterwards.
@@ -282,16 +310,7 @@ public final class QueueAppender: @unchecked Sendable {
         // A long torn tail comes in several pieces, all at the end of the file.
         var torn: [DamagedRegion] = []
         do throws(SystemError) {
-            // One read usually holds the last frame's header and trailer both: this runs under the
-            // producers' lock for every append after another producer's, so a second read is kept for long frames.
-            let tail = try file.readFully(count: Int(min(size, Int64(Self.tailWindow))), at: size - min(size, Int64(Self.tailWindow)))
-            if tail.count >= Frame.overhead, let length = Frame.trailerLength(Array(tail.suffix(Frame.trailerSize))),
-               size >= Int64(Frame.overhead + length) {
-                let header = Frame.overhead + length <= tail.count
-                    ? Array(tail[(tail.count - Frame.overhead - length)...].prefix(8))
-                    : try file.readFully(count: 8, at: size - Int64(Frame.overhead + length))
-                if Frame.headerMatches(header, length: length) { return size }
-            }
+            if try endsOnWholeAppend(file, size: size) { return size }
             var reader = SegmentReader(file: file, from: 0)
             while let event = try reader.next() {
                 if case .damaged(let region) = event, region.isTornTail { torn.append(region) }
