@@ -183,8 +183,9 @@ public struct AttachmentStore: Sendable {
 
     /// What delivering an attachment came to.
     enum Delivery {
-        /// The host's copy is at `path`: made by this delivery (`created` is then its status), or one it had already.
-        case delivered(path: String, created: FileStatus?)
+        /// The host's copy is at `path`: made by this delivery (`created` is then its name in the
+        /// destination and its status), or one it had already.
+        case delivered(path: String, created: (name: String, status: FileStatus)?)
         /// The queue's copy is not what its record promises.
         case damaged(String)
     }
@@ -254,14 +255,13 @@ public struct AttachmentStore: Sendable {
             return .damaged("attachment \(attachment.file): the destination has \(Self.deliveredNames) files of its names, none of them the host's own with these bytes")
         }
         CrashPoint.reached(.attachmentDelivered)
-        let created = name.created ? try? folder.linkStatus(of: name.name) : nil
+        let created = name.created ? (try? folder.linkStatus(of: name.name)).map { (name.name, $0) } : nil
         return .delivered(path: FileSystem.absolute(destination) + "/" + name.name, created: created)
     }
 
-    /// Removes a copy ``deliver(_:to:checked:)`` made in `destination`, for a record then set aside,
-    /// if the name still holds that very file: in a destination others can write, it may have been swapped.
-    func removeDelivered(_ path: String, made: FileStatus) {
-        let destination = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)]), name = String(path.split(separator: "/").last ?? "")
+    /// Removes a copy ``deliver(_:to:checked:)`` made in `destination` as `name`, for a record then set
+    /// aside, if the name still holds that very file: in a destination others can write, it may have been swapped.
+    func removeDelivered(_ name: String, made: FileStatus, from destination: String) {
         guard let folder = try? FileDescriptor.openDirectory(atPath: destination, creating: false) else { return }
         defer { folder.close() }
         if let now = try? folder.linkStatus(of: name), now.isSameFile(as: made) { try? folder.remove(name) }

@@ -260,11 +260,8 @@ struct DeadLetters {
         let folder = directory.folder
         let temporary = QueueLayout.attemptsTemporary(processID: Host.processID)
         do throws(SystemError) {
-            // A leftover of an earlier process with this id is removed. What cannot be (a
-            // directory, which anyone sharing the queue can make at every such name) is moved aside.
-            do { _ = try folder.removeIfPresent(temporary) } catch {
-                let target = try directory.moveAside(temporary)
-                warn("\(directory.path(of: temporary)) could not be removed (\(error)); moved it aside to \(target)")
+            if let target = try directory.clearTemporary(temporary) {
+                warn("\(directory.path(of: temporary)) could not be removed; moved it aside to \(target)")
             }
             let file = try folder.open(temporary, .writeCreateExclusive)
             try file.closeAfter { () throws(SystemError) in

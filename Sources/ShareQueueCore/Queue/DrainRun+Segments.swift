@@ -125,16 +125,16 @@ extension DrainRun {
             if let reason = attachments.unread(list, options: options) {
                 return try deadLetterUnread(DrainedRecord(record: record, storedJSON: payload, end: end), reason)
             }
-            var made: [(path: String, status: FileStatus)] = []
+            var made: [(name: String, status: FileStatus)] = []
             for index in list.indices {
                 if let destination = options.attachmentsDestination {
                     switch try attachments.deliver(list[index], to: destination, checked: checkedFiles) {
                     case .delivered(let path, let created):
                         list[index].path = path
-                        if let created { made.append((path, created)) }
+                        if let created { made.append(created) }
                     case .damaged(let problem):
                         // Set aside whole: none of its files reaches the host, so the copies made for it go.
-                        for copy in made { attachments.removeDelivered(copy.path, made: copy.status) }
+                        for copy in made { attachments.removeDelivered(copy.name, made: copy.status, from: destination) }
                         return damaged(problem)
                     }
                 } else {

@@ -91,6 +91,44 @@ public struct QueueDirectory: Sendable {
         }
     }
 
+    /// Why the entry `name`, whose status is `status`, is no file of the queue's own, or nil if it is one.
+    ///
+    /// Any member of a shared queue's group can plant something at a name the queue's tools write,
+    /// to stop every one of them: what is not a regular file with one name (a directory, a symlink,
+    /// a FIFO, a hard link), or another user's file that this process may not read and write.
+    func foreignFile(_ name: String, _ status: FileStatus) -> ForeignFile? {
+        if !status.isRegularFile || status.linkCount != 1 { return .notOneRegularFile }
+        if status.owner != Host.effectiveUserID && !folder.mayReadAndWrite(name) { return .othersUnusable(owner: status.owner) }
+        return nil
+    }
+
+    /// What ``foreignFile(_:_:)`` found.
+    enum ForeignFile: Equatable {
+        case notOneRegularFile
+        case othersUnusable(owner: UInt32)
+
+        /// The problem, as a drain's warning gives it.
+        var problem: String {
+            switch self {
+            case .notOneRegularFile: "is not a regular file with one name"
+            case .othersUnusable(let owner): "belongs to user \(owner) and this drain may not read and write it"
+            }
+        }
+    }
+
+    /// Clears the name of a temporary file this process is about to create: a leftover of
+    /// an earlier process with the same id is removed, and what cannot be (a directory, which
+    /// anyone sharing the queue can make at every such name) is moved aside.
+    /// - Returns: where it was moved, if it was.
+    func clearTemporary(_ name: String) throws(SystemError) -> String? {
+        do {
+            _ = try folder.removeIfPresent(name)
+            return nil
+        } catch {
+            return try moveAside(name)
+        }
+    }
+
     /// The largest segment number the queue uses (`QueueLayout`'s rule).
     static var maximumSequence: UInt64 { QueueLayout.maximumSequence }
 
@@ -221,9 +259,8 @@ public struct QueueDirectory: Sendable {
     /// files and the checkpoint are made now, while there is room, so that a
     /// drain needs no new space even when the file system is full.
     private func initialize() throws(ShareQueueError) {
-        // What stands where these go and is no file of the queue's (a directory, a symlink, a FIFO,
-        // one with other names, or another user's that this process may not use) would stop every
-        // tool before the queue is first used: in a queue shared with a group any member can plant it.
+        // What stands where these go and is no file of the queue's (see `foreignFile`) would stop every
+        // tool before the queue is first used, so it is moved aside.
         // Another user's lock file, though, only while the queue holds no records: on a queue in use (its
         // marker lost) it may be held by a process of its owner, and two lock files would let a producer's
         // write and a drain's seal, or two drains, run at once. (A checkpoint moved aside costs deliveries again.)
@@ -235,8 +272,8 @@ public struct QueueDirectory: Sendable {
         for name in [QueueLayout.appendLock, QueueLayout.drainLock, QueueLayout.checkpoint] {
             let status: FileStatus?
             do { status = try folder.status(of: name) } catch { throw ShareQueueError("cannot look at the queue's files", path: path(of: name), error) }
-            guard let status, !status.isRegularFile || status.linkCount != 1
-                    || ((!inUse || name == QueueLayout.checkpoint) && status.owner != Host.effectiveUserID && !folder.mayReadAndWrite(name)) else { continue }
+            guard let status, let foreign = foreignFile(name, status),
+                  foreign == .notOneRegularFile || !inUse || name == QueueLayout.checkpoint else { continue }
             do { _ = try moveAside(name) } catch { throw ShareQueueError("cannot set aside a file the queue did not write", path: path(of: name), error) }
         }
         for lock in [QueueLayout.appendLock, QueueLayout.drainLock] {
@@ -251,8 +288,7 @@ public struct QueueDirectory: Sendable {
     private func writeFormatMarker() throws(ShareQueueError) {
         let temporary = QueueLayout.formatMarkerTemporary(processID: Host.processID)
         do throws(SystemError) {
-            // A leftover of an earlier process with this id is removed; what cannot be (a directory) is moved aside.
-            do { _ = try folder.removeIfPresent(temporary) } catch { _ = try moveAside(temporary) }
+            _ = try clearTemporary(temporary)
             let fd = try folder.open(temporary, .writeCreateExclusive)
             try fd.closeAfter { () throws(SystemError) in
                 try fd.writeAll(Array((Self.formatPrefix + "\(Self.formatVersion)\nqueue \(RecordID.random())\n").utf8))

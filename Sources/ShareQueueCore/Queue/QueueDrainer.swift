@@ -103,8 +103,8 @@ public final class QueueDrainer: @unchecked Sendable {
     private func putBackDeadLetters(resumingOnly: Bool) throws(ShareQueueError) -> Int {
         let letters = DeadLetters(directory: directory, warn: warn)
         // What stands where letters being put back would be, and is no file of theirs, is moved out of the way.
-        if let status = try directory.status(of: QueueLayout.deadLettersRequeue), !status.isRegularFile || status.linkCount != 1 {
-            try moveAsideForeign(QueueLayout.deadLettersRequeue, "is not a regular file with one name")
+        if let status = try directory.status(of: QueueLayout.deadLettersRequeue), let foreign = directory.foreignFile(QueueLayout.deadLettersRequeue, status) {
+            try moveAsideForeign(QueueLayout.deadLettersRequeue, foreign.problem)
         }
         // Renamed first, so that a crash cannot leave a letter both queued and waiting.
         let resuming = try directory.status(of: QueueLayout.deadLettersRequeue) != nil
@@ -176,11 +176,8 @@ public final class QueueDrainer: @unchecked Sendable {
     /// over, which delivers again rather than loses.
     private func setAsideForeignFiles() throws(ShareQueueError) {
         for name in [QueueLayout.checkpoint, QueueLayout.quarantine, QueueLayout.deadLetters, QueueLayout.deadLettersRequeue, QueueLayout.attempts] {
-            guard let status = try directory.status(of: name) else { continue }
-            if !status.isRegularFile || status.linkCount != 1 {
-                try moveAsideForeign(name, "is not a regular file with one name")
-            } else if status.owner != Host.effectiveUserID && !directory.folder.mayReadAndWrite(name) {
-                try moveAsideForeign(name, "belongs to user \(status.owner) and this drain may not read and write it")
+            if let status = try directory.status(of: name), let foreign = directory.foreignFile(name, status) {
+                try moveAsideForeign(name, foreign.problem)
             }
         }
         // The attachments and keys folders must be directories of the queue's own, not links to somewhere else.

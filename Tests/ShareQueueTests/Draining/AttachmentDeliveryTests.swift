@@ -156,18 +156,25 @@ struct AttachmentDeliveryTests {
         #expect(try queue.status()["quarantined"] as? Int == 0)
     }
 
-    @Test("A symlink at the name an attachment is delivered under is neither followed nor a failure: the copy takes the next name")
-    func symlinkAtTheDeliveredName() throws {
-        let scratch = TemporaryDirectory()
+    /// A queue holding one record with a 1,000-byte photo, the name of the queue's copy of it, and an empty destination.
+    private func queueWithPhoto(_ scratch: TemporaryDirectory) throws -> (queue: TestQueue, photo: (path: String, sha256: String), appended: [String], file: String, received: String) {
         let queue = TestQueue(in: scratch)
         let photo = try AttachmentTests.makeFile(scratch, "photo.jpg", bytes: 1_000)
         let appended = try queue.append(["--attach", photo.path, "photo"]).lines
         let file = try FileManager.default.contentsOfDirectory(atPath: queue.file("attachments"))[0]
+        let received = scratch.file("received")
+        try FileManager.default.createDirectory(atPath: received, withIntermediateDirectories: false)
+        return (queue, photo, appended, file, received)
+    }
+
+    @Test("A symlink at the name an attachment is delivered under is neither followed nor a failure: the copy takes the next name")
+    func symlinkAtTheDeliveredName() throws {
+        let scratch = TemporaryDirectory()
+        let (queue, _, appended, file, received) = try queueWithPhoto(scratch)
         let victim = scratch.file("victim")
         try Data("precious".utf8).write(to: URL(fileURLWithPath: victim))
-        try FileManager.default.createDirectory(atPath: scratch.file("received"), withIntermediateDirectories: false)
-        try FileManager.default.createSymbolicLink(atPath: scratch.file("received/" + file), withDestinationPath: victim)
-        let drain = try queue.drain(["--attachments-to", scratch.file("received")])
+        try FileManager.default.createSymbolicLink(atPath: received + "/" + file, withDestinationPath: victim)
+        let drain = try queue.drain(["--attachments-to", received])
         #expect(drain.status == 0, "\(drain.stderr)")
         #expect(try ids(in: drain.stdout) == appended)
         let path = (try jsonObjects(drain.stdout)[0]["attachments"] as! [[String: Any]])[0]["path"] as? String
@@ -179,12 +186,7 @@ struct AttachmentDeliveryTests {
           arguments: ["partial", "same bytes"])
     func plantsInTheDestination(_ plant: String) throws {
         let scratch = TemporaryDirectory()
-        let queue = TestQueue(in: scratch)
-        let photo = try AttachmentTests.makeFile(scratch, "photo.jpg", bytes: 1_000)
-        let appended = try queue.append(["--attach", photo.path, "photo"]).lines
-        let file = try FileManager.default.contentsOfDirectory(atPath: queue.file("attachments"))[0]
-        let received = scratch.file("received")
-        try FileManager.default.createDirectory(atPath: received, withIntermediateDirectories: false)
+        let (queue, photo, appended, file, received) = try queueWithPhoto(scratch)
         if plant == "partial" {
             try FileManager.default.createDirectory(atPath: received + "/." + file + ".partial", withIntermediateDirectories: false)
         } else {
