@@ -20,7 +20,9 @@ extension ShareAppendTool {
     /// Appends the non-empty lines of standard input as consecutive atomic
     /// appends of at most `chunkBytes` of frames each (a single larger record
     /// goes alone), handing each append's ids to `printIDs` once it is durable.
-    /// Memory holds one chunk, whatever the size of the input.
+    /// Memory holds one chunk, whatever the size of the input. A chunk is also
+    /// appended when the input goes quiet (see `quietMilliseconds`), so that
+    /// lines written now and then into a pipe kept open are not held back.
     ///
     /// Every line of a chunk is checked before the chunk is appended, so a
     /// chunk goes in whole or not at all. A failure part-way stops there: what
@@ -40,6 +42,7 @@ extension ShareAppendTool {
         var chunkFirstLine = 1
         var appended = 0
         var failedLine = 1
+        var lastLine = 0
 
         /// Appends the chunk in hand, which ends just before line `next`.
         func appendChunk(endingBefore next: Int) throws(ShareQueueError) {
@@ -54,7 +57,16 @@ extension ShareAppendTool {
         }
 
         do {
-            try forEachLine(ofStandardInputUpTo: Int64.max, linesUpTo: maxInputBytesPerRecord(options), onRead: { bytesRead = $0 }) { line, number throws(ShareQueueError) in
+            try forEachLine(ofStandardInputUpTo: Int64.max, linesUpTo: maxInputBytesPerRecord(options), onRead: { bytesRead = $0 },
+                            quiet: quietMilliseconds, onQuiet: { () throws(ShareQueueError) in
+                guard !chunk.isEmpty else { return }
+                failedLine = chunkFirstLine
+                try appendChunk(endingBefore: lastLine + 1)
+                failedLine = lastLine + 1
+            }) { line, number throws(ShareQueueError) in
+                lastLine = number
+                // A failure to read the input is at the line after this one.
+                failedLine = number + 1
                 if line.isEmpty { return }
                 failedLine = number
                 if arguments.has("--id") && appended + chunk.count > 0 {
@@ -70,6 +82,7 @@ extension ShareAppendTool {
                 if chunk.isEmpty { chunkFirstLine = number }
                 chunk.append(draft)
                 chunkFrameBytes += size
+                failedLine = number + 1
                 progress?.update(done: appended, fraction: inputBytes.map { Double(bytesRead) / Double($0) })
             }
             failedLine = chunkFirstLine

@@ -20,6 +20,10 @@ extension ShareAppendTool {
         return drafts
     }
 
+    /// How long `--lines` waits for more input before it appends the lines in hand: long enough
+    /// that a writer's bursts make one append, short enough that no one waits for a record.
+    static let quietMilliseconds: Int32 = 10
+
     /// The longest line read as one record's content: what a record given
     /// whole on standard input may be (JSON may shrink when compacted, so the record limit alone is too little).
     static func maxInputBytesPerRecord(_ options: AppendOptions) -> Int { options.maxRecordBytes * 4 + 4096 }
@@ -28,8 +32,11 @@ extension ShareAppendTool {
     /// line end (a newline, or a carriage return and a newline), with its number; refuses input past `limit` bytes, and a
     /// line past `maxLine` bytes as soon as it is that long. Only the line
     /// being read is held, never all of the input.
-    /// `onRead` hears the bytes read so far after every read.
+    /// `onRead` hears the bytes read so far after every read. Given `quiet`, `onQuiet` is called
+    /// when a read came up short and no more input comes within that many milliseconds: a writer
+    /// that keeps its pipe open and writes now and then has its lines dealt with as they come.
     static func forEachLine(ofStandardInputUpTo limit: Int64, linesUpTo maxLine: Int, onRead: (Int64) -> Void = { _ in },
+                            quiet: Int32? = nil, onQuiet: () throws(ShareQueueError) -> Void = {},
                             _ body: ([UInt8], Int) throws(ShareQueueError) -> Void) throws(ShareQueueError) {
         var chunk = [UInt8](repeating: 0, count: 64 << 10)
         var partial: [UInt8] = []
@@ -73,6 +80,7 @@ extension ShareAppendTool {
             }
             try checkLength(partial.count + n - lineStart)
             partial += chunk[lineStart..<n]
+            if let quiet, n < chunk.count, !FileDescriptor.standardInput.hasInput(within: quiet) { try onQuiet() }
         }
         // The last line may have no newline; an empty one after the last newline is no line.
         if !partial.isEmpty { try emit(partial[...], ended: false) }

@@ -21,7 +21,7 @@ public enum ShareAppendTool {
             OptionSpec(names: ["--if-changed"], value: nil, help: "With --key, append only if the content differs from the last record appended with that key; otherwise append nothing and print that record's id."),
             OptionSpec(names: ["--meta"], value: "K=V", help: "Attach a string field to the record's meta; repeat for more.", repeatable: true),
             OptionSpec(names: ["--id"], value: "ID", help: "Use this UUID as the record's id, so a retried append can be deduplicated."),
-            OptionSpec(names: ["--attach"], value: "FILE", help: "Copy FILE into the queue and attach it to the record; repeat for more. Text then comes only from TEXT.", repeatable: true),
+            OptionSpec(names: ["--attach"], value: "FILE", help: "Copy FILE into the queue and attach it to the record; repeat for more. Its text, JSON or URL then comes only from TEXT: standard input is not read.", repeatable: true),
             OptionSpec(names: ["--max-attachment-bytes"], value: "N", help: "Refuse attachments of more than N bytes in all (default 268435456, as host-drain reads)."),
             OptionSpec(names: ["--quiet", "-q"], value: nil, help: "Print nothing on success."),
             OptionSpec(names: ["--no-sync"], value: nil, help: "Do not fsync before reporting success (faster; a power cut may lose the record)."),
@@ -97,6 +97,11 @@ public enum ShareAppendTool {
         let files = arguments.all("--attach")
         let maxAttachmentBytes = try arguments.integer("--max-attachment-bytes", in: Int64(1)...Int64.max / 2) ?? Attachment.defaultMaxBytes
         if !files.isEmpty && arguments.has("--lines") { throw ShareQueueError(.invalidArgument, "--attach adds files to one record; it does not combine with --lines") }
+        // With files, the record's content comes only from TEXT: standard input is not read, so a
+        // kind of content asked for without TEXT would be dropped unchecked.
+        if !files.isEmpty && arguments.arguments.isEmpty, let kind = ["--json", "--url"].first(where: arguments.has) {
+            throw ShareQueueError(.invalidArgument, "with --attach, \(kind) takes its value as TEXT: standard input is not read")
+        }
         if files.count > Attachment.maximumPerRecord { throw ShareQueueError(.invalidArgument, "a record has at most \(Attachment.maximumPerRecord) attachments, not \(files.count)") }
 
         // All input is read and checked before the queue is touched: bad input changes nothing.

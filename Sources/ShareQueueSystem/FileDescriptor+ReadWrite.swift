@@ -45,6 +45,14 @@ extension FileDescriptor {
         return n
     }
 
+    /// Whether input is ready to read, or comes within `milliseconds`: false when a pipe or a
+    /// terminal stays quiet that long. An end of input, an error, or an interrupted wait count as ready,
+    /// so that a reader goes on to `read` and learns which. The corresponding C function is `poll`.
+    package func hasInput(within milliseconds: Int32) -> Bool {
+        var fds = [pollfd(fd: rawValue, events: Int16(POLLIN), revents: 0)]
+        return poll(&fds, 1, milliseconds) != 0
+    }
+
     /// Reads into `array` from index `start` to its end, at the current position (a pipe's).
     /// The corresponding C function is `read`.
     package func read(into array: inout [UInt8], from start: Int) throws(SystemError) -> Int {

@@ -43,6 +43,8 @@ struct BadInputTests {
         Case(name: "empty source", arguments: ["--source", "", "x"], stdin: [], status: 64, message: "source"),
         Case(name: "oversize argument", arguments: ["--max-record-bytes", "200", String(repeating: "y", count: 300)], stdin: [], status: 65, message: "above the limit"),
         Case(name: "missing attachment", arguments: ["--attach", "/nonexistent/photo.jpg"], stdin: [], status: 66, message: "does not exist"),
+        Case(name: "JSON on stdin with an attachment", arguments: ["--json", "--attach", "/etc/passwd"], stdin: Array("{\"a\":".utf8), status: 64, message: "--json takes its value as TEXT"),
+        Case(name: "a URL on stdin with an attachment", arguments: ["--url", "--attach", "/etc/passwd"], stdin: Array("https://swift.org".utf8), status: 64, message: "--url takes its value as TEXT"),
         Case(name: "attachment that is a directory", arguments: ["--attach", "/tmp"], stdin: [], status: 65, message: "regular file"),
         Case(name: "attachment over the limit", arguments: ["--attach", "/etc/passwd", "--max-attachment-bytes", "1"], stdin: [], status: 65, message: "over the limit"),
         Case(name: "attachment with --lines", arguments: ["--attach", "/etc/passwd", "--lines"], stdin: Array("a\n".utf8), status: 64, message: "--lines"),

@@ -94,18 +94,19 @@ struct ToolTests {
         #expect(result.stdout.isEmpty && snapshot(queue.path) == before)
     }
 
-    @Test("--format text names each attachment where the drain put it, tells meta from the key, and writes control characters as escapes")
+    @Test("--format text names each attachment where the drain put it, tells meta from the key, and writes control characters and invisible ones as escapes")
     func textFormat() throws {
         let queue = TestQueue()
         let note = queue.scratch.file("note.txt")
         try Data("a note".utf8).write(to: URL(fileURLWithPath: note))
         let received = queue.scratch.file("received")
-        #expect(try queue.append(["--key", "k\nx", "--meta", "key=fake", "--attach", note, "red \u{1B}[31m\ttab\nsecond"]).status == 0)
+        #expect(try queue.append(["--key", "k\nx", "--meta", "key=fake", "--attach", note,
+                                  "red \u{1B}[31m\ttab\nsecond \u{202E}reversed\u{2028}\u{200B}\u{E0001} é 😀"]).status == 0)
         let drain = try queue.drain(["--format", "text", "--attachments-to", received])
         #expect(drain.status == 0, "\(drain.stderr)")
         let lines = drain.output.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         #expect(lines.count == 5 && lines[0].hasSuffix("  key=k\\nx  meta.key=fake"), "\(lines)")
-        #expect(lines[1] == "    red \\u001b[31m\ttab" && lines[2] == "    second", "\(lines)")
+        #expect(lines[1] == "    red \\u001b[31m\ttab" && lines[2] == "    second \\u202ereversed\\u2028\\u200b\\udb40\\udc01 é 😀", "\(lines)")
         let file = try #require(try FileManager.default.contentsOfDirectory(atPath: received).first)
         #expect(lines[3] == "    attachment: note.txt  6 bytes  \(received)/\(file)", "\(lines)")
     }
