@@ -160,7 +160,7 @@ struct BookkeepingTests {
         #expect(status.stderr.contains("skipped a damaged line of \(Self.plantedSize) bytes"), "\(status.stderr)")
 
         // Dead-lettering reads the file to keep one letter per record.
-        let drain = try queue.measuredDrain(["--exec", Self.command(out), "--max-attempts", "1"])
+        let drain = try queue.measuredDrain(Self.letterDrain(out))
         #expect(drain.status == 0, "\(drain.stderr)")
         #expect(drain.peakMemory < Self.memoryLimit, "peak memory \(drain.peakMemory >> 20) MiB")
         #expect(try ids(in: Data(contentsOf: URL(fileURLWithPath: out))) == good)
@@ -174,50 +174,48 @@ struct BookkeepingTests {
         #expect(try ids(in: try queue.drain().stdout) == poisoned + third)
     }
 
-    @Test("Dead-lettering costs the same next to 40,000 or 240,000 earlier letters: only the end of their file is read")
+    @Test("Dead-lettering costs the same next to 100,000 or 300,000 earlier letters: only the end of their file is read")
     func manyEarlierLetters() throws {
-        // 40,000 letters fill about the 8 MiB a drain reads; six times as many must not cost six times as much.
-        let few = try drainNextToLetters(40_000)
-        let many = try drainNextToLetters(240_000)
-        #expect(many.seconds < few.seconds * 2.5, "\(many.seconds) s next to 240,000 letters, \(few.seconds) s next to 40,000")
+        // With batches of 10, a drain reads the last 21 MiB of the letters (`DeadLetters.recentLettersSize`):
+        // 100,000 letters, about 26 MB, already fill it, and three times as many must not cost three times as much.
+        let few = try drainNextToLetters(100_000)
+        let many = try drainNextToLetters(300_000)
+        #expect(many.seconds < few.seconds * 2, "\(many.seconds) s next to 300,000 letters, \(few.seconds) s next to 100,000")
         #expect(many.peakMemory < 24 << 20, "peak memory \(many.peakMemory >> 20) MiB")
     }
 
+    /// The options of the drains that make dead letters next to many others.
+    private static func letterDrain(_ out: String) -> [String] { ["--exec", command(out), "--max-attempts", "1", "--batch", "10"] }
+
     /// Runs a drain that dead-letters one record, in a queue whose dead-letter
-    /// file already holds `count` distinct letters (about 200 bytes each).
+    /// file already holds `count` (a multiple of 1,000) distinct letters, about 260 bytes each.
     private func drainNextToLetters(_ count: Int) throws -> MeasuredRun {
         let scratch = TemporaryDirectory()
         let queue = TestQueue(in: scratch)
         let out = scratch.file("delivered")
         _ = try queue.appendLines(["poison"])
-        #expect(try queue.drain(["--exec", Self.command(out), "--max-attempts", "1"]).status == 0)
+        #expect(try queue.drain(Self.letterDrain(out)).status == 0)
         let path = queue.file("dead-letters.log")
         let letter = try String(contentsOfFile: path, encoding: .utf8)
-        // Letters like the first, each with an id of its own.
+        // Letters like the first, each with an id of its own: a block of 1,000 whose ids end in
+        // 000000 to 000999, then copies of it with the block's number in the six digits before those.
         let stored = try #require(letter.range(of: #""id":""#))
         let prefix = Array(letter[..<stored.upperBound].utf8), suffix = Array(letter[letter.index(stored.upperBound, offsetBy: 36)...].utf8)
-        var id = Array("00000000-0000-7000-8000-000000000000".utf8)
+        func digits(_ number: Int) -> [UInt8] { Array(String(1_000_000 + number).utf8.dropFirst()) }
+        var block: [UInt8] = []
+        for n in 0..<1000 { block += prefix + Array("00000000-0000-7000-8000-000000".utf8) + digits(n) + suffix }
+        let letterSize = block.count / 1000, blockDigits = prefix.count + 24
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
         try handle.seekToEnd()
-        var chunk: [UInt8] = []
-        for _ in 0..<count {
-            // The next id: its last digits count up.
-            var digit = id.count - 1
-            while id[digit] == UInt8(ascii: "9") { id[digit] = UInt8(ascii: "0"); digit -= 1 }
-            id[digit] += 1
-            chunk += prefix
-            chunk += id
-            chunk += suffix
-            if chunk.count > 8 << 20 {
-                try handle.write(contentsOf: chunk)
-                chunk.removeAll(keepingCapacity: true)
-            }
+        for number in 1...(count / 1000) {
+            let mark = digits(number)
+            for n in 0..<1000 { block.replaceSubrange((n * letterSize + blockDigits)..<(n * letterSize + blockDigits + 6), with: mark) }
+            try handle.write(contentsOf: block)
         }
-        try handle.write(contentsOf: chunk)
         try handle.close()
         let good = try queue.append(text: "good")
         _ = try queue.append(text: "poison")
-        let drain = try queue.measuredDrain(["--exec", Self.command(out), "--max-attempts", "1"])
+        let drain = try queue.measuredDrain(Self.letterDrain(out))
         #expect(drain.status == 0, "\(drain.stderr)")
         #expect(try ids(in: Data(contentsOf: URL(fileURLWithPath: out))) == good)
         let lines = try Data(contentsOf: URL(fileURLWithPath: path)).reduce(0) { $1 == 0x0A ? $0 + 1 : $0 }
