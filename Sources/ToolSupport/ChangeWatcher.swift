@@ -122,7 +122,9 @@ package final class ChangeWatcher {
     }
 
     #if os(Linux)
-    /// Reads all queued inotify events; true if one was a write to the pending file.
+    /// Reads all queued inotify events; true if one was a write to the pending file, or if
+    /// the kernel's queue of events overflowed: a flood of writes to other files may then have
+    /// pushed out the one to the pending file.
     private func pendingFileWasWritten() -> Bool {
         var written = false
         var buffer = [UInt8](repeating: 0, count: 64 << 10)
@@ -131,6 +133,8 @@ package final class ChangeWatcher {
             if n <= 0 { return written }
             var offset = 0
             while offset + 16 <= n {
+                let mask = buffer.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self) }
+                if mask & UInt32(IN_Q_OVERFLOW) != 0 { written = true }
                 let nameLength = buffer.withUnsafeBytes { Int($0.load(fromByteOffset: offset + 12, as: UInt32.self)) }
                 let nameBytes = buffer[(offset + 16)..<min(n, offset + 16 + nameLength)].prefix { $0 != 0 }
                 if String(decoding: nameBytes, as: UTF8.self) == QueueLayout.pending { written = true }

@@ -42,6 +42,33 @@ struct WatchTests {
         #expect(watcher.wait().status == 0)
     }
 
+    @Test("Writes to other files that overflow the kernel's queue of events do not hide a record from the watcher",
+          .enabled(if: FileManager.default.fileExists(atPath: "/proc/sys/fs/inotify/max_queued_events")))
+    func eventQueueOverflow() throws {
+        let scratch = TemporaryDirectory()
+        let queue = TestQueue(in: scratch)
+        let out = scratch.file("delivered")
+        let watcher = try RunningTool("host-drain", ["--dir", queue.path, "--watch", "--exec", "cat >> '\(out)'"], in: scratch)
+        defer { watcher.kill() }
+        try queue.append(["first"])
+        try waitUntil("the first record") { Self.lineCount(out) == 1 }
+        // Stopped while it waits for events, so that they pile up unread.
+        try waitUntil("the watcher waiting") { (try? String(contentsOfFile: "/proc/\(watcher.pid)/wchan", encoding: .utf8))?.contains("poll") == true }
+        kill(watcher.pid, SIGSTOP)
+        // More events than the queue holds, to two files in turn (the kernel merges repeats of the last event);
+        // the record's write then finds the queue full.
+        let limit = Int(try String(contentsOfFile: "/proc/sys/fs/inotify/max_queued_events", encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 16_384
+        let files = [open(queue.file("other-a"), O_WRONLY | O_CREAT, 0o600), open(queue.file("other-b"), O_WRONLY | O_CREAT, 0o600)]
+        for index in 0...(limit + 100) { _ = write(files[index % 2], "x", 1) }
+        files.forEach { _ = close($0) }
+        try queue.append(["second"])
+        kill(watcher.pid, SIGCONT)
+        try waitUntil("the second record", seconds: 20) { Self.lineCount(out) == 2 }
+        kill(watcher.pid, SIGTERM)
+        #expect(watcher.wait().status == 0)
+    }
+
     @Test("A burst of 500 separate share-append processes becomes a few dozen deliveries")
     func burstCoalesces() throws {
         let scratch = TemporaryDirectory()

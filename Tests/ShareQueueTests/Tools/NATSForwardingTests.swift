@@ -214,6 +214,22 @@ struct NATSForwardingTests {
         #expect(deadLetters.contains(large.lines[0]))
     }
 
+    @Test("A record that names another's id before its own is published under its own, the last, as host-drain reads it: the other is not taken for a duplicate")
+    func repeatedIDMember() throws {
+        let bin = try bin()
+        let scratch = TemporaryDirectory()
+        let server = try NATSServer(in: scratch)
+        try createStream(bin, server, "REPEATED", subject: "repeated", in: scratch)
+        let victim = "3B1A7A47-62E9-44DE-8AFC-C39F9309E7F9"
+        let queue = TestQueue(in: scratch)
+        try queue.appendStored([Array(#"{"v":1,"id":"\#(victim)","date":"2026-01-02T03:04:05.678Z","source":"s","kind":"text","text":"hostile","id":"hostile-1"}"#.utf8)])
+        #expect(try queue.append(["--id", victim, "victim"]).lines == [victim])
+        let drain = try run("host-drain", ["--dir", queue.path, "-q", "--exec", forwarder(bin, server, subject: "repeated")], in: scratch)
+        #expect(drain.status == 0, "\(drain.stderr)")
+        let dump = try run(bin + "/nats-stream-dump", ["--server", server.url, "--stream", "REPEATED"], in: scratch)
+        #expect(dump.lines.map { String($0.prefix { $0 != "\t" }) } == ["hostile-1", victim], "\(dump.stdout)")
+    }
+
     @Test("forward-nats: --help, usage errors (64); an unreachable server or an unusable file (75)")
     func commandLine() throws {
         let bin = try bin()

@@ -12,6 +12,8 @@ struct JSONMemberScanner {
 
     /// The decoded UTF-8 of the string member `name` of the object in `json`, or nil when the
     /// object has no such member, the member is not a string, or `json` is not an object.
+    /// A name given twice has its last value, as host-drain and every reader of the format take it:
+    /// a record cannot pass for another by naming the other's id first.
     static func stringMember(_ name: String, in json: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         var scanner = JSONMemberScanner(json)
         return scanner.findMember(Array(name.utf8))
@@ -20,14 +22,18 @@ struct JSONMemberScanner {
     private mutating func findMember(_ name: [UInt8]) -> [UInt8]? {
         guard take(UInt8(ascii: "{")) else { return nil }
         if take(UInt8(ascii: "}")) { return nil }
+        var found: [UInt8]? = nil
         repeat {
             guard take(UInt8(ascii: "\"")), let key = readString(), take(UInt8(ascii: ":")) else { return nil }
-            if key == name {
-                return take(UInt8(ascii: "\"")) ? readString() : nil
+            if key == name && take(UInt8(ascii: "\"")) {
+                guard let value = readString() else { return nil }
+                found = value
+            } else {
+                if key == name { found = nil }
+                guard skipValue() else { return nil }
             }
-            guard skipValue() else { return nil }
         } while take(UInt8(ascii: ","))
-        return nil
+        return take(UInt8(ascii: "}")) ? found : nil
     }
 
     /// Skips blanks, then consumes `byte` if it comes next.
