@@ -156,6 +156,9 @@ public enum HostDrainTool {
             throw ShareQueueError(.invalidArgument, "--store keeps every record and puts attachments beside the database; --coalesce and --attachments-to are for the other sinks")
         }
         if arguments.has("--debounce") && !arguments.has("--watch") { throw ShareQueueError(.invalidArgument, "--debounce goes with --watch") }
+        if arguments.has("--max") && arguments.has("--watch") {
+            throw ShareQueueError(.invalidArgument, "--max ends a run after N records; --watch runs until it is stopped: give one of them")
+        }
         if arguments.has("--exec-timeout") && !arguments.has("--exec") { throw ShareQueueError(.invalidArgument, "--exec-timeout goes with --exec") }
         if let command = arguments.value("--exec"), command.allSatisfy(\.isWhitespace) {
             throw ShareQueueError(.invalidArgument, "--exec needs a command; an empty one would take every batch")
@@ -241,9 +244,9 @@ public enum HostDrainTool {
             text = String(decoding: JSONValue.object(object.sortedByName()).compactJSON, as: UTF8.self) + "\n"
         } else {
             text = """
-                directory: \(directory.path)
+                directory: \(TerminalText.shown(directory.path[...]))
                 pending: \(status.pending) record\(status.pending == 1 ? "" : "s"), \(status.pendingBytes) bytes
-                oldest: \(status.oldest ?? "-")
+                oldest: \(TerminalText.shown((status.oldest ?? "-")[...]))
                 quarantined: \(status.quarantined)
                 dead letters: \(status.deadLetters)
                 files moved aside: \(status.rejectedFiles)

@@ -1,5 +1,6 @@
 import ShareQueueCore
 import ShareQueueSystem
+import ToolSupport
 
 /// Delivers each batch to standard output. A batch counts as delivered once
 /// it is written (and, when standard output is a file, synced to disk); a
@@ -8,6 +9,9 @@ struct StandardOutputSink: DrainSink {
     let format: RecordFormat
     /// A batch's output, kept between batches so that its memory is not asked for again each time.
     private var out: [UInt8] = []
+    /// Whether the reader of standard output is gone (EPIPE): no later batch can be delivered,
+    /// so a watcher stops rather than try again for good.
+    private(set) var readerIsGone = false
 
     init(format: RecordFormat) { self.format = format }
 
@@ -21,8 +25,16 @@ struct StandardOutputSink: DrainSink {
         // A file (not a pipe) is cut back to where the batch began if it cannot be written whole
         // (a full disk, a file size limit): it then holds whole lines, and the batch comes again whole.
         let start = output.endOfFileWrittenAt()
-        do { try output.writeAll(out) } catch {
+        do {
+            if start != nil {
+                try output.writeAll(out)
+            } else if try !output.writeAllShared(out, unless: { StopRequest.isRequested }) {
+                // Asked to stop while no one reads: the batch stays queued, as when its command is ended.
+                throw ShareQueueError(.tryAgain, "stopped while standard output was not being read; the batch stays queued")
+            }
+        } catch let error as SystemError {
             if let start { output.cutBack(to: start) }
+            if error.isBrokenPipe { readerIsGone = true }
             throw error
         }
         try output.synchronize(.standardOutput)

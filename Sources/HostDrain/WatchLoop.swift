@@ -40,13 +40,17 @@ struct WatchLoop {
             if sinceLast < wait && !watcher.pause(milliseconds: Int((wait - sinceLast) * 1000)) { break }
             lastDrain = Host.monotonicSeconds()
             do {
-                let summary = try HostDrainTool.drain(directory, options: options, into: &sink)
+                // Opened again for each drain, so that its format marker is read again: a queue that a newer
+                // version took over since is not touched (78), and the path given is the queue drained.
+                let summary = try HostDrainTool.drain(try QueueDirectory(path: directory.path), options: options, into: &sink)
                 if !quiet && (summary.delivered > 0 || summary.quarantined > 0 || summary.superseded > 0 || summary.deadLettered > 0) {
                     HostDrainTool.report(summary)
                 }
                 retryDelay = nil
             } catch where error.kind == .tryAgain || error.kind == .ioError {
                 if StopRequest.isRequested { break }
+                // No batch can reach a reader that is gone: trying again would go on for good.
+                if (sink as? StandardOutputSink)?.readerIsGone == true { throw error }
                 HostDrainTool.tool.warn("\(error); trying again")
                 retryDelay = min(60, (retryDelay ?? 0.5) * 2)
             }

@@ -8,6 +8,14 @@ final class SQLiteDatabase {
     private var handle: OpaquePointer?
     let path: String
 
+    /// Makes a database that does not exist yet as an empty file only its owner may read and write
+    /// (an empty file is an empty database): SQLite would make it with the process's umask, often
+    /// readable by every local user, and its -wal and -shm files take its mode. What exists
+    /// is left as it is; what cannot be made here SQLite fails to open, and says why.
+    private static func createForOwner(_ path: String) {
+        (try? FileDescriptor.open(path, .writeCreateExclusive, permissions: 0o600))?.close()
+    }
+
     /// Opens a database defensively (see `defend()`), with full syncs and a busy timeout.
     /// Nothing is written: `useWriteAheadLog()` switches to WAL once the caller trusts the file.
     ///
@@ -18,6 +26,7 @@ final class SQLiteDatabase {
     ///   cannot open it defensively, or SQLite's failure.
     init(path: String, readOnly: Bool = false, busyTimeoutMilliseconds: Int32 = 5000) throws(ShareQueueError) {
         self.path = path
+        if !readOnly && path != ":memory:" { Self.createForOwner(path) }
         let access = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
         let result = sqlite3_open_v2(path, &handle, access | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW, nil)
         guard result == SQLITE_OK else {

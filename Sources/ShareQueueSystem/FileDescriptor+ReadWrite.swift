@@ -33,12 +33,31 @@ extension FileDescriptor {
         return true
     }
 
-    /// Writes some of `bytes` from index `start` on, and returns how many; never
+    /// Writes all of `bytes` to a pipe or terminal that this process shares with others (standard
+    /// output), so without making it non-blocking: a pipe's buffer at a time, each once `poll`
+    /// says it can be taken, and `giveUp` is asked every 100 ms while the reader does not read.
+    /// Returns false if it gave up before all was written. The corresponding C functions are `poll` and `write`.
+    package func writeAllShared(_ bytes: [UInt8], unless giveUp: () -> Bool) throws(SystemError) -> Bool {
+        var done = 0
+        while done < bytes.count {
+            var fds = [pollfd(fd: rawValue, events: Int16(POLLOUT), revents: 0)]
+            if poll(&fds, 1, 100) <= 0 {
+                if giveUp() { return false }
+                continue
+            }
+            // At most what a pipe takes at once once it has room, so that the write does not wait for the reader.
+            let end = min(bytes.count, done + Int(PIPE_BUF))
+            done += try writeSome(bytes, from: done, to: end)
+        }
+        return true
+    }
+
+    /// Writes some of `bytes` from index `start` on (up to `end`, or to their end), and returns how many; never
     /// none, which would loop forever. The corresponding C function is `write`.
-    private func writeSome(_ bytes: [UInt8], from start: Int) throws(SystemError) -> Int {
+    private func writeSome(_ bytes: [UInt8], from start: Int, to end: Int? = nil) throws(SystemError) -> Int {
         let n = try retryingOnInterrupt("write") {
             if InjectedFault.fails("write", descriptor: rawValue) { return -1 }
-            return bytes.withUnsafeBytes { raw in systemWrite(rawValue, raw.baseAddress! + start, raw.count - start) }
+            return bytes.withUnsafeBytes { raw in systemWrite(rawValue, raw.baseAddress! + start, (end ?? raw.count) - start) }
         }
         if n == 0 { throw SystemError(call: "write", errno: EIO) }
         if let trace = SystemTrace.current { bytes.withUnsafeBytes { trace.wrote(rawValue, $0.baseAddress! + start, count: n, at: nil) } }

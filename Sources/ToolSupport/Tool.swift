@@ -135,13 +135,14 @@ package struct Tool {
 
     /// Prints `<tool>: error: ...` (and the usage line for a usage error) and exits with its sysexits code.
     package func fail(_ error: ShareQueueError) -> Never {
-        var text = "\(name): error: \(error)\n"
+        var text = "\(name): error: \(TerminalText.shown("\(error)"[...]))\n"
         if error.kind == .invalidArgument { text += "USAGE: \(usage)\n  See '\(name) --help'.\n" }
         printError(text)
         Host.exit(Self.exitCode(error.kind))
     }
 
-    package func warn(_ message: String) { printError("\(name): warning: \(message)\n") }
+    /// Prints `<tool>: warning: ...`, the message on one line with what a terminal would act on escaped.
+    package func warn(_ message: String) { printError("\(name): warning: \(TerminalText.shown(message[...]))\n") }
 
     package func printError(_ text: String) { try? FileDescriptor.standardError.writeAll(Array(text.utf8)) }
 

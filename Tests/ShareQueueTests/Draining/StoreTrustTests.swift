@@ -111,6 +111,23 @@ struct StoreTrustTests {
         #expect(try sqlite(empty, "SELECT text FROM records ORDER BY rowid") == ["one", "two"])
     }
 
+    @Test("A store the drain makes is its user's alone, whatever the umask: the database, its -wal and its -shm")
+    func newStoreIsPrivate() throws {
+        let scratch = TemporaryDirectory()
+        let queue = TestQueue(in: scratch)
+        let db = scratch.file("inbox.sqlite")
+        try queue.append(["one"])
+        // A watcher holds the store open, so that its -wal and -shm files are there to look at.
+        let watcher = try RunningTool("/bin/sh", ["-c", "umask 022; exec '\(Executables.path("host-drain"))' --dir '\(queue.path)' --store '\(db)' --watch"], in: scratch)
+        defer { watcher.kill() }
+        // Looked at only once the drain has made it: the sqlite3 shell would make it otherwise.
+        try waitUntil("the record stored") { FileManager.default.fileExists(atPath: db) && (try? sqlite(db, "SELECT text FROM records")) == ["one"] }
+        for file in [db, db + "-wal", db + "-shm"] {
+            var status = stat()
+            #expect(lstat(file, &status) == 0 && status.st_mode & 0o077 == 0, "\(file): \(String(status.st_mode & 0o777, radix: 8))")
+        }
+    }
+
     @Test("A trigger planted while a watcher runs is found before its next batch: 78, the record kept")
     func schemaChangedDuringWatch() throws {
         let scratch = TemporaryDirectory()

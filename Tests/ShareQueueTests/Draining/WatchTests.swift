@@ -15,6 +15,25 @@ struct WatchTests {
         ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n").count
     }
 
+    /// A watcher delivering to the file `out` through `cat`, once it has delivered a first record.
+    static func watcherPastItsFirstRecord(_ queue: TestQueue, _ scratch: TemporaryDirectory, out: String) throws -> RunningTool {
+        try queue.append(["first"])
+        let watcher = try RunningTool("host-drain", ["--dir", queue.path, "--watch", "--exec", "cat >> '\(out)'"], in: scratch)
+        try waitUntil("the first record") { lineCount(out) == 1 }
+        return watcher
+    }
+
+    /// A watcher writing to the pipe `output`, as `host-drain --watch | reader` runs it.
+    static func watcher(of queue: TestQueue, writingTo output: Pipe) throws -> Process {
+        let watcher = Process()
+        watcher.executableURL = URL(fileURLWithPath: Executables.path("host-drain"))
+        watcher.arguments = ["--dir", queue.path, "--watch"]
+        watcher.standardOutput = output.fileHandleForWriting
+        watcher.standardError = FileHandle.nullDevice
+        try watcher.run()
+        return watcher
+    }
+
     @Test("Delivers each record soon after its producer exits, idles without using the CPU, and stops cleanly on SIGTERM")
     func deliversPromptlyAndIdles() throws {
         let scratch = TemporaryDirectory()
@@ -48,10 +67,8 @@ struct WatchTests {
         let scratch = TemporaryDirectory()
         let queue = TestQueue(in: scratch)
         let out = scratch.file("delivered")
-        let watcher = try RunningTool("host-drain", ["--dir", queue.path, "--watch", "--exec", "cat >> '\(out)'"], in: scratch)
+        let watcher = try Self.watcherPastItsFirstRecord(queue, scratch, out: out)
         defer { watcher.kill() }
-        try queue.append(["first"])
-        try waitUntil("the first record") { Self.lineCount(out) == 1 }
         // Stopped while it waits for events, so that they pile up unread.
         try waitUntil("the watcher waiting") { (try? String(contentsOfFile: "/proc/\(watcher.pid)/wchan", encoding: .utf8))?.contains("poll") == true }
         kill(watcher.pid, SIGSTOP)
@@ -67,6 +84,55 @@ struct WatchTests {
         try waitUntil("the second record", seconds: 20) { Self.lineCount(out) == 2 }
         kill(watcher.pid, SIGTERM)
         #expect(watcher.wait().status == 0)
+    }
+
+    @Test("A watcher whose standard output no one reads any more ends, 75, rather than try again for good; the record stays queued")
+    func readerOfStandardOutputGone() throws {
+        let queue = TestQueue()
+        let output = Pipe()
+        try output.fileHandleForReading.close()
+        let watcher = try Self.watcher(of: queue, writingTo: output)
+        defer { kill(watcher.processIdentifier, SIGKILL) }
+        let appended = try queue.append(["one"]).lines
+        try waitUntil("the watcher to end") { !watcher.isRunning }
+        #expect(watcher.terminationStatus == 75)
+        #expect(try ids(in: try queue.drain().stdout) == appended)
+    }
+
+    @Test("SIGTERM stops a watcher whose standard output is not being read: exit 0, the batch stays queued")
+    func stoppedWhileOutputIsFull() throws {
+        let queue = TestQueue()
+        let output = Pipe()
+        let watcher = try Self.watcher(of: queue, writingTo: output)
+        defer { kill(watcher.processIdentifier, SIGKILL) }
+        // More than a pipe holds, so that the watcher waits for a reader that never reads.
+        let appended = try queue.append([], stdin: String(repeating: "x", count: 200_000)).lines
+        let reader = output.fileHandleForReading.fileDescriptor
+        try waitUntil("the pipe full") {
+            var waiting: Int32 = 0
+            return ioctl(reader, UInt(FIONREAD), &waiting) == 0 && waiting >= 60_000
+        }
+        kill(watcher.processIdentifier, SIGTERM)
+        try waitUntil("the watcher to end", seconds: 10) { !watcher.isRunning }
+        #expect(watcher.terminationStatus == 0)
+        #expect(try ids(in: try queue.drain().stdout) == appended)
+    }
+
+    @Test("A watcher reads the format marker again before each drain: a queue marked with a newer format since is not touched, 78")
+    func markerChangedWhileWatching() throws {
+        let scratch = TemporaryDirectory()
+        let queue = TestQueue(in: scratch)
+        let out = scratch.file("delivered")
+        let watcher = try Self.watcherPastItsFirstRecord(queue, scratch, out: out)
+        defer { watcher.kill() }
+        // Stopped meanwhile, so that the record and the new marker are both there when it looks.
+        kill(watcher.pid, SIGSTOP)
+        try queue.append(["second"])
+        try Data("ShareQueue queue format 2\n".utf8).write(to: URL(fileURLWithPath: queue.file("format")))
+        kill(watcher.pid, SIGCONT)
+        let result = watcher.wait()
+        #expect(result.status == 78 && result.stderr.contains("newer than"), "\(result.stderr)")
+        #expect(Self.lineCount(out) == 1)
     }
 
     @Test("A burst of 500 separate share-append processes becomes a few dozen deliveries")

@@ -95,7 +95,8 @@ struct BadInputTests {
         #expect(after.status == 0)
     }
 
-    @Test("host-drain refuses unknown flags and arguments with 64", arguments: [["--frobnicate"], ["extra"], ["--format", "xml"], ["--batch", "0"], ["--json"], ["--wait", "soon"]])
+    @Test("host-drain refuses unknown flags and arguments with 64", arguments: [["--frobnicate"], ["extra"], ["--format", "xml"], ["--batch", "0"], ["--json"], ["--wait", "soon"],
+                                                                             ["--watch", "--max", "2"]])
     func drainUsage(_ arguments: [String]) throws {
         let scratch = TemporaryDirectory()
         let queue = try Self.populatedQueue(scratch)

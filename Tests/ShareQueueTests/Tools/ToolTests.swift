@@ -111,6 +111,22 @@ struct ToolTests {
         #expect(lines[3] == "    attachment: note.txt  6 bytes  \(received)/\(file)", "\(lines)")
     }
 
+    @Test("--status and a drain's warnings print no control character a record holds: a date, a meta name, an attachment's file name")
+    func noControlCharactersFromTheQueue() throws {
+        let queue = TestQueue()
+        let escape = #"\u001b]0;title\u0007\r\nhost-drain: delivered 9 records"#
+        // Each its own append: the date shows in --status, the other two are set aside with a warning.
+        try queue.appendStored([Array(#"{"v":1,"id":"a","date":"2026-01-02T03:04:05.678Z\#(escape)","source":"s","kind":"text","text":"t"}"#.utf8)])
+        try queue.appendStored([Array(#"{"v":1,"id":"b","date":"2026-01-02T03:04:05.678Z","source":"s","kind":"text","text":"t","meta":{"\#(escape)":1}}"#.utf8)])
+        try queue.appendStored([Array(#"{"v":1,"id":"c","date":"2026-01-02T03:04:05.678Z","source":"s","kind":"file","attachments":[{"name":"n","file":"\#(escape)","size":1,"sha256":"\#(String(repeating: "0", count: 64))","type":"text/plain"}]}"#.utf8)])
+        func controls(_ text: String) -> [Unicode.Scalar] { text.unicodeScalars.filter { $0.value < 0x20 && $0 != "\n" || $0.value == 0x7F } }
+        let status = try queue.drain(["--status"])
+        #expect(status.status == 0 && controls(status.output).isEmpty && status.output.contains("\\u001b]0;title"), "\(status.output)")
+        let drain = try queue.drain()
+        #expect(drain.stderr.contains("\\u001b]0;title") && controls(drain.stderr).isEmpty, "\(drain.stderr)")
+        #expect(!drain.stderr.contains("\nhost-drain: delivered 9"), "\(drain.stderr)")
+    }
+
     @Test("--max stops after N records and the next run goes on from there")
     func maxRecords() throws {
         let queue = TestQueue()
