@@ -11,7 +11,7 @@ public enum ShareAppendTool {
         usage: "share-append [options] [TEXT ...]",
         argumentsHelp: [("TEXT", "Text for one record, the arguments joined by single spaces. Without TEXT, all of standard input is one record, but for one line end at its end (a newline, or a carriage return and a newline).")],
         options: Tool.directoryOptions + [
-            OptionSpec(names: ["--lines"], value: nil, help: "Make every non-empty line of standard input a record (a line ends at a newline, or a carriage return and a newline), appended in atomic chunks (see --chunk-bytes) whose ids print as each is durable."),
+            OptionSpec(names: ["--lines"], value: nil, help: "Make every non-empty line of standard input a record (a line ends at a newline, or a carriage return and a newline), appended in atomic chunks (see --chunk-bytes, and whatever is in hand once the input is quiet for 10 ms) whose ids print as each is durable."),
             OptionSpec(names: ["--atomic"], value: nil, help: "With --lines, append all the lines as one atomic batch of at most 16 MiB, or nothing."),
             OptionSpec(names: ["--chunk-bytes"], value: "N", help: "With --lines, append at most N bytes of records at a time (default 4194304, from 4096 to 16777216)."),
             OptionSpec(names: ["--json"], value: nil, help: "The input is a JSON value (with --lines, one per line); it is validated and stored compactly."),

@@ -34,15 +34,21 @@ struct StreamingAppendTests {
         #expect(drain.stderr.contains("delivered \(records) records"), "\(drain.stderr)")
     }
 
-    @Test("The first append's ids are printed while standard input is still open")
-    func idsPrintedPerChunk() throws {
-        let scratch = TemporaryDirectory()
+    /// `share-append --lines` reading a FIFO that this test writes and keeps open, its ids going to the file `out`.
+    static func appendingLinesFromFIFO(_ scratch: TemporaryDirectory, _ extra: [String] = []) throws -> (child: ShareQueueSystem.Host.Child, writer: FileHandle, out: String) {
         let fifo = scratch.file("input")
         #expect(mkfifo(fifo, 0o600) == 0)
         let out = scratch.file("ids")
-        let child = try Host.spawn("/bin/sh", ["-c", "exec '\(Executables.path("share-append"))' --dir '\(scratch.queue)' --lines --chunk-bytes 4096 < '\(fifo)' > '\(out)'"],
+        let options = extra.map { " '\($0)'" }.joined()
+        let child = try Host.spawn("/bin/sh", ["-c", "exec '\(Executables.path("share-append"))' --dir '\(scratch.queue)' --lines\(options) < '\(fifo)' > '\(out)'"],
                                    newProcessGroup: true)
-        let writer = try #require(FileHandle(forWritingAtPath: fifo))
+        return (child, try #require(FileHandle(forWritingAtPath: fifo)), out)
+    }
+
+    @Test("The first append's ids are printed while standard input is still open")
+    func idsPrintedPerChunk() throws {
+        let scratch = TemporaryDirectory()
+        let (child, writer, out) = try Self.appendingLinesFromFIFO(scratch, ["--chunk-bytes", "4096"])
         // 100 records of about 200 bytes stored: several chunks of 4 KiB.
         writer.write(Data((1...100).map { "line \($0)\n" }.joined().utf8))
         try waitUntil("the first ids, with standard input open") {
@@ -60,12 +66,7 @@ struct StreamingAppendTests {
     @Test("Lines written now and then into a pipe kept open are appended as the input goes quiet: each id is printed before the next line is written")
     func quietInputIsAppended() throws {
         let scratch = TemporaryDirectory()
-        let fifo = scratch.file("input")
-        #expect(mkfifo(fifo, 0o600) == 0)
-        let out = scratch.file("ids")
-        let child = try Host.spawn("/bin/sh", ["-c", "exec '\(Executables.path("share-append"))' --dir '\(scratch.queue)' --lines < '\(fifo)' > '\(out)'"],
-                                   newProcessGroup: true)
-        let writer = try #require(FileHandle(forWritingAtPath: fifo))
+        let (child, writer, out) = try Self.appendingLinesFromFIFO(scratch)
         func printed() -> [String] {
             String(decoding: FileManager.default.contents(atPath: out) ?? Data(), as: UTF8.self).split(separator: "\n").map(String.init)
         }
