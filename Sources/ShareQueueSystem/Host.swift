@@ -14,6 +14,13 @@ package enum Host {
         return String(cString: value)
     }
 
+    /// The bytes of the environment variable `name`, or nil if it is not set: for a path, whose
+    /// bytes need not be UTF-8.
+    package static func environmentBytes(_ name: String) -> [UInt8]? {
+        guard let value = getenv(name) else { return nil }
+        return Array(UnsafeRawBufferPointer(start: value, count: strlen(value)))
+    }
+
     /// Ignores SIGPIPE: a write to a closed pipe then fails with EPIPE instead of
     /// killing the process. The corresponding C function is `signal`.
     package static func ignoreBrokenPipes() { signal(SIGPIPE, SIG_IGN) }

@@ -58,7 +58,7 @@ package struct Tool {
     ]
     /// The man page's ENVIRONMENT and FILES for the tools that use a queue.
     package static let queueEnvironment = [
-        ("SHARE_QUEUE_DIR", "The queue directory when --dir and --group are not given. Set but empty, it is an error."),
+        ("SHARE_QUEUE_DIR", "The queue directory when --dir and --group are not given. Set but empty, or not UTF-8, it is an error."),
         ("XDG_DATA_HOME", "On Linux, the base of the per-user default: $XDG_DATA_HOME/ShareQueue/default (else ~/.local/share/ShareQueue/default)."),
         ("HOME", "The base of the per-user default when XDG_DATA_HOME is not set; without it there is no default directory."),
     ]
@@ -126,7 +126,7 @@ package struct Tool {
             return dir
         }
         if let group = arguments.value("--group") { return try QueueDirectory.defaultPath(group: group) }
-        if let dir = Host.environment("SHARE_QUEUE_DIR") {
+        if let dir = try QueueDirectory.pathVariable("SHARE_QUEUE_DIR") {
             guard !dir.isEmpty else { throw ShareQueueError(.configuration, "SHARE_QUEUE_DIR is set but empty") }
             return dir
         }

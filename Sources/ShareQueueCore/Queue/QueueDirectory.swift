@@ -318,18 +318,29 @@ extension QueueDirectory {
             throw ShareQueueError(.invalidArgument, "a group must be letters, digits, '.', '_' or '-', like an App Group identifier: '\(name)'")
         }
         #if canImport(Darwin)
-        guard let home = Host.environment("HOME"), !home.isEmpty else {
+        guard let home = try pathVariable("HOME"), !home.isEmpty else {
             throw ShareQueueError(.configuration, "HOME is not set, so there is no default queue directory; pass --dir or set SHARE_QUEUE_DIR")
         }
         return home + "/Library/Application Support/ShareQueue/" + name
         #else
-        if let data = Host.environment("XDG_DATA_HOME"), data.hasPrefix("/") {
+        if let data = try pathVariable("XDG_DATA_HOME"), data.hasPrefix("/") {
             return data + "/ShareQueue/" + name
         }
-        guard let home = Host.environment("HOME"), home.hasPrefix("/") else {
+        guard let home = try pathVariable("HOME"), home.hasPrefix("/") else {
             throw ShareQueueError(.configuration, "neither XDG_DATA_HOME nor HOME is set, so there is no default queue directory; pass --dir or set SHARE_QUEUE_DIR")
         }
         return home + "/.local/share/ShareQueue/" + name
         #endif
+    }
+
+    /// The value of the environment variable `name`, which holds a path, or nil if it is not set.
+    /// - Throws: `.badData` if the value is not UTF-8: as text its bytes would be replaced, and the
+    ///   path would name another directory, which a tool would then create and use.
+    package static func pathVariable(_ name: String) throws(ShareQueueError) -> String? {
+        guard let value = Host.environmentBytes(name) else { return nil }
+        guard let text = String(validating: value, as: UTF8.self) else {
+            throw ShareQueueError(.badData, "\(name) is not valid UTF-8; give the queue's directory with --dir in UTF-8")
+        }
+        return text
     }
 }

@@ -282,4 +282,19 @@ struct ToolTests {
         #expect(noHome.status == 78)
         #expect(noHome.stderr.contains("--dir"))
     }
+
+    @Test("A directory variable that is not valid UTF-8 is refused with 65, as --dir is: read as text, it would name another directory",
+          arguments: ["SHARE_QUEUE_DIR=\"$Q/inbox$(printf '\\377')\"", "XDG_DATA_HOME=\"$Q/data$(printf '\\376')\"",
+                      "XDG_DATA_HOME= HOME=\"$Q/home$(printf '\\375')\""])
+    func directoryVariableNotUTF8(_ assignment: String) throws {
+        let scratch = TemporaryDirectory()
+        for (tool, arguments) in [("share-append", ["x"]), ("host-drain", [])] {
+            // A shell sets the variable: a Swift String cannot hold the byte.
+            let result = try run("/bin/sh", ["-c", "Q='\(scratch.path)'; \(assignment) exec \"$0\" \"$@\"", Executables.path(tool)] + arguments, in: scratch)
+            #expect(result.status == 65, "\(tool): \(result.stderr)")
+            #expect(result.stderr.contains("not valid UTF-8"), "\(result.stderr)")
+        }
+        // Nothing was made, under any name.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path).filter { !$0.hasPrefix("out-") && !$0.hasPrefix("err-") }.isEmpty)
+    }
 }
