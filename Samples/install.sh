@@ -9,8 +9,12 @@
 # install builds release binaries (swift build -c release) unless --from names
 # a folder that holds the three built already. uninstall removes exactly the
 # files install puts there, and nothing else (the folders stay).
-# Exit status: 0 done, 64 usage, 66 no built tool, 69 no swift, 73 cannot install.
+# install refuses a folder that a user other than root and the one running it may
+# change. Exit status: 0 done, 64 usage, 66 no built tool, 69 no swift, 73 cannot
+# install (or, for uninstall, remove) a file.
 set -eu
+# Folders made here are 0755 whatever the caller's umask; each file gets its mode below.
+umask 022
 
 fail() { status=$1; shift; echo "install.sh: error: $*" >&2; exit "$status"; }
 usage() { echo "usage: [PREFIX=/usr/local] [DESTDIR=DIR] sh Samples/install.sh [install|uninstall] [--from DIR]" >&2; exit 64; }
@@ -63,12 +67,14 @@ installed_files() {
 }
 
 if [ "$action" = uninstall ]; then
-    installed_files | while IFS= read -r file; do
+    # Each file that cannot be removed (a folder at its name, say) is named, and the rest still go.
+    failed=
+    for file in $(installed_files); do
         if [ -e "$root/$file" ] || [ -L "$root/$file" ]; then
-            rm -f "$root/$file" || fail 73 "cannot remove $root/$file"
-            echo "removed $root/$file"
+            if rm -f "$root/$file"; then echo "removed $root/$file"; else echo "install.sh: error: cannot remove $root/$file" >&2; failed=1; fi
         fi
     done
+    [ -z "$failed" ] || exit 73
     exit 0
 fi
 
@@ -82,17 +88,39 @@ for tool in $tools; do
 done
 
 staged=$(mktemp -d "${TMPDIR:-/tmp}/share-queue-install.XXXXXX") || fail 73 "cannot make a temporary folder"
-trap 'rm -rf "$staged"' EXIT
+# The file being copied in, if any: an install stopped halfway leaves nothing behind.
+copying=
+trap 'rm -rf "$staged"; [ -z "$copying" ] || rm -f "$copying"' EXIT
 trap 'exit 130' INT TERM
+
+# Fails unless $1 and every folder above it are root's or this user's and, unless sticky,
+# writable by no one else: where another user may rename, a file installed as root could
+# be replaced afterwards, or a name swapped for a symlink while it is written.
+check_folder() {
+    folder=$1
+    while :; do
+        [ -n "$(find -H "$folder" -prune \( -user 0 -o -user "$(id -u)" \) ! \( -perm -0002 ! -perm -1000 \) -print)" ] \
+            || fail 73 "another user may change $folder; not installing there"
+        [ "$folder" != / ] || break
+        folder=$(dirname "$folder")
+    done
+}
 
 # Copies $2 to $root/$3 with mode $1 under a temporary name, then renames it
 # into place: a tool that is running (host-drain --watch, say) keeps its old
 # file, and nobody sees a half-copied one.
 put() {
     target=$root/$3
-    mkdir -p "$(dirname "$target")" || fail 73 "cannot create $(dirname "$target")"
-    cp "$2" "$target.installing.$$" && chmod "$1" "$target.installing.$$" && mv -f "$target.installing.$$" "$target" \
-        || { rm -f "$target.installing.$$"; fail 73 "cannot install $target"; }
+    folder=$(dirname "$target")
+    mkdir -p "$folder" || fail 73 "cannot create $folder"
+    check_folder "$folder"
+    # mv would move the file into a folder at the name, and call it installed.
+    [ ! -d "$target" ] || fail 73 "a folder is in the way: $target"
+    # A name made at random, by mktemp, so that no one can plant anything at it first.
+    copying=$(mktemp "$folder/.$(basename "$target").XXXXXX") || fail 73 "cannot install $target"
+    cp "$2" "$copying" && chmod "$1" "$copying" && mv -f "$copying" "$target" \
+        || { rm -f "$copying"; fail 73 "cannot install $target"; }
+    copying=
     echo "installed $target"
 }
 

@@ -180,6 +180,52 @@ struct InstallScriptTests {
         #expect(Self.files(under: scratch.file("stage")).isEmpty)
     }
 
+    @Test("Folders install makes are 0755 under any umask; a folder at a file's name stops it with 73, and uninstall removes the rest and names it")
+    func foldersAndUmask() throws {
+        let scratch = TemporaryDirectory()
+        let stage = scratch.file("stage")
+        let root = stage + Self.prefix
+        let install = try run("/bin/sh", ["-c", "umask 000; exec sh \"$0\" --from \"$1\"", Self.script, Executables.directory.path],
+                              environment: ["DESTDIR": stage, "PREFIX": Self.prefix], in: scratch)
+        #expect(install.status == 0, "\(install.stderr)")
+        for folder in ["", "/bin", "/share/man/man1", "/share/fish/vendor_completions.d"] {
+            let mode = try #require(try FileManager.default.attributesOfItem(atPath: root + folder)[.posixPermissions] as? Int)
+            #expect(mode == 0o755, "\(folder): \(String(mode, radix: 8))")
+        }
+        // A folder where a tool goes: not moved into, not called installed.
+        #expect(unlink(root + "/bin/host-drain") == 0)
+        try FileManager.default.createDirectory(atPath: root + "/bin/host-drain", withIntermediateDirectories: false)
+        let blocked = try Self.installer(["--from", Executables.directory.path], stage: stage, in: scratch)
+        #expect(blocked.status == 73 && blocked.stderr.contains("a folder is in the way: \(root)/bin/host-drain"), "\(blocked.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: root + "/bin/host-drain").isEmpty)
+        #expect(!blocked.lines.contains("installed \(root)/bin/host-drain"))
+        let uninstall = try Self.installer(["uninstall"], stage: stage, in: scratch)
+        #expect(uninstall.status == 73 && uninstall.stderr.contains("cannot remove \(root)/bin/host-drain"), "\(uninstall.stderr)")
+        #expect(Self.files(under: stage).isEmpty)
+        // Nothing of a copy is left, under any name.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: root + "/bin") == ["host-drain"])
+    }
+
+    @Test("A folder on the way that anyone may write, without the sticky bit, or that another user owns, is refused before anything is put there")
+    func foldersOthersMayChange() throws {
+        let scratch = TemporaryDirectory()
+        let stage = scratch.file("stage")
+        try FileManager.default.createDirectory(atPath: stage + Self.prefix + "/bin", withIntermediateDirectories: true)
+        #expect(chmod(stage, 0o777) == 0)
+        let open = try Self.installer(["--from", Executables.directory.path], stage: stage, in: scratch)
+        #expect(open.status == 73 && open.stderr.contains("another user may change \(stage)"), "\(open.stderr)")
+        #expect(Self.files(under: stage).isEmpty)
+        // Sticky, as /tmp is: others may not rename what is not theirs.
+        #expect(chmod(stage, 0o1777) == 0)
+        #expect(try Self.installer(["--from", Executables.directory.path], stage: stage, in: scratch).status == 0)
+        if TestUsers.canRun, TestUsers.require() {
+            #expect(chmod(stage, 0o755) == 0)
+            TestUsers.chown(stage + Self.prefix + "/bin", TestUsers.outsider)
+            let owned = try Self.installer(["--from", Executables.directory.path], stage: stage, in: scratch)
+            #expect(owned.status == 73 && owned.stderr.contains("another user may change \(stage + Self.prefix)/bin"), "\(owned.stderr)")
+        }
+    }
+
     @Test("A wrong argument, a relative PREFIX, or a folder without the tools changes nothing")
     func badInput() throws {
         let scratch = TemporaryDirectory()
