@@ -43,6 +43,9 @@ extension ShareAppendTool {
         var appended = 0
         var failedLine = 1
         var lastLine = 0
+        // Records of the last chunk appended whose ids were not all printed, and whether all the input was read.
+        var unprinted = 0
+        var inputEnded = false
 
         /// Appends the chunk in hand, which ends just before line `next`.
         func appendChunk(endingBefore next: Int) throws(ShareQueueError) {
@@ -53,7 +56,9 @@ extension ShareAppendTool {
             chunkFirstLine = next
             chunk.removeAll(keepingCapacity: true)
             chunkFrameBytes = 0
+            unprinted = ids.count
             try printIDs(ids)
+            unprinted = 0
         }
 
         do {
@@ -85,13 +90,22 @@ extension ShareAppendTool {
                 failedLine = number + 1
                 progress?.update(done: appended, fraction: inputBytes.map { Double(bytesRead) / Double($0) })
             }
+            inputEnded = true
             failedLine = chunkFirstLine
-            if !chunk.isEmpty { try appendChunk(endingBefore: Int.max) }
+            if !chunk.isEmpty { try appendChunk(endingBefore: lastLine + 1) }
         } catch {
             guard appended > 0 || error.kind != .invalidArgument && error.kind != .noInput else { throw error }
             progress?.finish()
+            let records = "\(appended) record\(appended == 1 ? "" : "s")"
+            // An id goes out only once its record is durable, so records whose ids were lost are in the queue all the same.
+            if unprinted > 0 {
+                let line = chunkFirstLine - 1
+                throw ShareQueueError(error.kind, "stopped after line \(line)\(inputEnded ? ", the last" : ""): the \(records) of lines 1 to \(line) "
+                                      + "were appended, but the ids of the last \(unprinted) could not all be printed"
+                                      + (inputEnded ? "" : "; nothing from line \(chunkFirstLine) on"), underlying: error.underlying ?? error)
+            }
             let what = appended == 0 ? "nothing was appended"
-                : "the \(appended) record\(appended == 1 ? "" : "s") of the lines before line \(chunkFirstLine) were appended (their ids are printed), nothing from line \(chunkFirstLine) on"
+                : "the \(records) of the lines before line \(chunkFirstLine) were appended (their ids are printed), nothing from line \(chunkFirstLine) on"
             throw ShareQueueError(error.kind, "stopped at line \(failedLine): \(what)", underlying: error)
         }
         if appended == 0 { throw ShareQueueError(.noInput, "nothing to append: standard input has no non-empty line") }

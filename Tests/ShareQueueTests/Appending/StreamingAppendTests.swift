@@ -100,6 +100,25 @@ struct StreamingAppendTests {
         #expect(drained.map { ($0["json"] as? [String: Any])?["n"] as? Int } == (1...printed).map { Optional($0) })
     }
 
+    @Test("Ids that cannot be printed (standard output is /dev/full) are said to be unprinted, for the lines they came from, exit 74",
+          arguments: [[], ["--chunk-bytes", "4096"]])
+    func idsNotPrinted(_ chunking: [String]) throws {
+        let scratch = TemporaryDirectory()
+        let lines = (1...300).map { "line \($0)\n" }.joined()
+        #expect(FileManager.default.createFile(atPath: scratch.file("lines"), contents: Data(lines.utf8)))
+        let result = try run("/bin/sh", ["-c", "q=$1 f=$2; shift 2; exec \"$0\" --dir \"$q\" --lines \"$@\" < \"$f\" > /dev/full",
+                                         Executables.path("share-append"), scratch.queue, scratch.file("lines")] + chunking, in: scratch)
+        #expect(result.status == 74, "\(result.stderr)")
+        // Appended, since an id is printed only once its record is durable.
+        let drained = try jsonObjects(try run("host-drain", ["--dir", scratch.queue], in: scratch).stdout)
+        try #require(!drained.isEmpty)
+        let last = drained.count
+        #expect(result.stderr.contains("stopped after line \(last)\(last == 300 ? ", the last" : ""): the \(last) records of lines 1 to \(last) were appended, "
+                                       + "but the ids of the last"), "\(result.stderr)")
+        #expect(result.stderr.contains("could not all be printed") && !result.stderr.contains("their ids are printed"), "\(result.stderr)")
+        #expect(result.stderr.contains("nothing from line") == (last < 300), "\(result.stderr)")
+    }
+
     @Test("A line over the limit stops the input at that line, which the error names")
     func overlongLineNamed() throws {
         let scratch = TemporaryDirectory()
