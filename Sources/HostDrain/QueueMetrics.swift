@@ -34,7 +34,7 @@ struct QueueMetrics {
         ]
         if let age = oldestPendingAgeMilliseconds {
             families.append(("sharequeue_oldest_pending_age_seconds",
-                             "Seconds since the date of the oldest pending record, the first in delivery order; 0 when none is pending.", Self.seconds(age)))
+                             "Seconds since the earliest date among the pending records; 0 when none is pending.", Self.seconds(age)))
         }
         families += [
             ("sharequeue_sealed_segments", "Sealed segments waiting, left by a drain that stopped early or failed.", String(status.sealedSegments)),
@@ -57,7 +57,7 @@ struct QueueMetrics {
         return families
     }
 
-    /// 0 with nothing pending; nil when the oldest record's date is not a time
+    /// 0 with nothing pending; nil when no pending record's date is a time
     /// (a producer may write any string there), so that no made-up age is shown.
     private var oldestPendingAgeMilliseconds: Int64? {
         guard let oldest = status.oldest else { return 0 }

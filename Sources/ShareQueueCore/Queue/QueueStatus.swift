@@ -6,7 +6,9 @@ public struct QueueStatus: Sendable, Equatable {
     public var pending = 0
     /// Bytes of segment files not yet delivered, frames included.
     public var pendingBytes: Int64 = 0
-    /// The date of the oldest pending record.
+    /// The earliest `date` among the pending records, as written; the first record's when
+    /// no date is a time (Format.md §12.2). A date is its producer's word, so a record with
+    /// a date far ahead, or with none, cannot hide how long the others have waited.
     public var oldest: String? = nil
     /// Entries in the quarantine file.
     public var quarantined = 0
@@ -75,6 +77,7 @@ public struct QueueInspector: Sendable {
 
     private func walk(includingUnsealed: Bool, _ visit: (DrainedRecord) throws -> Void) throws(ShareQueueError) -> QueueStatus {
         var status = QueueStatus()
+        var earliest = DateInstant.unparsed
         let segments = try segmentsToRead()
         status.sealedSegments = segments.count - 1
         for (name, sequence, offset) in segments where includingUnsealed || sequence != UInt64.max {
@@ -102,7 +105,13 @@ public struct QueueInspector: Sendable {
                         drained = DrainedRecord(record: record, storedJSON: payload, end: position)
                     }
                     status.pending += 1
-                    if status.oldest == nil { status.oldest = summary.date }
+                    // The earliest date that parses, not the first record's: a record put first with a date far
+                    // ahead, or with none, would otherwise hide how long every other one has waited.
+                    let instant = DateInstant(summary.date)
+                    if status.oldest == nil || instant.isParsed && (!earliest.isParsed || instant < earliest) {
+                        status.oldest = summary.date
+                        earliest = instant
+                    }
                     do { try visit(drained) } catch {
                         throw ReadFailure.error("cannot show the pending records", path: directory.path, error)
                     }

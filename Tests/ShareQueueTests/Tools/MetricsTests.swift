@@ -129,6 +129,19 @@ struct MetricsTests {
         #expect(exposition.value("sharequeue_oldest_pending_age_seconds") == 0)
     }
 
+    @Test("The age is of the earliest date that parses: a record first in line dated far ahead, or not dated at all, hides no other's wait",
+          arguments: ["2999-01-01T00:00:00Z", "yesterday"])
+    func plantedFirstDate(_ planted: String) throws {
+        let queue = TestQueue()
+        try queue.appendStored([Self.payload("planted", date: planted), Self.payload("waiting", date: "2020-01-01T00:00:00.000Z"),
+                                Self.payload("later", date: "2021-01-01T00:00:00.000Z")])
+        let before = Self.nowMilliseconds
+        let exposition = try Self.metrics(queue)
+        let age = try #require(exposition.value("sharequeue_oldest_pending_age_seconds"))
+        #expect(Int64((age * 1000).rounded()) >= before - 1_577_836_800_000, "\(age)")
+        #expect(try queue.status()["oldest"] as? String == "2020-01-01T00:00:00.000Z")
+    }
+
     @Test("The queue label escapes backslash, double quote and line feed; --store adds its rows")
     func labelEscapingAndStore() throws {
         let scratch = TemporaryDirectory()
