@@ -15,7 +15,7 @@ public enum HostDrainTool {
             OptionSpec(names: ["--format"], value: "json|text", help: "Print records as JSON Lines (the default) or as text for people."),
             OptionSpec(names: ["--exec"], value: "CMD", help: "Run '/bin/sh -c CMD' for each batch, with the batch as JSON Lines on its standard input; exit status 0 means delivered, 75 means try again later, any other is a refusal."),
             OptionSpec(names: ["--exec-timeout"], value: "DURATION", help: "End a command still running after DURATION, such as 30s, 10m or 1h (default 10m; 0 for no limit): SIGTERM to its process group, SIGKILL 2s later. Its batch stays queued, not refused."),
-            OptionSpec(names: ["--store"], value: "PATH", help: "Ingest into the SQLite database PATH (created if missing), exactly once; attachments go to the folder PATH.attachments."),
+            OptionSpec(names: ["--store"], value: "PATH", help: "Ingest into the SQLite database PATH (created if missing), exactly once; attachments go to the folder PATH.attachments. With --status, count the records of that database, which must exist."),
             OptionSpec(names: ["--watch"], value: nil, help: "Keep running and deliver as records arrive; SIGINT or SIGTERM finishes the batch in hand and exits 0 (a running --exec command is ended, or output no one reads is given up, and its batch stays queued); a standard output whose reader is gone ends it with 75."),
             OptionSpec(names: ["--debounce"], value: "DURATION", help: "With --watch, deliver at most once per DURATION during a burst, such as 50ms or 1s (default 50ms)."),
             OptionSpec(names: ["--coalesce"], value: nil, help: "Deliver only the newest record of each key among those waiting; count the others as superseded."),
@@ -27,7 +27,7 @@ public enum HostDrainTool {
             OptionSpec(names: ["--batch"], value: "N", help: "Deliver at most N records at a time (default 1000 with --exec, else 5000); the checkpoint moves after each batch."),
             OptionSpec(names: ["--max"], value: "N", help: "Deliver at most N records in this run."),
             OptionSpec(names: ["--wait"], value: "SECONDS", help: "Wait up to SECONDS for a lock another process holds (another drain's; the producers' lock, at least 1s, for the rename that seals) instead of exiting with 75."),
-            OptionSpec(names: ["--status"], value: nil, help: "Show what is waiting (pending records and bytes, the oldest, quarantined, dead letters, attachments) without draining."),
+            OptionSpec(names: ["--status"], value: nil, help: "Show what is waiting (pending records and bytes, the oldest, quarantined, dead letters, attachments) without draining; it takes only --dir or --group, --store, and --json or --prometheus."),
             OptionSpec(names: ["--json"], value: nil, help: "With --status, print one JSON object."),
             OptionSpec(names: ["--prometheus"], value: nil, help: "With --status, print the queue's state as Prometheus metrics (text format 0.0.4), for node_exporter's textfile collector."),
             OptionSpec(names: ["--peek"], value: nil, help: "Print the pending records without draining them."),
@@ -151,6 +151,11 @@ public enum HostDrainTool {
         if arguments.has("--json") && !arguments.has("--status") { throw ShareQueueError(.invalidArgument, "--json goes with --status; records are JSON Lines already") }
         if arguments.has("--prometheus") && !arguments.has("--status") { throw ShareQueueError(.invalidArgument, "--prometheus goes with --status") }
         if arguments.has("--prometheus") && arguments.has("--json") { throw ShareQueueError(.invalidArgument, "give --json or --prometheus, not both") }
+        // What --status does not use is refused, not ignored: a --format or --max given to it would be a mistake unseen.
+        let statusOptions = ["--status", "--json", "--prometheus", "--store"] + Tool.directoryOptions.map(\.key)
+        if arguments.has("--status"), let option = tool.options.map(\.key).first(where: { arguments.has($0) && !statusOptions.contains($0) }) {
+            throw ShareQueueError(.invalidArgument, "--status takes only --dir or --group, --store, and --json or --prometheus; \(option) is not for it")
+        }
         if !sinks.isEmpty && arguments.has("--format") { throw ShareQueueError(.invalidArgument, "--format is for standard output; \(sinks[0]) takes records as they are") }
         if arguments.has("--store") && (arguments.has("--coalesce") || arguments.has("--attachments-to")) {
             throw ShareQueueError(.invalidArgument, "--store keeps every record and puts attachments beside the database; --coalesce and --attachments-to are for the other sinks")
@@ -207,7 +212,9 @@ public enum HostDrainTool {
             }
             out.removeAll(keepingCapacity: true)
         }
-        try QueueInspector(directory: directory).forEachPending { record in
+        var inspector = QueueInspector(directory: directory)
+        inspector.warn = tool.warn
+        try inspector.forEachPending { record in
             format.append(record, to: &out)
             if out.count >= 1 << 20 { try flush() }
         }
@@ -215,14 +222,14 @@ public enum HostDrainTool {
     }
 
     static func printStatus(_ directory: QueueDirectory, store: String?, json: Bool, prometheus: Bool) throws(ShareQueueError) {
+        // Read only: --status neither creates a store nor changes one. Counted first, so that a mistyped path fails at once.
+        let rows = try store.map { path throws(ShareQueueError) in try StoreSink.rowCount(path: path) }
         var inspector = QueueInspector(directory: directory)
         inspector.warn = tool.warn
         let status = try inspector.status()
-        // Read only: --status neither creates a store nor changes one.
-        let rows = try store.map { path throws(ShareQueueError) in try StoreSink.rowCount(path: path) }
         var text: String
         if prometheus {
-            text = QueueMetrics(queue: FileSystem.absolute(directory.path), status: status,
+            text = QueueMetrics(queue: FileSystem.absoluteBytes(directory.path), status: status,
                                 nowMilliseconds: Host.millisecondsSince1970(), storeRows: rows).text
         } else if json {
             var object: JSONMembers<JSONValue> = [

@@ -8,8 +8,8 @@ import ShareQueueCore
 /// hold the metrics of several queues. Built from ``QueueStatus`` alone: it
 /// reads nothing that `--status` does not.
 struct QueueMetrics {
-    /// The value of the `queue` label.
-    let queue: String
+    /// The queue directory's absolute path, byte for byte: the `queue` label.
+    let queue: [UInt8]
     let status: QueueStatus
     /// The time the ages are measured at, in milliseconds since 1970.
     let nowMilliseconds: Int64
@@ -72,17 +72,35 @@ struct QueueMetrics {
         return "\(milliseconds / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
     }
 
-    /// A label value as the format writes it: backslash, double quote and line feed escaped.
-    static func escapedLabelValue(_ value: String) -> String {
+    /// A path as a label value, as the format writes it. A label value is UTF-8 text, and a path
+    /// is bytes: valid UTF-8 stays as it is, `\` becomes `\\` and each byte that is not UTF-8
+    /// `\xNN` (two lower-case hex digits), so that two paths never share a label, as they would if
+    /// bad bytes were replaced with U+FFFD. Then backslash, double quote and line feed are escaped
+    /// as the format has it: the path `/q\` followed by the byte 0xFF is written `/q\\\\\\xff`.
+    static func escapedLabelValue(_ path: [UInt8]) -> String {
         var escaped = ""
-        for character in value.unicodeScalars {
-            switch character {
-            case "\\": escaped += "\\\\"
-            case "\"": escaped += "\\\""
-            case "\n": escaped += "\\n"
-            default: escaped.unicodeScalars.append(character)
+        var parser = Unicode.UTF8.ForwardParser()
+        var bytes = path.makeIterator()
+        var offset = 0
+        while true {
+            switch parser.parseScalar(from: &bytes) {
+            case .valid(let encoded):
+                offset += encoded.count
+                switch Unicode.UTF8.decode(encoded) {
+                case "\\": escaped += "\\\\\\\\"
+                case "\"": escaped += "\\\""
+                case "\n": escaped += "\\n"
+                case let scalar: escaped.unicodeScalars.append(scalar)
+                }
+            case .error(let length):
+                for byte in path[offset..<(offset + length)] {
+                    let hex = String(byte, radix: 16)
+                    escaped += "\\\\x" + (hex.count == 1 ? "0" : "") + hex
+                }
+                offset += length
+            case .emptyInput:
+                return escaped
             }
         }
-        return escaped
     }
 }

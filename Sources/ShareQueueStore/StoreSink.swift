@@ -103,12 +103,16 @@ package struct StoreSink: DrainSink {
     }
 
     /// The number of rows in `records` of the store at `path`, for `--status`:
-    /// read only, so that a status neither creates nor changes a store. A missing
-    /// or new (empty) database has none.
+    /// read only, so that a status neither creates nor changes a store. A new
+    /// (empty) database has none.
     ///
-    /// - Throws: `.configuration` if the database is not the store's, or SQLite's failure.
+    /// - Throws: `.noInput` if there is no database at `path` (a mistyped path must
+    ///   not look like an empty store), `.configuration` if the database is not the
+    ///   store's, or SQLite's failure.
     package static func rowCount(path: String) throws(ShareQueueError) -> Int {
-        guard try FileSystem.linkStatusOrThrow(path) != nil else { return 0 }
+        guard try FileSystem.linkStatusOrThrow(path) != nil else {
+            throw ShareQueueError(.noInput, "there is no store here; --status counts the records of an existing one and makes none", path: path)
+        }
         let database = try SQLiteDatabase(path: path, readOnly: true)
         if try StoreSchema.check(database) { return 0 }
         return Int(try database.prepare("SELECT count(*) FROM records").firstRow(columns: 1)?[0] ?? 0)

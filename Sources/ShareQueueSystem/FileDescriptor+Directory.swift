@@ -14,6 +14,12 @@ extension FileDescriptor {
         faccessat(rawValue, name, R_OK | W_OK, AT_EACCESS) == 0
     }
 
+    /// Whether this process, by its effective user and groups, may read the entry `name`
+    /// in this directory. The corresponding C function is `faccessat` with `AT_EACCESS`.
+    package func mayRead(_ name: String) -> Bool {
+        faccessat(rawValue, name, R_OK, AT_EACCESS) == 0
+    }
+
     /// The status of the entry `name` in this directory, not following a
     /// symlink, or nil if there is none. Cheaper than `lstat` on a full path:
     /// only the last component is looked up. The corresponding C function is `fstatat`.

@@ -34,16 +34,28 @@ package enum FileSystem {
         SystemTrace.current?.changed("rename", SystemTrace.absolute(from), SystemTrace.absolute(to))
     }
 
-    /// The working directory. The corresponding C function is `getcwd`.
+    /// The working directory, as text: bytes that are not UTF-8 become U+FFFD.
+    /// The corresponding C function is `getcwd`.
     package static func currentDirectory() -> String {
+        String(decoding: currentDirectoryBytes(), as: UTF8.self)
+    }
+
+    /// The working directory's path, byte for byte: a name that is not UTF-8 keeps its bytes.
+    /// The corresponding C function is `getcwd`.
+    package static func currentDirectoryBytes() -> [UInt8] {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        guard getcwd(&buffer, buffer.count) != nil else { return "." }
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard getcwd(&buffer, buffer.count) != nil else { return [UInt8(ascii: ".")] }
+        return buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
     }
 
     /// `path` made absolute against the working directory.
     package static func absolute(_ path: String) -> String {
         path.hasPrefix("/") ? path : currentDirectory() + "/" + path
+    }
+
+    /// `path` made absolute against the working directory, byte for byte, as ``currentDirectoryBytes()`` gives it.
+    package static func absoluteBytes(_ path: String) -> [UInt8] {
+        path.hasPrefix("/") ? Array(path.utf8) : currentDirectoryBytes() + Array("/\(path)".utf8)
     }
 
     /// `mkdir -p` with mode 0700; fails with ENOTDIR where something else stands in the way.

@@ -87,15 +87,20 @@ final class Checkpoint {
 
     /// The stored position, read without changing anything. A missing file is
     /// the start; a damaged one is reported and also read as the start, so that
-    /// records are delivered again rather than lost.
+    /// records are delivered again rather than lost. So is a file that is no
+    /// checkpoint of the queue's own (``QueueDirectory/foreignFileToRead(_:)``),
+    /// since a drain sets it aside and starts over.
     static func read(directory: QueueDirectory, warn: (String) -> Void) throws(ShareQueueError) -> DrainPosition {
         let path = directory.checkpointPath
+        guard try directory.foreignFileToRead(QueueLayout.checkpoint) == nil else { return .start }
         do {
             let file = try directory.folder.open(QueueLayout.checkpoint, .readOnly)
             defer { file.close() }
+            // Swapped since it was looked at: read nothing from a FIFO or a device.
+            guard try file.status().isRegularFile else { return .start }
             return parse(try file.readFully(count: 2 * slotSize, at: 0), path: path, warn: warn).position
         } catch {
-            if error.isNotFound { return .start }
+            if ReadFailure.damage(error) != nil { return .start }
             throw ReadFailure.error("cannot read the checkpoint", path: path, error)
         }
     }
@@ -103,8 +108,10 @@ final class Checkpoint {
     /// When a drain last recorded a position, in seconds since 1970: the file's
     /// modification time, since only a drain writes a slot. Nil while no slot
     /// holds a position (the queue was made but never drained) or there is no file.
+    /// Nil too for a file that is no checkpoint of the queue's own, as ``read(directory:warn:)`` has it.
     static func lastWrittenSeconds(directory: QueueDirectory) throws(ShareQueueError) -> Int64? {
         let path = directory.checkpointPath
+        guard try directory.foreignFileToRead(QueueLayout.checkpoint) == nil else { return nil }
         do {
             let file = try directory.folder.open(QueueLayout.checkpoint, .readOnly)
             defer { file.close() }
@@ -113,7 +120,7 @@ final class Checkpoint {
             let slot = parse(try file.readFully(count: 2 * slotSize, at: 0), path: path, warn: { _ in }).slot
             return slot == nil ? nil : status.modificationSeconds
         } catch {
-            if error.isNotFound { return nil }
+            if ReadFailure.damage(error) != nil { return nil }
             throw ShareQueueError("cannot read the checkpoint", path: path, error)
         }
     }

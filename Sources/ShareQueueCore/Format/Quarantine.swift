@@ -74,17 +74,19 @@ struct Quarantine {
     }
 
     /// How many entries the quarantine file holds, and whole segments kept for lack of space.
-    func count() throws(ShareQueueError) -> Int {
+    /// - Parameter readingFile: false to count the kept segments alone, where the file is one a drain sets aside.
+    func count(readingFile: Bool = true) throws(ShareQueueError) -> Int {
         let kept = try directory.names().filter(QueueLayout.isKeptSegment).count
-        return try entryCount() + kept
+        return try (readingFile ? entryCount() : 0) + kept
     }
 
     /// The bytes the quarantine file and the kept segments take: the damaged
     /// bytes as they are stored here (Base64 in JSON lines), from the files' sizes alone.
-    func bytes() throws(ShareQueueError) -> Int64 {
+    /// - Parameter readingFile: false to count the kept segments alone, as ``count(readingFile:)``.
+    func bytes(readingFile: Bool = true) throws(ShareQueueError) -> Int64 {
         let kept = (try? directory.folder.entries())?.filter(QueueLayout.isKeptSegment) ?? []
         var total: Int64 = 0
-        for name in [QueueLayout.quarantine] + kept {
+        for name in (readingFile ? [QueueLayout.quarantine] : []) + kept {
             if let file = try directory.status(of: name), file.isRegularFile { total += file.size }
         }
         return total
@@ -95,6 +97,8 @@ struct Quarantine {
         do {
             let fd = try directory.folder.open(QueueLayout.quarantine, .readOnly)
             defer { fd.close() }
+            // Nothing but a regular file is read: a FIFO, a device or a directory holds no entry of the queue's.
+            guard try fd.status().isRegularFile else { return 0 }
             var lines = 0
             var offset: Int64 = 0
             var chunk = [UInt8](repeating: 0, count: 64 << 10)
@@ -108,7 +112,7 @@ struct Quarantine {
             }
             return lines
         } catch {
-            if error.isNotFound { return 0 }
+            if ReadFailure.damage(error) != nil { return 0 }
             throw ReadFailure.error("cannot read the quarantine file", path: path, error)
         }
     }

@@ -83,6 +83,9 @@ final class QueueFolder: Sendable {
     /// Whether this process may read and write `name`, as the system would decide at an open.
     func mayReadAndWrite(_ name: String) -> Bool { descriptor.mayReadAndWrite(name) }
 
+    /// Whether this process may read `name`, as the system would decide at an open.
+    func mayRead(_ name: String) -> Bool { descriptor.mayRead(name) }
+
     /// Removes `name`; a name already gone is not an error.
     func remove(_ name: String) throws(SystemError) { try descriptor.remove(name) }
 

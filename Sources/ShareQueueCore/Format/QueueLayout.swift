@@ -38,6 +38,13 @@ package enum QueueLayout {
     package static let attachments = "attachments"
     package static let keys = "keys"
 
+    /// The files a drain writes in place and checks before it starts: what stands at one of these
+    /// names and is no file of the queue's own (`QueueDirectory.foreignFile`) is set aside unread.
+    package static let drainsOwnFiles = [checkpoint, quarantine, deadLetters, deadLettersRequeue, attempts]
+
+    /// The folders a drain checks before it starts: what stands there and is no directory is set aside unfollowed.
+    package static let folders = [attachments, keys]
+
     /// Where process `processID` writes a format marker before linking it into place.
     package static func formatMarkerTemporary(processID: Int32) -> String { formatMarker + ".tmp-\(processID)" }
 

@@ -34,7 +34,7 @@ extension DrainRun {
     /// which files dead letters name; nil if a dead letter cannot be read (it might name any).
     func attachmentReferences() throws -> (pending: [ByteKey: Int], deadLetters: Set<ByteKey>)? {
         var pending: [ByteKey: Int] = [:]
-        try QueueInspector(directory: directory).forEachPending { drained in
+        try QueueInspector(directory: directory).forEachPending(includingUnsealed: true) { drained in
             if drained.hasAttachments { drained.record.attachments?.forEach { pending[ByteKey($0.file), default: 0] += 1 } }
         }
         var deadLetters: Set<ByteKey> = []

@@ -102,16 +102,31 @@ public struct QueueDirectory: Sendable {
         return nil
     }
 
+    /// Why the entry `name`, looked at without following a symlink, is no file of the queue's own
+    /// (see ``foreignFile(_:_:)``); nil if it is one, or if there is none.
+    func foreignFile(_ name: String) throws(ShareQueueError) -> ForeignFile? {
+        guard let status = try status(of: name) else { return nil }
+        return foreignFile(name, status)
+    }
+
+    /// What ``foreignFile(_:)`` finds, for a reader that changes nothing: another user's file that
+    /// this process may read is read, since one that only looks may run as another user than the drains.
+    func foreignFileToRead(_ name: String) throws(ShareQueueError) -> ForeignFile? {
+        guard let foreign = try foreignFile(name) else { return nil }
+        if case .othersUnusable = foreign, folder.mayRead(name) { return nil }
+        return foreign
+    }
+
     /// What ``foreignFile(_:_:)`` found.
     enum ForeignFile: Equatable {
         case notOneRegularFile
         case othersUnusable(owner: UInt32)
 
-        /// The problem, as a drain's warning gives it.
+        /// The problem, as a drain's or a status's warning gives it.
         var problem: String {
             switch self {
             case .notOneRegularFile: "is not a regular file with one name"
-            case .othersUnusable(let owner): "belongs to user \(owner) and this drain may not read and write it"
+            case .othersUnusable(let owner): "belongs to user \(owner), and this user may not read and write it"
             }
         }
     }

@@ -103,7 +103,7 @@ public final class QueueDrainer: @unchecked Sendable {
     private func putBackDeadLetters(resumingOnly: Bool) throws(ShareQueueError) -> Int {
         let letters = DeadLetters(directory: directory, warn: warn)
         // What stands where letters being put back would be, and is no file of theirs, is moved out of the way.
-        if let status = try directory.status(of: QueueLayout.deadLettersRequeue), let foreign = directory.foreignFile(QueueLayout.deadLettersRequeue, status) {
+        if let foreign = try directory.foreignFile(QueueLayout.deadLettersRequeue) {
             try moveAsideForeign(QueueLayout.deadLettersRequeue, foreign.problem)
         }
         // Renamed first, so that a crash cannot leave a letter both queued and waiting.
@@ -119,7 +119,7 @@ public final class QueueDrainer: @unchecked Sendable {
         // Only then: a pending copy of a letter's bytes may be any producer's, appended to take the
         // letter's place and spoiled once it has, so a fresh requeue puts every letter back.
         var queued: Set<DeadLetters.StoredDigest> = []
-        if resuming { try QueueInspector(directory: directory).forEachPending { queued.insert(DeadLetters.StoredDigest($0.storedJSON)) } }
+        if resuming { try QueueInspector(directory: directory).forEachPending(includingUnsealed: true) { queued.insert(DeadLetters.StoredDigest($0.storedJSON)) } }
         // Records are put back as they were taken, whatever limit the producer used, in atomic appends of at most 16 MiB.
         var options = AppendOptions()
         options.maxRecordBytes = Frame.maximumPayloadSize
@@ -175,13 +175,13 @@ public final class QueueDrainer: @unchecked Sendable {
     /// made that this drain may not read and write; the checkpoint then starts
     /// over, which delivers again rather than loses.
     private func setAsideForeignFiles() throws(ShareQueueError) {
-        for name in [QueueLayout.checkpoint, QueueLayout.quarantine, QueueLayout.deadLetters, QueueLayout.deadLettersRequeue, QueueLayout.attempts] {
-            if let status = try directory.status(of: name), let foreign = directory.foreignFile(name, status) {
+        for name in QueueLayout.drainsOwnFiles {
+            if let foreign = try directory.foreignFile(name) {
                 try moveAsideForeign(name, foreign.problem)
             }
         }
         // The attachments and keys folders must be directories of the queue's own, not links to somewhere else.
-        for name in [QueueLayout.attachments, QueueLayout.keys] {
+        for name in QueueLayout.folders {
             if let status = try directory.status(of: name), !status.isDirectory {
                 try moveAsideForeign(name, "is not a directory", unread: "without following it")
             }

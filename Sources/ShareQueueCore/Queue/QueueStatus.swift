@@ -37,7 +37,8 @@ public struct QueueStatus: Sendable, Equatable {
 public struct QueueInspector: Sendable {
     /// The queue it reads.
     public let directory: QueueDirectory
-    /// Receives notices about damaged lines skipped in the dead letters.
+    /// Receives notices about damaged lines skipped in the dead letters, and about
+    /// files not read because a drain sets them aside unread.
     public var warn: @Sendable (String) -> Void = { _ in }
 
     /// An inspector of `directory`.
@@ -46,7 +47,9 @@ public struct QueueInspector: Sendable {
 
     /// Visits every pending record in delivery order: sealed segments from the
     /// checkpoint on, then the pending file. A record still being written at
-    /// the end of the pending file is not visited, nor is a damaged one.
+    /// the end of the pending file is not visited, nor is a damaged one, nor one
+    /// in a segment a drain sets aside unread (one that is not a regular file, or
+    /// another user's that this user may not read), which ``warn`` hears of.
     /// - Parameter visit: Called with each record; throwing stops the walk.
     /// - Throws: What `visit` throws, wrapped as `.ioError` unless it is a
     ///   ``ShareQueueError``; `.ioError` when the queue cannot be read.
@@ -54,28 +57,57 @@ public struct QueueInspector: Sendable {
         _ = try walk(includingUnsealed: true, visit)
     }
 
-    /// Visits the records of the sealed segments only.
+    /// Visits the records of the sealed segments only, or of every segment, for a drain:
+    /// a segment it cannot open stops the walk, so that what the drain decides from it
+    /// (which attachments no record names, which record of a key is the newest) never
+    /// leaves out a segment that may be renamed back.
     func forEachPending(includingUnsealed: Bool, _ visit: (DrainedRecord) throws -> Void) throws(ShareQueueError) {
-        _ = try walk(includingUnsealed: includingUnsealed, visit)
+        _ = try walk(includingUnsealed: includingUnsealed, passingOverForeign: false, visit)
     }
 
     /// Counts what waits in the queue and in its side files.
+    ///
+    /// Anyone sharing the queue can put something at one of its names: what a drain would
+    /// set aside unread at its next start (a symlink, a FIFO, a directory, a second hard link,
+    /// another user's file this user may not read) is not read or followed here either, and
+    /// counts for nothing, with a notice through ``warn``.
     /// - Returns: The pending records and bytes, the oldest record's date, and
     ///   the quarantined entries, dead letters and attachments, and when a
     ///   drain last recorded progress.
     /// - Throws: `.ioError` when the queue cannot be read.
     public func status() throws(ShareQueueError) -> QueueStatus {
+        var setAside: Set<String> = []
+        for name in QueueLayout.drainsOwnFiles {
+            guard let foreign = try directory.foreignFileToRead(name) else { continue }
+            notRead(name, foreign.problem)
+            setAside.insert(name)
+        }
+        for name in QueueLayout.folders {
+            if let folder = try directory.status(of: name), !folder.isDirectory { notRead(name, "is not a directory") }
+        }
         var status = try walk(includingUnsealed: true) { _ in }
-        status.quarantined = try Quarantine(directory: directory).count()
-        status.quarantinedBytes = try Quarantine(directory: directory).bytes()
+        let quarantine = Quarantine(directory: directory)
+        let readsQuarantine = !setAside.contains(QueueLayout.quarantine)
+        status.quarantined = try quarantine.count(readingFile: readsQuarantine)
+        status.quarantinedBytes = try quarantine.bytes(readingFile: readsQuarantine)
         status.lastDrainSeconds = try Checkpoint.lastWrittenSeconds(directory: directory)
-        status.deadLetters = try DeadLetters(directory: directory, warn: warn).count()
+        status.deadLetters = try DeadLetters(directory: directory, warn: warn).count(except: setAside)
         status.rejectedFiles = try directory.names().count(where: QueueLayout.isRejected)
-        (status.attachments, status.attachmentBytes) = try AttachmentStore(directory: directory).usage()
+        do {
+            (status.attachments, status.attachmentBytes) = try AttachmentStore(directory: directory).usage()
+        } catch where error.systemError?.isAccessDenied == true {
+            // Another member of a shared queue can close the folder to this user: the rest is still worth showing.
+            warn("\(directory.path(of: QueueLayout.attachments)) may not be listed by this user; its files are not counted")
+        }
         return status
     }
 
-    private func walk(includingUnsealed: Bool, _ visit: (DrainedRecord) throws -> Void) throws(ShareQueueError) -> QueueStatus {
+    /// Says that the file `name` is not read, and why.
+    private func notRead(_ name: String, _ problem: String) {
+        warn("\(directory.path(of: name)) \(problem); nothing in it is counted: a drain sets such a file aside unread")
+    }
+
+    private func walk(includingUnsealed: Bool, passingOverForeign: Bool = true, _ visit: (DrainedRecord) throws -> Void) throws(ShareQueueError) -> QueueStatus {
         var status = QueueStatus()
         var earliest = DateInstant.unparsed
         let segments = try segmentsToRead()
@@ -85,11 +117,18 @@ public struct QueueInspector: Sendable {
                 let file: FileDescriptor
                 do { file = try directory.folder.open(name, .readOnly) } catch {
                     if error.isNotFound { continue }  // delivered meanwhile
+                    // What a drain sets aside unread (see `DrainRun.deliverSegment`) holds no record it delivers.
+                    guard passingOverForeign else { throw error }
+                    if error.isUnexpectedFileType { notRead(name, "is not a regular file"); continue }
+                    if error.isAccessDenied, let owner = try? directory.status(of: name)?.owner, owner != Host.effectiveUserID {
+                        notRead(name, "belongs to user \(owner), and this user may not read it")
+                        continue
+                    }
                     throw error
                 }
                 defer { file.close() }
                 let fileStatus = try file.status()
-                guard fileStatus.isRegularFile else { continue }
+                guard fileStatus.isRegularFile else { notRead(name, "is not a regular file"); continue }
                 let start = offset <= fileStatus.size ? offset : 0
                 status.pendingBytes += fileStatus.size - start
                 var reader = SegmentReader(file: file, from: start)

@@ -77,6 +77,19 @@ struct StoreTrustTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: empty)).isEmpty)
     }
 
+    @Test("--status --store with no database there exits 66 naming it, and makes none", arguments: [[], ["--json"], ["--prometheus"]])
+    func statusOfAMissingStore(_ format: [String]) throws {
+        let scratch = TemporaryDirectory()
+        let queue = TestQueue(in: scratch)
+        try queue.append(["one"])
+        let typo = scratch.file("typo.db")
+        let status = try queue.drain(["--status", "--store", typo] + format)
+        #expect(status.status == 66, "\(status.stderr)")
+        #expect(status.stderr.contains("host-drain: error: ") && status.stderr.contains(typo), "\(status.stderr)")
+        #expect(status.stdout.isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path).filter { $0.hasPrefix("typo.db") }.isEmpty)
+    }
+
     @Test("A store written before the application_id was set is accepted, and stamped by the next drain (not by --status)")
     func previousVersionStoreIsStamped() throws {
         let scratch = TemporaryDirectory()

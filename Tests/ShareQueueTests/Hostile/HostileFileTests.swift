@@ -98,6 +98,70 @@ struct HostileFileTests {
         #expect(queue.names().filter { $0.hasPrefix("rejected-") && $0.hasSuffix("-format") }.count == 1)
     }
 
+    /// The names and status of the queue's files, read without opening any: a planted FIFO would block a read.
+    private func listing(_ queue: TestQueue) -> [String: String] {
+        var files: [String: String] = [:]
+        for name in queue.names() {
+            var status = stat()
+            _ = lstat(queue.file(name), &status)
+            files[name] = "\(status.st_mode) \(status.st_size) \(status.st_ino) \(status.st_mtim.tv_sec).\(status.st_mtim.tv_nsec)"
+        }
+        return files
+    }
+
+    @Test("--status neither reads, follows nor stops at what is planted where the queue's own files go: it warns, counts the rest, exits 0 and changes nothing",
+          arguments: ["checkpoint", "quarantine.log", "dead-letters.log", "dead-letters.requeue", "attempts", "pending.log",
+                      "sealed-000000000002.log", "attachments", "keys"],
+          ["fifo", "symlink", "directory", "hard link"])
+    func statusAroundPlantedFiles(_ name: String, _ kind: String) throws {
+        // A folder is the queue's own directory; a segment with a second name is still read by a drain.
+        guard !(name == "attachments" || name == "keys") || kind != "directory",
+              !(name.hasSuffix(".log") && !["quarantine.log", "dead-letters.log"].contains(name) && kind == "hard link") else { return }
+        let queue = TestQueue()
+        let waiting = try queue.append(text: "waiting")
+        #expect(rename(queue.pendingPath, queue.file("sealed-000000000001.log")) == 0)
+        // Bytes that would count as an entry or a letter, were they read.
+        let elsewhere = queue.scratch.file("elsewhere")
+        try Data("{\"date\":\"x\",\"attempts\":1,\"error\":\"e\",\"record\":{}}\n".utf8).write(to: URL(fileURLWithPath: elsewhere))
+        unlink(queue.file(name))
+        switch kind {
+        case "fifo": #expect(mkfifo(queue.file(name), 0o600) == 0)
+        case "symlink": #expect(symlink(elsewhere, queue.file(name)) == 0)
+        case "directory": #expect(mkdir(queue.file(name), 0o700) == 0)
+        default: #expect(link(elsewhere, queue.file(name)) == 0)
+        }
+        let before = listing(queue)
+        let json = try queue.drain(["--status", "--json"])
+        #expect(json.status == 0, "\(json.stderr)")
+        #expect(json.stderr.contains("host-drain: warning: \(queue.file(name)) "), "\(json.stderr)")
+        let status = try #require(try JSONSerialization.jsonObject(with: json.stdout) as? [String: Any])
+        #expect(status["pending"] as? Int == 1 && status["oldest"] is String, "\(status)")
+        #expect(status["quarantined"] as? Int == 0 && status["deadLetters"] as? Int == 0, "\(status)")
+        for format in [["--status"], ["--status", "--prometheus"]] {
+            let shown = try queue.drain(format)
+            #expect(shown.status == 0 && !shown.stdout.isEmpty, "\(format): \(shown.stderr)")
+        }
+        #expect(listing(queue) == before)
+        // What --status passed over, the drain sets aside, and delivers the record.
+        let drain = try queue.drain()
+        #expect(drain.status == 0, "\(drain.stderr)")
+        #expect(try ids(in: drain.stdout) == waiting)
+    }
+
+    @Test("--status counts what a huge sparse file at a side file's name holds without reading its holes",
+          arguments: ["checkpoint", "quarantine.log", "dead-letters.log", "dead-letters.requeue"])
+    func statusAroundHugeFiles(_ name: String) throws {
+        let queue = TestQueue()
+        try queue.append(text: "waiting")
+        let descriptor = open(queue.file(name), O_WRONLY | O_CREAT, 0o600)
+        #expect(descriptor >= 0 && ftruncate(descriptor, 1 << 40) == 0)
+        close(descriptor)
+        let started = Date()
+        let status = try queue.drain(["--status", "--json"])
+        #expect(status.status == 0, "\(status.stderr)")
+        #expect(Date().timeIntervalSince(started) < 20)
+    }
+
     @Test("A FIFO planted as the quarantine file makes an append fail at once, not hang; a drain clears it")
     func fifoQuarantine() throws {
         let scratch = TemporaryDirectory()

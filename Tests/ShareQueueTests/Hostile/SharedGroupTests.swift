@@ -173,6 +173,47 @@ struct SharedGroupTests {
         #expect(status.status == 0, "\(status.stderr)")
     }
 
+    @Test("A member's file that the host may not read, at one of the queue's names, is not counted by --status, which says so and exits 0",
+          .enabled(if: TestUsers.canRun, TestUsers.skipReason),
+          arguments: ["cp checkpoint .x && chmod 000 .x && mv -f .x checkpoint", "echo x > .x && chmod 000 .x && mv .x quarantine.log",
+                      "echo x > .x && chmod 000 .x && mv .x dead-letters.log", "cp pending.log .x && chmod 000 .x && mv .x sealed-000000000001.log",
+                      "mkdir attachments && chmod 000 attachments"])
+    func membersUnreadableFilesInStatus(_ plant: String) throws {
+        guard TestUsers.require() else { return }
+        let scratch = TemporaryDirectory()
+        let queue = try sharedQueue(scratch)
+        let first = try TestUsers.run(as: TestUsers.producer, "share-append", ["--dir", queue, "first"], in: scratch)
+        #expect(first.status == 0, "\(first.stderr)")
+        try asSecondProducer("cd '\(queue)' && \(plant)", scratch)
+        let before = try FileManager.default.contentsOfDirectory(atPath: queue).sorted()
+        let status = try TestUsers.run(as: TestUsers.host, "host-drain", ["--dir", queue, "--status", "--json"], in: scratch)
+        #expect(status.status == 0, "\(status.stderr)")
+        let planted = String(plant.split(separator: " ").last ?? "")
+        #expect(status.stderr.contains("host-drain: warning: \(queue)/\(planted) "), "\(status.stderr)")
+        let counts = try #require(try JSONSerialization.jsonObject(with: status.stdout) as? [String: Any])
+        #expect(counts["pending"] as? Int == 1 && counts["quarantined"] as? Int == 0 && counts["deadLetters"] as? Int == 0, "\(counts)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: queue).sorted() == before)
+    }
+
+    @Test("A user who may read the queue but not write it gets its status as it is, the checkpoint read, without warnings",
+          .enabled(if: TestUsers.canRun, TestUsers.skipReason))
+    func readOnlyStatus() throws {
+        guard TestUsers.require() else { return }
+        let scratch = TemporaryDirectory()
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: scratch.path)
+        let queue = scratch.file("queue")
+        try FileManager.default.createDirectory(atPath: queue, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        TestUsers.chown(queue, TestUsers.host)
+        let appended = try TestUsers.run(as: TestUsers.host, "share-append", ["--dir", queue, "--lines"], stdin: "one\ntwo\n", in: scratch)
+        #expect(appended.status == 0, "\(appended.stderr)")
+        #expect(try TestUsers.run(as: TestUsers.host, "host-drain", ["--dir", queue, "--max", "1", "-q"], in: scratch).status == 0)
+        _ = try run("/bin/chmod", ["-R", "go+rX", queue], in: scratch)
+        let status = try TestUsers.run(as: TestUsers.outsider, "host-drain", ["--dir", queue, "--status", "--json"], in: scratch)
+        #expect(status.status == 0 && status.stderr.isEmpty, "\(status.stderr)")
+        let counts = try #require(try JSONSerialization.jsonObject(with: status.stdout) as? [String: Any])
+        #expect(counts["pending"] as? Int == 1 && counts["lastDrainSeconds"] is Int, "\(counts)")
+    }
+
     @Test("Files a member plants before a queue is first used, where its lock files and checkpoint go, are moved aside when it is made: appends and drains work",
           .enabled(if: TestUsers.canRun, TestUsers.skipReason),
           arguments: ["mkdir drain.lock", "mkdir append.lock", "mkdir checkpoint", "ln -s /etc/passwd checkpoint", "mkfifo checkpoint",

@@ -16,14 +16,14 @@ struct MetricsTests {
         Record.encode(id: "id-" + text, date: date, source: "metrics-test", kind: .text, text: text, jsonBytes: nil, key: nil, meta: nil)
     }
 
-    /// The metrics of `queue`, checked against the format; every sample labelled with the queue's path.
+    /// The metrics of `queue`, checked against the format; every sample labelled with the queue's path (each `\` doubled).
     static func metrics(_ queue: TestQueue, _ arguments: [String] = []) throws -> Exposition {
         let result = try queue.drain(["--status", "--prometheus"] + arguments)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.isEmpty, "\(result.stderr)")
         let exposition = try Exposition(result.output)
         for sample in exposition.samples {
-            #expect(sample.labels == ["queue": queue.path], "\(sample.name)")
+            #expect(sample.labels == ["queue": queue.path.replacingOccurrences(of: "\\", with: "\\\\")], "\(sample.name)")
             #expect(exposition.types[sample.name] == "gauge", "\(sample.name)")
             #expect(exposition.help[sample.name]?.isEmpty == false, "\(sample.name)")
         }
@@ -148,12 +148,31 @@ struct MetricsTests {
         let queue = TestQueue(in: scratch, name: "odd \"name\" \\ with\na line feed")
         try queue.append(["one"])
         let result = try queue.drain(["--status", "--prometheus"])
-        #expect(result.output.contains("{queue=\"\(scratch.path)/odd \\\"name\\\" \\\\ with\\na line feed\"} 1\n"))
+        // The path's `\` is `\\` in the label, so that `\xNN` can stand for a byte that is not UTF-8; each is then escaped.
+        #expect(result.output.contains("{queue=\"\(scratch.path)/odd \\\"name\\\" \\\\\\\\ with\\na line feed\"} 1\n"), "\(result.output)")
         #expect(try Self.metrics(queue).value("sharequeue_pending_records") == 1)
         #expect(try queue.drain(["-q", "--store", scratch.file("store.sqlite")]).status == 0)
         let stored = try Self.metrics(queue, ["--store", scratch.file("store.sqlite")])
         #expect(stored.value("sharequeue_store_rows") == 1)
         #expect(stored.value("sharequeue_pending_records") == 0)
+    }
+
+    @Test("Queue directories whose names differ only in bytes that are not UTF-8 get labels of their own, valid UTF-8 kept as it is")
+    func labelOfAPathThatIsNotUTF8() throws {
+        let scratch = TemporaryDirectory()
+        var labels: [String] = []
+        // Through the working directory: the command line takes UTF-8 alone. printf makes the bytes 0xFF and 0xFE.
+        for folder in ["q\\377", "q\\376", "q\u{FFFD}", "q\\\\xff"] {
+            let script = "d=$(printf \"$1\") && mkdir \"$d\" && cd \"$d\" && \"$2\" --dir queue one > /dev/null && exec \"$3\" --dir queue --status --prometheus"
+            let result = try run("/bin/sh", ["-c", script, "sh", scratch.path + "/" + folder, Executables.path("share-append"), Executables.path("host-drain")], in: scratch)
+            #expect(result.status == 0, "\(folder): \(result.stderr)")
+            let exposition = try Exposition(result.output)
+            #expect(exposition.value("sharequeue_pending_records") == 1)
+            labels.append(try #require(exposition.samples.first?.labels["queue"]))
+        }
+        // The working directory as the system gives it: without the temporary directory's doubled slash.
+        let base = scratch.path.replacingOccurrences(of: "//", with: "/")
+        #expect(labels == [base + "/q\\xff/queue", base + "/q\\xfe/queue", base + "/q\u{FFFD}/queue", base + "/q\\\\xff/queue"])
     }
 
     @Test("README's cron line leaves one whole metrics file in the textfile folder, and no temporary one")

@@ -94,6 +94,22 @@ struct ToolTests {
         #expect(result.stdout.isEmpty && snapshot(queue.path) == before)
     }
 
+    @Test("--status refuses what only a drain or --peek uses, rather than ignore it, and changes nothing",
+          arguments: [["--format", "text"], ["--format", "json"], ["--max", "1"], ["--batch", "10"], ["--coalesce"], ["--attachments-to", "received"],
+                      ["--max-attempts", "2"], ["--max-attachment-bytes", "10"], ["--sparse-attachments"], ["--wait", "1"], ["--quiet"],
+                      ["--progress"], ["--no-progress"], ["--exec", "cat"], ["--exec-timeout", "1s"], ["--debounce", "1s"]])
+    func statusRefusesOtherOptions(_ option: [String]) throws {
+        let queue = TestQueue()
+        _ = try queue.append(["one"])
+        let before = snapshot(queue.path)
+        for format in [[], ["--json"], ["--prometheus"]] {
+            let result = try queue.drain(["--status"] + format + option)
+            #expect(result.status == 64 && result.stderr.contains(option[0]), "\(result.stderr)")
+            #expect(result.stderr.contains("USAGE: host-drain"), "\(result.stderr)")
+            #expect(result.stdout.isEmpty && snapshot(queue.path) == before)
+        }
+    }
+
     @Test("--format text names each attachment where the drain put it, tells meta from the key, and writes control characters and invisible ones as escapes")
     func textFormat() throws {
         let queue = TestQueue()
