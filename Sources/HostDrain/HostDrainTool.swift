@@ -30,7 +30,7 @@ public enum HostDrainTool {
             OptionSpec(names: ["--status"], value: nil, help: "Show what is waiting (pending records and bytes, the oldest, quarantined, dead letters, attachments) without draining; it takes only --dir or --group, --store, and --json or --prometheus."),
             OptionSpec(names: ["--json"], value: nil, help: "With --status, print one JSON object."),
             OptionSpec(names: ["--prometheus"], value: nil, help: "With --status, print the queue's state as Prometheus metrics (text format 0.0.4), for node_exporter's textfile collector."),
-            OptionSpec(names: ["--peek"], value: nil, help: "Print the pending records without draining them."),
+            OptionSpec(names: ["--peek"], value: nil, help: "Print the pending records without draining them; it takes only --dir or --group, and --format."),
             OptionSpec(names: ["--quiet", "-q"], value: nil, help: "Do not print the summary line on standard error."),
         ] + ProgressLine.options + Tool.commonOptions,
         examples: examples, environment: Tool.queueEnvironment, files: Tool.queueFiles + [
@@ -151,10 +151,14 @@ public enum HostDrainTool {
         if arguments.has("--json") && !arguments.has("--status") { throw ShareQueueError(.invalidArgument, "--json goes with --status; records are JSON Lines already") }
         if arguments.has("--prometheus") && !arguments.has("--status") { throw ShareQueueError(.invalidArgument, "--prometheus goes with --status") }
         if arguments.has("--prometheus") && arguments.has("--json") { throw ShareQueueError(.invalidArgument, "give --json or --prometheus, not both") }
-        // What --status does not use is refused, not ignored: a --format or --max given to it would be a mistake unseen.
-        let statusOptions = ["--status", "--json", "--prometheus", "--store"] + Tool.directoryOptions.map(\.key)
-        if arguments.has("--status"), let option = tool.options.map(\.key).first(where: { arguments.has($0) && !statusOptions.contains($0) }) {
-            throw ShareQueueError(.invalidArgument, "--status takes only --dir or --group, --store, and --json or --prometheus; \(option) is not for it")
+        // What --status or --peek does not use is refused, not ignored: a --format or --max given to one would be a mistake
+        // unseen, and what shapes a delivery (--coalesce, --max) would make --peek seem to show what a drain delivers.
+        for (mode, takes, named) in [("--status", ["--json", "--prometheus", "--store"], "--dir or --group, --store, and --json or --prometheus"),
+                                     ("--peek", ["--format"], "--dir or --group, and --format")] where arguments.has(mode) {
+            let allowed = [mode] + takes + Tool.directoryOptions.map(\.key)
+            if let option = tool.options.map(\.key).first(where: { arguments.has($0) && !allowed.contains($0) }) {
+                throw ShareQueueError(.invalidArgument, "\(mode) takes only \(named); \(option) is not for it")
+            }
         }
         if !sinks.isEmpty && arguments.has("--format") { throw ShareQueueError(.invalidArgument, "--format is for standard output; \(sinks[0]) takes records as they are") }
         if arguments.has("--store") && (arguments.has("--coalesce") || arguments.has("--attachments-to")) {
@@ -167,14 +171,6 @@ public enum HostDrainTool {
         if arguments.has("--exec-timeout") && !arguments.has("--exec") { throw ShareQueueError(.invalidArgument, "--exec-timeout goes with --exec") }
         if let command = arguments.value("--exec"), command.allSatisfy(\.isWhitespace) {
             throw ShareQueueError(.invalidArgument, "--exec needs a command; an empty one would take every batch")
-        }
-        if arguments.has("--exec") && (arguments.has("--status") || arguments.has("--peek")) {
-            throw ShareQueueError(.invalidArgument, "--exec delivers records; it does not combine with --status or --peek")
-        }
-        // What shapes a delivery would make --peek show other records than a drain delivers, were it ignored.
-        let delivering = ["--store", "--attachments-to", "--coalesce", "--max", "--batch", "--max-attempts", "--max-attachment-bytes", "--sparse-attachments"]
-        if arguments.has("--peek"), let option = delivering.first(where: arguments.has) {
-            throw ShareQueueError(.invalidArgument, "--peek shows what is pending as it is; \(option) is for a drain")
         }
     }
 

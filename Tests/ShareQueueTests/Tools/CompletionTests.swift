@@ -82,7 +82,7 @@ struct CompletionTests {
         #expect(try Self.fishOffers(fish, "share-stress", "share-stress --crash", in: scratch) == ["--crash-points"])
         let script = try Self.script("host-drain", "fish", in: scratch)
         let described = try run(fish, ["--no-config", "-c", "source $argv[1]; complete -C 'host-drain --peek'", script], in: scratch)
-        #expect(described.output == "--peek\tPrint the pending records without draining them.\n")
+        #expect(described.output == "--peek\tPrint the pending records without draining them; it takes only --dir or --group, and --format.\n")
     }
 
     /// The completion zsh registers for `tool` after `compinit` and sourcing the

@@ -82,9 +82,10 @@ struct ToolTests {
         #expect(try queue.status()["pending"] as? Int == 0)
     }
 
-    @Test("--peek refuses what shapes a delivery, rather than show other records than a drain delivers, and changes nothing",
+    @Test("--peek refuses what shapes a delivery, rather than show other records than a drain delivers, and what it does not use, and changes nothing",
           arguments: [["--coalesce"], ["--max", "1"], ["--store", "inbox.sqlite"], ["--attachments-to", "received"], ["--batch", "10"],
-                      ["--max-attempts", "2"], ["--max-attachment-bytes", "10"], ["--sparse-attachments"]])
+                      ["--max-attempts", "2"], ["--max-attachment-bytes", "10"], ["--sparse-attachments"], ["--wait", "1"], ["--quiet"],
+                      ["--progress"], ["--no-progress"], ["--debounce", "1s"]])
     func peekRefusesDeliveryOptions(_ option: [String]) throws {
         let queue = TestQueue()
         _ = try queue.append(["--key", "k", "one"])
