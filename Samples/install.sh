@@ -9,8 +9,8 @@
 # install builds release binaries (swift build -c release) unless --from names
 # a folder that holds the three built already. uninstall removes exactly the
 # files install puts there, and nothing else (the folders stay).
-# install refuses a folder that a user other than root and the one running it may
-# change. Exit status: 0 done, 64 usage, 66 no built tool, 69 no swift, 73 cannot
+# install refuses a folder that a user other than root and the one running it, or a
+# group other than root's, may change. Exit status: 0 done, 64 usage, 66 no built tool, 69 no swift, 73 cannot
 # install (or, for uninstall, remove) a file.
 set -eu
 # Folders made here are 0755 whatever the caller's umask; each file gets its mode below.
@@ -91,18 +91,21 @@ staged=$(mktemp -d "${TMPDIR:-/tmp}/share-queue-install.XXXXXX") || fail 73 "can
 # The file being copied in, if any: an install stopped halfway leaves nothing behind.
 copying=
 trap 'rm -rf "$staged"; [ -z "$copying" ] || rm -f "$copying"' EXIT
-trap 'exit 130' INT TERM
+trap 'exit 130' HUP INT TERM
 
-# Fails unless $1 and every folder above it are root's or this user's and, unless sticky,
-# writable by no one else: where another user may rename, a file installed as root could
-# be replaced afterwards, or a name swapped for a symlink while it is written.
+# Fails unless $1 and every folder above it, both as written and where symlinks lead, are
+# root's or this user's and, unless sticky, writable by no other user or group (but root's
+# group): where another user may rename, a file installed as root could be replaced
+# afterwards, or a name swapped for a symlink while it is written.
 check_folder() {
-    folder=$1
-    while :; do
-        [ -n "$(find -H "$folder" -prune \( -user 0 -o -user "$(id -u)" \) ! \( -perm -0002 ! -perm -1000 \) -print)" ] \
-            || fail 73 "another user may change $folder; not installing there"
-        [ "$folder" != / ] || break
-        folder=$(dirname "$folder")
+    for path in "$1" "$(cd "$1" && pwd -P)"; do
+        while :; do
+            [ -n "$(find -H "$path" -prune \( -user 0 -o -user "$(id -u)" \) \
+                    ! \( \( -perm -0002 -o -perm -0020 ! -group 0 \) ! -perm -1000 \) -print)" ] \
+                || fail 73 "another user may change $path; not installing there"
+            [ "$path" != / ] || break
+            path=$(dirname "$path")
+        done
     done
 }
 

@@ -218,12 +218,42 @@ struct InstallScriptTests {
         // Sticky, as /tmp is: others may not rename what is not theirs.
         #expect(chmod(stage, 0o1777) == 0)
         #expect(try Self.installer(["--from", Executables.directory.path], stage: stage, in: scratch).status == 0)
-        if TestUsers.canRun, TestUsers.require() {
-            #expect(chmod(stage, 0o755) == 0)
-            TestUsers.chown(stage + Self.prefix + "/bin", TestUsers.outsider)
-            let owned = try Self.installer(["--from", Executables.directory.path], stage: stage, in: scratch)
-            #expect(owned.status == 73 && owned.stderr.contains("another user may change \(stage + Self.prefix)/bin"), "\(owned.stderr)")
-        }
+        guard TestUsers.canRun, TestUsers.require() else { return }
+        // Writable by a group other than root's.
+        #expect(chmod(stage, 0o775) == 0)
+        TestUsers.chown(stage, "root", TestUsers.group)
+        let grouped = try Self.installer(["--from", Executables.directory.path], stage: stage, in: scratch)
+        #expect(grouped.status == 73 && grouped.stderr.contains("another user may change \(stage);"), "\(grouped.stderr)")
+        #expect(chmod(stage, 0o755) == 0)
+        TestUsers.chown(stage, "root", "root")
+        TestUsers.chown(stage + Self.prefix + "/bin", TestUsers.outsider)
+        let owned = try Self.installer(["--from", Executables.directory.path], stage: stage, in: scratch)
+        #expect(owned.status == 73 && owned.stderr.contains("another user may change \(stage + Self.prefix)/bin"), "\(owned.stderr)")
+        // Root's own folder and symlink, but inside another user's folder: what the symlink leads to is checked too.
+        let theirs = scratch.file("theirs")
+        try FileManager.default.createDirectory(atPath: theirs + "/real", withIntermediateDirectories: true)
+        TestUsers.chown(theirs, TestUsers.outsider)
+        try FileManager.default.createSymbolicLink(atPath: scratch.file("linked"), withDestinationPath: theirs + "/real")
+        let linked = try Self.installer(["--from", Executables.directory.path], stage: scratch.file("linked"), in: scratch)
+        // Named as the system resolves it, which may spell the scratch folder otherwise.
+        #expect(linked.status == 73 && linked.stderr.contains("/theirs; not installing there"), "\(linked.stderr)")
+        #expect(Self.files(under: theirs).isEmpty)
+    }
+
+    @Test("A user installs into a prefix of their own, as for ~/.local, and nothing is made outside it", .enabled(if: TestUsers.canRun, TestUsers.skipReason))
+    func installAsAUser() throws {
+        guard TestUsers.require() else { return }
+        let scratch = TemporaryDirectory()
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: scratch.path)
+        let home = scratch.file("home")
+        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: false)
+        TestUsers.chown(home, TestUsers.producer)
+        let rootBefore = try FileManager.default.contentsOfDirectory(atPath: "/")
+        let install = try run("/usr/bin/setpriv", ["--reuid=\(TestUsers.producer)", "--regid=nogroup", "--init-groups", "/bin/sh", Self.script,
+                                                   "--from", Executables.directory.path], environment: ["PREFIX": home + "/.local"], in: scratch)
+        #expect(install.status == 0, "\(install.stderr)")
+        #expect(Self.files(under: home + "/.local") == Self.expected)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: "/").filter { !rootBefore.contains($0) }.isEmpty)
     }
 
     @Test("A wrong argument, a relative PREFIX, or a folder without the tools changes nothing")
