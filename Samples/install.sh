@@ -9,9 +9,9 @@
 # install builds release binaries (swift build -c release) unless --from names
 # a folder that holds the three built already. uninstall removes exactly the
 # files install puts there, and nothing else (the folders stay).
-# install refuses a folder that a user other than root and the one running it, or a
-# group other than root's, may change. Exit status: 0 done, 64 usage, 66 no built tool, 69 no swift, 73 cannot
-# install (or, for uninstall, remove) a file.
+# install refuses a folder that a user other than root and the one running it,
+# or a group other than root's, may change. Exit status: 0 done, 64 usage,
+# 66 no built tool, 69 no swift, 73 cannot install (or, for uninstall, remove) a file.
 set -eu
 # Folders made here are 0755 whatever the caller's umask; each file gets its mode below.
 umask 022
@@ -26,7 +26,7 @@ while [ $# -gt 0 ]; do
         install | uninstall) action=$1 ;;
         --from) [ $# -ge 2 ] || { echo "install.sh: error: --from needs a folder" >&2; usage; }; from=$2; shift ;;
         --from=*) from=${1#--from=} ;;
-        -h | --help) sed -n '2,12s/^# \{0,1\}//p' "$0"; exit 0 ;;
+        -h | --help) sed -n '2,14s/^# \{0,1\}//p' "$0"; exit 0 ;;
         *) echo "install.sh: error: unknown argument '$1'" >&2; usage ;;
     esac
     shift
