@@ -34,6 +34,10 @@ extension Host {
         }
     }
 
+    /// Lets another thread that is ready to run on this processor run first; returns at once
+    /// when none is. The corresponding C function is `sched_yield`.
+    package static func yieldProcessor() { _ = sched_yield() }
+
     /// Sleeps for `milliseconds`, however many signals arrive meanwhile. The corresponding C function is `nanosleep`.
     package static func sleep(milliseconds: Int) { sleep(microseconds: milliseconds * 1000) }
 

@@ -48,6 +48,8 @@ public final class QueueAppender: @unchecked Sendable {
     /// Where this appender's own last write ended in `pending`: if the file
     /// still ends there, its tail is known to be whole.
     @exclusivity(unchecked) private var ownEnd: Int64?
+    /// Whether the last append found another producer's write after this appender's own.
+    @exclusivity(unchecked) private var followedAnother = false
     @exclusivity(unchecked) private var idGenerator = RecordID.Generator()
     @exclusivity(unchecked) private var clock = Timestamp.Cache()
     /// Where each record is encoded before it is checked and framed, and where
@@ -167,7 +169,14 @@ public final class QueueAppender: @unchecked Sendable {
             return try writeLocked(frames)
         }
         CrashPoint.reached(.appendUnlocked)
-        if options.synchronize { try synchronize(file) }
+        if options.synchronize {
+            // Other producers are appending, and the one our unlock woke is ready to write. Let it, before this
+            // sync starts a journal commit: syncs share a commit (and the disk's flush) only when their writes
+            // come before it begins. On 2 cores, 8 producers then cost the disk 17% fewer flushes, fewer than
+            // C that syncs without this (Documentation/Performance.md). A producer alone never yields.
+            if followedAnother { Host.yieldProcessor() }
+            try synchronize(file)
+        }
         CrashPoint.reached(.appendSynced)
     }
 
@@ -210,7 +219,8 @@ public final class QueueAppender: @unchecked Sendable {
             throw ShareQueueError(.tryAgain, "the queue is full: \(size) bytes pending, the cap is \(options.maxPendingBytes) bytes; run a drain",
                                   path: directory.pendingPath)
         }
-        if size > 0 && size != ownEnd { size = try repairTail(of: file, size: size) }
+        followedAnother = size > 0 && size != ownEnd
+        if followedAnother { size = try repairTail(of: file, size: size) }
         if CrashPoint.isDue(.appendHalfWritten) {
             try? file.writeAll(Array(frames.prefix(frames.count / 2)))
             Host.killSelf()
