@@ -110,9 +110,11 @@ package struct StoreSink: DrainSink {
     ///   not look like an empty store), `.configuration` if the database is not the
     ///   store's, or SQLite's failure.
     package static func rowCount(path: String) throws(ShareQueueError) -> Int {
-        guard try FileSystem.linkStatusOrThrow(path) != nil else {
+        guard let file = try FileSystem.linkStatusOrThrow(path) else {
             throw ShareQueueError(.noInput, "there is no store here; --status counts the records of an existing one and makes none", path: path)
         }
+        // Opened for reading, a FIFO would wait for a writer for ever; a symlink is never followed to a store.
+        guard file.isRegularFile else { throw ShareQueueError(.ioError, "cannot read the store: it is not a regular file", path: path) }
         let database = try SQLiteDatabase(path: path, readOnly: true)
         if try StoreSchema.check(database) { return 0 }
         return Int(try database.prepare("SELECT count(*) FROM records").firstRow(columns: 1)?[0] ?? 0)

@@ -90,6 +90,21 @@ struct StoreTrustTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path).filter { $0.hasPrefix("typo.db") }.isEmpty)
     }
 
+    @Test("--status --store with a FIFO or a symlink there exits 74 at once, reading nothing", arguments: ["fifo", "symlink"])
+    func statusOfAStoreThatIsNoFile(_ kind: String) throws {
+        let scratch = TemporaryDirectory()
+        let queue = TestQueue(in: scratch)
+        try queue.append(["one"])
+        let store = scratch.file("inbox.sqlite")
+        if kind == "fifo" { #expect(mkfifo(store, 0o600) == 0) } else { #expect(symlink("/dev/zero", store) == 0) }
+        // A FIFO opened for reading would wait for a writer for ever.
+        let status = try RunningTool("host-drain", ["--dir", queue.path, "--status", "--store", store], in: scratch)
+        defer { if status.process.isRunning { status.kill() } }
+        try waitUntil("--status to finish", seconds: 20) { !status.process.isRunning }
+        let result = status.wait()
+        #expect(result.status == 74 && result.stderr.contains("not a regular file") && result.stderr.contains(store), "\(result.stderr)")
+    }
+
     @Test("A store written before the application_id was set is accepted, and stamped by the next drain (not by --status)")
     func previousVersionStoreIsStamped() throws {
         let scratch = TemporaryDirectory()
