@@ -102,9 +102,11 @@ public final class QueueDrainer: @unchecked Sendable {
     /// requeue cut short, if there is one, and starts none.
     private func putBackDeadLetters(resumingOnly: Bool) throws(ShareQueueError) -> Int {
         let letters = DeadLetters(directory: directory, warn: warn)
-        // What stands where letters being put back would be, and is no file of theirs, is moved out of the way.
-        if let foreign = try directory.foreignFile(QueueLayout.deadLettersRequeue) {
-            try moveAsideForeign(QueueLayout.deadLettersRequeue, foreign.problem)
+        // What stands where letters are, or where letters being put back would be, and is no file of theirs, is moved
+        // out of the way unread, as a drain's start does: one this drain may read but not write would be put back
+        // whole and then fail to be marked so.
+        for name in [QueueLayout.deadLettersRequeue, QueueLayout.deadLetters] {
+            if let foreign = try directory.foreignFile(name) { try moveAsideForeign(name, foreign.problem) }
         }
         // Renamed first, so that a crash cannot leave a letter both queued and waiting.
         let resuming = try directory.status(of: QueueLayout.deadLettersRequeue) != nil

@@ -128,6 +128,24 @@ struct SharedGroupTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: queue).filter { $0.hasPrefix("rejected-") }.count == names.count + 1)
     }
 
+    @Test("--requeue-dead sets aside unread, as a drain would, dead letters a member put in place that the host may read but not write",
+          .enabled(if: TestUsers.canRun, TestUsers.skipReason))
+    func membersDeadLettersAreNotRequeued() throws {
+        guard TestUsers.require() else { return }
+        let scratch = TemporaryDirectory()
+        let queue = try sharedQueue(scratch)
+        #expect(try TestUsers.run(as: TestUsers.producer, "share-append", ["--dir", queue, "refused"], in: scratch).status == 0)
+        let refusing = try TestUsers.run(as: TestUsers.host, "host-drain", ["--dir", queue, "--exec", "cat > /dev/null; exit 1", "--max-attempts", "1"], in: scratch)
+        #expect(refusing.status == 0 || refusing.status == 65, "\(refusing.stderr)")
+        try asSecondProducer("cd '\(queue)' && cp dead-letters.log mine && chmod 0640 mine && mv -f mine dead-letters.log", scratch)
+        let requeue = try TestUsers.run(as: TestUsers.host, "host-drain", ["--dir", queue, "--requeue-dead"], in: scratch)
+        #expect(requeue.status == 0, "\(requeue.stderr)")
+        #expect(requeue.stderr.contains("dead-letters.log belongs to user \(TestUsers.uid(TestUsers.secondProducer))"), "\(requeue.stderr)")
+        let drain = try TestUsers.run(as: TestUsers.host, "host-drain", ["--dir", queue], in: scratch)
+        #expect(drain.status == 0 && drain.stdout.isEmpty, "\(drain.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: queue).filter { $0.hasPrefix("rejected-") && $0.hasSuffix("dead-letters.log") }.count == 1)
+    }
+
     @Test("A member's attachment copy, or the attachments folder, that the host may not read makes that member's records dead letters: the host's drains go on",
           .enabled(if: TestUsers.canRun, TestUsers.skipReason), arguments: ["chmod 600 attachments/*", "chmod 2700 attachments", "chmod 2760 attachments"])
     func membersUnreadableAttachments(_ lockOut: String) throws {
