@@ -94,6 +94,7 @@ public enum HostDrainTool {
         // Looking at a queue makes none: a mistyped path is an error, not an empty queue.
         let onlyLooks = arguments.has("--status") || arguments.has("--peek")
         let directory = try QueueDirectory(path: try tool.directoryPath(arguments), creating: !onlyLooks)
+        if let notRead = directory.markerNotRead { tool.warn(notRead) }
         if arguments.has("--status") {
             return try printStatus(directory, store: arguments.value("--store"), json: arguments.has("--json"), prometheus: arguments.has("--prometheus"))
         }

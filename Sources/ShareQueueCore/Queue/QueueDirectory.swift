@@ -17,6 +17,10 @@ public struct QueueDirectory: Sendable {
     /// this queue from a new one made later at the same path; nil for a queue
     /// whose marker has none.
     public private(set) var identifier: String? = nil
+    /// Opened by a tool that only looks: why the format marker is one that a tool making the queue
+    /// would move aside and write anew (another user's it may not read, or no regular file), for a
+    /// warning. The queue is then read as this version's format, as it would be after that.
+    package private(set) var markerNotRead: String? = nil
 
     /// The directory, open: every file of the queue is opened, renamed and
     /// removed relative to it, never through `path`, so that a swap of the
@@ -234,7 +238,7 @@ public struct QueueDirectory: Sendable {
     /// in a queue shared with a group, any member can make it so, which would stop every
     /// tool of everyone else for good (a new marker names a new queue, which costs a store
     /// its position, never a record).
-    private func readFormatMarker(creating: Bool) throws(ShareQueueError) -> [UInt8]? {
+    private mutating func readFormatMarker(creating: Bool) throws(ShareQueueError) -> [UInt8]? {
         // Looked at first, so that only this very marker is moved aside, never one another tool has just written.
         let seen = try? folder.status(of: QueueLayout.formatMarker)
         // nil: not a regular file.
@@ -245,14 +249,28 @@ public struct QueueDirectory: Sendable {
             bytes = try fd.status().isRegularFile ? try fd.readFully(count: 256, at: 0) : nil
         } catch {
             if error.isNotFound { return nil }
-            let othersUnreadable = error.isAccessDenied && seen.map { $0.owner != Host.effectiveUserID } == true
-            if creating && (othersUnreadable || error.isUnexpectedFileType), try moveAsideMarker(seen) { return nil }
+            if error.isAccessDenied, let owner = seen?.owner, owner != Host.effectiveUserID {
+                if let marker = try setAsideMarker(seen, creating: creating, "belongs to user \(owner), and this user may not read it") { return marker }
+            } else if error.isUnexpectedFileType {
+                if let marker = try setAsideMarker(seen, creating: creating, "is not a regular file") { return marker }
+            }
             // Part of opening the queue: access refused is 77 here, as for the directory.
             throw ShareQueueError("cannot read the queue's format marker", path: formatPath, error)
         }
-        if bytes == nil && creating, try moveAsideMarker(seen) { return nil }
-        guard let bytes else { throw ShareQueueError(.configuration, "the format marker is not a regular file", path: formatPath) }
+        guard let bytes else {
+            if let marker = try setAsideMarker(seen, creating: creating, "is not a regular file") { return marker }
+            throw ShareQueueError(.configuration, "the format marker is not a regular file", path: formatPath)
+        }
         return bytes
+    }
+
+    /// A marker that no tool wrote (`problem` says why): one that makes the queue moves it aside, so that
+    /// none is there, and one that only looks reads the queue as this version's, as it will be then.
+    /// - Returns: the marker to read instead (none, or this version's), or nil if another tool replaced it meanwhile.
+    private mutating func setAsideMarker(_ seen: FileStatus?, creating: Bool, _ problem: String) throws(ShareQueueError) -> [UInt8]?? {
+        if creating { return try moveAsideMarker(seen) ? .some(nil) : nil }
+        markerNotRead = "\(formatPath) \(problem); read as format \(Self.formatVersion), as a drain will make it: it sets the marker aside and writes another"
+        return Array((Self.formatPrefix + "\(Self.formatVersion)\n").utf8)
     }
 
     /// Moves aside the format marker a look found (`seen`), if it is still the one there.

@@ -76,7 +76,7 @@ struct HostileFileTests {
         }
     }
 
-    @Test("A directory, FIFO or symlink at the format marker is refused by --status and moved aside by a producer or drain, which write a new one",
+    @Test("A directory, FIFO or symlink at the format marker is moved aside by a producer or drain, which write a new one; --status and --peek read the queue as it would then be, and say so",
           arguments: ["directory", "fifo", "symlink"])
     func foreignFormatMarker(_ kind: String) throws {
         let queue = TestQueue()
@@ -88,8 +88,13 @@ struct HostileFileTests {
         default: #expect(symlink("/etc/passwd", queue.file("format")) == 0)
         }
         let before = snapshot(queue.path)
-        let status = try queue.drain(["--status"])
-        #expect(status.status == 78 && snapshot(queue.path) == before, "\(status.stderr)")
+        for looking in [["--status", "--json"], ["--status", "--prometheus"], ["--peek"]] {
+            let looked = try queue.drain(looking)
+            #expect(looked.status == 0 && snapshot(queue.path) == before, "\(looking): \(looked.stderr)")
+            #expect(looked.stderr.contains(queue.file("format") + " is not a regular file"), "\(looked.stderr)")
+            if looking == ["--peek"] { #expect(try ids(in: looked.stdout) == first) }
+            if looking == ["--status", "--json"] { #expect(try jsonObjects(looked.stdout).first?["pending"] as? Int == 1) }
+        }
         let second = try queue.append(["second"])
         #expect(second.status == 0, "\(second.stderr)")
         let drain = try queue.drain()

@@ -180,6 +180,10 @@ struct SharedGroupTests {
         #expect(first.status == 0, "\(first.stderr)")
         let plant = "cd '\(queue)' && cp format .x && chmod 600 .x && mv -f .x format"
         try asSecondProducer(plant, scratch)
+        // Looked at first, as a monitor would: the queue as a drain would find it.
+        let looked = try TestUsers.run(as: TestUsers.host, "host-drain", ["--dir", queue, "--status", "--json"], in: scratch)
+        #expect(looked.status == 0 && looked.stderr.contains("format belongs to user"), "\(looked.stderr)")
+        #expect(try jsonObjects(looked.stdout).first?["pending"] as? Int == 1)
         let second = try TestUsers.run(as: TestUsers.producer, "share-append", ["--dir", queue, "second"], in: scratch)
         #expect(second.status == 0, "\(second.stderr)")
         let drain = try TestUsers.run(as: TestUsers.host, "host-drain", ["--dir", queue], in: scratch)
