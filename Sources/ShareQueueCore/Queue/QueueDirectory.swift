@@ -237,7 +237,7 @@ public struct QueueDirectory: Sendable {
     /// is no regular file, or another user's that this process may not read, is moved aside, as if there were none:
     /// in a queue shared with a group, any member can make it so, which would stop every
     /// tool of everyone else for good (a new marker names a new queue, which costs a store
-    /// its position, never a record).
+    /// its position, never a record). Without, such a marker reads as this version's (see ``markerNotRead``).
     private mutating func readFormatMarker(creating: Bool) throws(ShareQueueError) -> [UInt8]? {
         // Looked at first, so that only this very marker is moved aside, never one another tool has just written.
         let seen = try? folder.status(of: QueueLayout.formatMarker)
