@@ -12,12 +12,8 @@ extension DrainRun {
         do {
             file = try directory.folder.open(name, .readOnly)
         } catch {
-            if error.isUnexpectedFileType { try setAsideFile(name); return true }
             // Another user's segment that this drain may not read would stop every drain at it: its owner keeps it, aside.
-            if error.isAccessDenied, let status = try? directory.status(of: name), status.owner != Host.effectiveUserID {
-                try setAsideFile(name, "belongs to user \(status.owner) and this drain may not read it")
-                return true
-            }
+            if let foreign = directory.foreignFile(name, openFailure: error) { try setAsideFile(name, foreign.problem); return true }
             throw ReadFailure.error("cannot open a sealed segment", path: path, error)
         }
         defer { file.close() }

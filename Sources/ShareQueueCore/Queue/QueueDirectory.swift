@@ -113,6 +113,15 @@ public struct QueueDirectory: Sendable {
         return foreignFile(name, status)
     }
 
+    /// Why opening `name` failed with `error` because of what stands there (see ``foreignFile(_:_:)``),
+    /// or nil if the failure is the system's: something that is no regular file, or another user's
+    /// file that this process may not open.
+    func foreignFile(_ name: String, openFailure error: SystemError) -> ForeignFile? {
+        if error.isUnexpectedFileType { return .notOneRegularFile }
+        guard error.isAccessDenied, let owner = try? status(of: name)?.owner, owner != Host.effectiveUserID else { return nil }
+        return .othersUnusable(owner: owner)
+    }
+
     /// What ``foreignFile(_:)`` finds, for a reader that changes nothing: another user's file that
     /// this process may read is read, since one that only looks may run as another user than the drains.
     func foreignFileToRead(_ name: String) throws(ShareQueueError) -> ForeignFile? {
@@ -249,16 +258,13 @@ public struct QueueDirectory: Sendable {
             bytes = try fd.status().isRegularFile ? try fd.readFully(count: 256, at: 0) : nil
         } catch {
             if error.isNotFound { return nil }
-            if error.isAccessDenied, let owner = seen?.owner, owner != Host.effectiveUserID {
-                if let marker = try setAsideMarker(seen, creating: creating, "belongs to user \(owner), and this user may not read it") { return marker }
-            } else if error.isUnexpectedFileType {
-                if let marker = try setAsideMarker(seen, creating: creating, "is not a regular file") { return marker }
-            }
+            if let foreign = foreignFile(QueueLayout.formatMarker, openFailure: error),
+               let marker = try setAsideMarker(seen, creating: creating, foreign.problem) { return marker }
             // Part of opening the queue: access refused is 77 here, as for the directory.
             throw ShareQueueError("cannot read the queue's format marker", path: formatPath, error)
         }
         guard let bytes else {
-            if let marker = try setAsideMarker(seen, creating: creating, "is not a regular file") { return marker }
+            if let marker = try setAsideMarker(seen, creating: creating, ForeignFile.notOneRegularFile.problem) { return marker }
             throw ShareQueueError(.configuration, "the format marker is not a regular file", path: formatPath)
         }
         return bytes

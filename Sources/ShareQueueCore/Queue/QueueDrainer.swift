@@ -207,11 +207,7 @@ public final class QueueDrainer: @unchecked Sendable {
     func openLockFile(_ name: String, failure: String, guarded: Bool = false) throws(ShareQueueError) -> FileDescriptor {
         // In a shared queue, another user's file there that this drain may not open is no lock
         // either: any member of the group can put one in place of the queue's.
-        func isOthersUnopenable(_ error: SystemError) -> Bool {
-            guard error.isAccessDenied, let status = try? directory.folder.status(of: name) else { return false }
-            return status.owner != Host.effectiveUserID
-        }
-        do { return try directory.folder.open(name, .lockFile) } catch where error.isUnexpectedFileType || isOthersUnopenable(error) {
+        do { return try directory.folder.open(name, .lockFile) } catch where directory.foreignFile(name, openFailure: error) != nil {
             if guarded {
                 let producers = try openLockFile(QueueLayout.appendLock, failure: "cannot open the queue's lock file")
                 defer { QueueLock.release(producers) }

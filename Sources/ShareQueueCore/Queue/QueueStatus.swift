@@ -118,17 +118,13 @@ public struct QueueInspector: Sendable {
                 do { file = try directory.folder.open(name, .readOnly) } catch {
                     if error.isNotFound { continue }  // delivered meanwhile
                     // What a drain sets aside unread (see `DrainRun.deliverSegment`) holds no record it delivers.
-                    guard passingOverForeign else { throw error }
-                    if error.isUnexpectedFileType { notRead(name, "is not a regular file"); continue }
-                    if error.isAccessDenied, let owner = try? directory.status(of: name)?.owner, owner != Host.effectiveUserID {
-                        notRead(name, "belongs to user \(owner), and this user may not read it")
-                        continue
-                    }
-                    throw error
+                    guard passingOverForeign, let foreign = directory.foreignFile(name, openFailure: error) else { throw error }
+                    notRead(name, foreign.problem)
+                    continue
                 }
                 defer { file.close() }
                 let fileStatus = try file.status()
-                guard fileStatus.isRegularFile else { notRead(name, "is not a regular file"); continue }
+                guard fileStatus.isRegularFile else { notRead(name, QueueDirectory.ForeignFile.notOneRegularFile.problem); continue }
                 let start = offset <= fileStatus.size ? offset : 0
                 status.pendingBytes += fileStatus.size - start
                 var reader = SegmentReader(file: file, from: start)
