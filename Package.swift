@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 // Layers, lowest first; each target imports only those below it:
@@ -21,7 +21,14 @@ let staticExecutable: [LinkerSetting] = [
     .unsafeFlags(["-static-executable", "-Xclang-linker", "-static-pie", "-use-ld=lld", "-ld-path=\(Context.packageDirectory)/Sources/Linker/static-pie-ld"],
                  .when(platforms: [.linux])),
 ]
-let strict: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
+// The trait TestHooks compiles in the deliberate defects of the mutation catalogue
+// (Sources/ShareQueueSystem/Mutant.swift) and the left-out syncs, which the tests and
+// `share-stress power-cut` use: `swift test --traits TestHooks`. It is off by default,
+// so that neither an app nor an installed tool can be made to run them.
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .define("SHARE_QUEUE_TEST_HOOKS", .when(traits: ["TestHooks"])),
+]
 
 let package = Package(
     name: "ShareQueue",
@@ -31,6 +38,9 @@ let package = Package(
         .executable(name: "share-append", targets: ["share-append"]),
         .executable(name: "host-drain", targets: ["host-drain"]),
         .executable(name: "share-stress", targets: ["share-stress"]),
+    ],
+    traits: [
+        .trait(name: "TestHooks", description: "Compiles in the mutation catalogue and the left-out syncs that the tests and share-stress power-cut use; never for a build an app ships."),
     ],
     targets: [
         // The Linux calls the C library's Swift module leaves out (renameat2, mallopt, a thread's own timer for lock waits): a header, nothing to link.

@@ -1,9 +1,10 @@
 /// Every place the queue makes something durable, each with a stable name, so
 /// that a power-cut explorer can leave one out and show what its loss breaks.
 ///
-/// Setting `SHARE_QUEUE_SKIP_SYNC=<name>` makes every sync at that point return
-/// at once without syncing. Unset, a sync pays one comparison. A test hook for
-/// the package's tools, not API; the verdict on each point is in the format document.
+/// In a build with the package's `TestHooks` trait, setting
+/// `SHARE_QUEUE_SKIP_SYNC=<name>` makes every sync at that point return at once
+/// without syncing; in any other build nothing can leave a sync out. A test hook
+/// for the package's tools, not API; the verdict on each point is in the format document.
 package enum SyncPoint: String, CaseIterable, Sendable {
     /// A directory on the queue's path, after a tool made a directory in it (the queue's own, or a parent).
     case directoryCreated = "directory-created"
@@ -59,8 +60,13 @@ package enum SyncPoint: String, CaseIterable, Sendable {
     /// A drain's standard output, when it is a file, after each batch.
     case standardOutput = "standard-output"
 
+    #if SHARE_QUEUE_TEST_HOOKS
     /// The point `SHARE_QUEUE_SKIP_SYNC` names, read once per process.
     package static let skipped: SyncPoint? = Host.environment("SHARE_QUEUE_SKIP_SYNC").flatMap(SyncPoint.init(rawValue:))
+    #else
+    /// Always nil: this build leaves no sync out.
+    @inline(__always) package static var skipped: SyncPoint? { nil }
+    #endif
 }
 
 extension FileDescriptor {

@@ -1,0 +1,33 @@
+/// A deliberate defect in the tools, each with a stable name, so that the
+/// power-cut explorer can show that it catches every defect of the classes it
+/// claims to catch (a left-out sync, a reorder, a write around the traced layer).
+///
+/// Compiled in only with the package's `TestHooks` trait: then
+/// `SHARE_QUEUE_MUTANT=<name>` turns one mutant on in the process that reads it.
+/// In any other build ``active`` is a constant nil, so every mutated branch is
+/// dead code the compiler removes, and no environment can reach it. The
+/// catalogue, with what each mutant is expected to break, is
+/// `Sources/ShareQueueStress/PowerCut/MutationCatalogue.swift`; a left-out
+/// sync point is a mutant of its own kind (``SyncPoint``).
+package enum Mutant: String, CaseIterable, Sendable {
+    /// A drain writes and syncs its checkpoint past a batch before its sink takes the batch.
+    case checkpointBeforeDelivery = "checkpoint-before-delivery"
+    /// As ``checkpointBeforeDelivery``, but only when the drain coalesces keys.
+    case coalesceCheckpointBeforeDelivery = "coalesce-checkpoint-before-delivery"
+    /// A drain writes its checkpoint past a batch with a raw C call, around the traced layer, before the sink takes the batch.
+    case checkpointAroundLayer = "checkpoint-around-layer"
+    /// A drain writes a batch to standard output, when it is a file, with a raw C call around the traced layer.
+    case standardOutputAroundLayer = "standard-output-around-layer"
+    /// A producer prints (or returns) its records' ids before their sync.
+    case idsBeforeSync = "ids-before-sync"
+    /// Streaming `share-append --lines` prints a chunk's ids before the chunk's sync.
+    case linesIdsBeforeSync = "lines-ids-before-sync"
+
+    #if SHARE_QUEUE_TEST_HOOKS
+    /// The mutant `SHARE_QUEUE_MUTANT` names, read once per process.
+    package static let active: Mutant? = Host.environment("SHARE_QUEUE_MUTANT").flatMap(Mutant.init(rawValue:))
+    #else
+    /// Always nil: this build has no mutants.
+    @inline(__always) package static var active: Mutant? { nil }
+    #endif
+}
