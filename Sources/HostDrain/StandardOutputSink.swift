@@ -27,7 +27,11 @@ struct StandardOutputSink: DrainSink {
         let start = output.endOfFileWrittenAt()
         do {
             if start != nil {
+                #if SHARE_QUEUE_TEST_HOOKS
+                if Mutant.active == .standardOutputAroundLayer { try output.appendAroundLayer(out) } else { try output.writeAll(out) }
+                #else
                 try output.writeAll(out)
+                #endif
             } else if try !output.writeAllShared(out, unless: { StopRequest.isRequested }) {
                 // Asked to stop while no one reads: the batch stays queued, as when its command is ended.
                 throw ShareQueueError(.tryAgain, "stopped while standard output was not being read; the batch stays queued")

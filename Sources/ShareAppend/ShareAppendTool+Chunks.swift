@@ -50,7 +50,11 @@ extension ShareAppendTool {
         /// Appends the chunk in hand, which ends just before line `next`.
         func appendChunk(endingBefore next: Int) throws(ShareQueueError) {
             // The queue is opened (or created) only when there is a checked chunk to put in it.
-            if appender == nil { appender = try QueueAppender(directory: try QueueDirectory(path: try tool.directoryPath(arguments)), options: options) }
+            if appender == nil {
+                var options = options
+                if Mutant.active == .linesChunkUnsynced { options.synchronize = false }
+                appender = try QueueAppender(directory: try QueueDirectory(path: try tool.directoryPath(arguments)), options: options)
+            }
             let ids = try appender!.append(chunk)
             appended += ids.count
             chunkFirstLine = next

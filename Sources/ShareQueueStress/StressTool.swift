@@ -53,6 +53,7 @@ public enum StressTool {
         case "bench": bench()
         case "bench-append", "bench-sqlite": benchHelper(CommandLine.arguments[1])
         case "power-cut": PowerCutCommand.main()
+        case "power-cut-typed": TypedProgram.main()
         default: break
         }
         let arguments = tool.parse()

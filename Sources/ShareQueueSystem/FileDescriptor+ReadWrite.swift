@@ -187,6 +187,22 @@ extension FileDescriptor {
         _ = lseek(rawValue, off_t(size), SEEK_SET)
     }
 
+    #if SHARE_QUEUE_TEST_HOOKS
+    /// Writes `bytes` at `offset` and syncs them, with no trace: what a call around this layer
+    /// would do, for the mutants that show the explorer notices one. The corresponding C functions are `pwrite` and `fsync`.
+    package func writeAroundLayer(_ bytes: [UInt8], at offset: Int64) throws(SystemError) {
+        let n = try retryingOnInterrupt("pwrite") { bytes.withUnsafeBytes { pwrite(rawValue, $0.baseAddress, $0.count, off_t(offset)) } }
+        guard n == bytes.count else { throw SystemError(call: "pwrite", errno: EIO) }
+        _ = try retryingOnInterrupt("fsync") { fsync(rawValue) }
+    }
+
+    /// Appends `bytes` with no trace, as ``writeAroundLayer(_:at:)``. The corresponding C function is `write`.
+    package func appendAroundLayer(_ bytes: [UInt8]) throws(SystemError) {
+        let n = try retryingOnInterrupt("write") { bytes.withUnsafeBytes { systemWrite(rawValue, $0.baseAddress!, $0.count) } }
+        guard n == bytes.count else { throw SystemError(call: "write", errno: EIO) }
+    }
+    #endif
+
     /// Cuts the file to `size` bytes. The corresponding C function is `ftruncate`.
     package func truncate(to size: Int64) throws(SystemError) {
         _ = try retryingOnInterrupt("ftruncate") { ftruncate(rawValue, off_t(size)) }

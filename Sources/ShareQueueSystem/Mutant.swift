@@ -18,10 +18,12 @@ package enum Mutant: String, CaseIterable, Sendable {
     case checkpointAroundLayer = "checkpoint-around-layer"
     /// A drain writes a batch to standard output, when it is a file, with a raw C call around the traced layer.
     case standardOutputAroundLayer = "standard-output-around-layer"
-    /// A producer prints (or returns) its records' ids before their sync.
-    case idsBeforeSync = "ids-before-sync"
-    /// Streaming `share-append --lines` prints a chunk's ids before the chunk's sync.
-    case linesIdsBeforeSync = "lines-ids-before-sync"
+    /// Streaming `share-append --lines` appends each chunk without its sync, and prints its ids.
+    case linesChunkUnsynced = "lines-chunk-unsynced"
+    /// `--requeue-dead` blanks a chunk's letters before it appends their records to the queue.
+    case requeueLettersBlankedFirst = "requeue-letters-blanked-first"
+    /// A drain removes a delivered segment before it syncs the checkpoint past it.
+    case segmentRemovedBeforeCheckpoint = "segment-removed-before-checkpoint"
 
     #if SHARE_QUEUE_TEST_HOOKS
     /// The mutant `SHARE_QUEUE_MUTANT` names, read once per process.

@@ -38,6 +38,25 @@ package final class SystemTrace: @unchecked Sendable {
     private init(fd: Int32) {
         self.fd = fd
         pthread_mutex_init(mutex, nil)
+        // Standard output redirected to a file is where a drain delivers: its writes and syncs are traced as any file's.
+        if let path = Self.regularFilePath(of: 1) { paths[1] = path }
+    }
+
+    /// The path the open regular file `fd` was opened at, or nil for anything else (a pipe, a terminal).
+    private static func regularFilePath(of fd: Int32) -> String? {
+        var s = stat()
+        guard fstat(fd, &s) == 0, s.st_mode & S_IFMT == S_IFREG else { return nil }
+        #if canImport(Darwin)
+        var buffer = [CChar](repeating: 0, count: Int(MAXPATHLEN))
+        guard fcntl(fd, F_GETPATH, &buffer) == 0 else { return nil }
+        return String(cString: buffer)
+        #else
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let n = readlink("/proc/self/fd/\(fd)", &buffer, buffer.count - 1)
+        guard n > 0 else { return nil }
+        buffer[n] = 0
+        return String(cString: buffer)
+        #endif
     }
 
     /// The path `fd` was opened at, if it is one of the files this layer opened.

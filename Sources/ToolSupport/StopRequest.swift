@@ -27,7 +27,7 @@ package enum StopRequest {
         let handler: @convention(c) (Int32) -> Void = { _ in
             stopRequestedFlag = 1
             var byte: UInt8 = 1
-            _ = write(stopPipeWriteEnd, &byte, 1)
+            _ = systemWrite(stopPipeWriteEnd, &byte, 1)
         }
         signal(SIGINT, handler)
         signal(SIGTERM, handler)

@@ -76,6 +76,22 @@ final class Checkpoint {
         mayBeUndone = true
     }
 
+    #if SHARE_QUEUE_TEST_HOOKS
+    /// Writes and syncs `position` with C calls the trace does not see: a mutant's write around the layer.
+    func writeAroundLayer(_ position: DrainPosition) throws(ShareQueueError) {
+        let target = newestSlot == 0 ? 1 : 0
+        let next = serial + 1
+        do throws(SystemError) {
+            try file.writeAroundLayer(Self.slot(serial: next, position), at: Int64(target * Self.slotSize))
+        } catch {
+            throw ReadFailure.error("cannot record the checkpoint", path: path, error)
+        }
+        serial = next
+        newestSlot = target
+        self.position = position
+    }
+    #endif
+
     /// Makes the last position written durable, if it may not be yet.
     func synchronize(_ point: SyncPoint) throws(ShareQueueError) {
         guard mayBeUndone else { return }

@@ -1,3 +1,5 @@
+import ShareQueueSystem
+
 /// Handing batches to the sink and moving the checkpoint past what it took.
 extension DrainRun {
     /// Hands the batch's records to the sink, then records the checkpoint.
@@ -56,6 +58,7 @@ extension DrainRun {
 
     /// Offers records to the sink once; returns what must follow if it refused some.
     private mutating func offer<Sink: DrainSink>(_ records: ArraySlice<DrainedRecord>, into sink: inout Sink) throws -> [DeliveryStep] {
+        try mutatedCheckpoint(before: records.last!.end)
         do {
             try sink.deliver(DrainBatch(records: Array(records), end: records.last!.end))
         } catch let refusal as RecordRefusal where options.shouldStop?() != true {
@@ -121,6 +124,25 @@ extension DrainRun {
         steps.append(.countRefusal(records[counted.index], reason: counted.reason))
         if counted.index + 1 < records.endIndex { steps.append(.offer(records[(counted.index + 1)...])) }
         return steps
+    }
+
+    /// The checkpoint a mutant writes before the sink takes the batch ending at `end`
+    /// (see `Mutant`); nothing in a build without them.
+    private func mutatedCheckpoint(before end: DrainPosition) throws {
+        switch Mutant.active {
+        case .checkpointBeforeDelivery?:
+            try checkpoint.write(end)
+            try checkpoint.synchronize(.checkpointAtEnd)
+        case .coalesceCheckpointBeforeDelivery? where options.coalesceKeys:
+            try checkpoint.write(end)
+            try checkpoint.synchronize(.checkpointAtEnd)
+        #if SHARE_QUEUE_TEST_HOOKS
+        case .checkpointAroundLayer?:
+            try checkpoint.writeAroundLayer(end)
+        #endif
+        default:
+            break
+        }
     }
 
     /// Records the checkpoint at `position`, then forgets the refusals of the

@@ -134,8 +134,9 @@ public final class QueueDrainer: @unchecked Sendable {
         var chunkLines: [Range<Int64>] = []
         var count = 0
         func appendChunk() throws(ShareQueueError) {
+            if Mutant.active == .requeueLettersBlankedFirst { try letters.blank(chunkLines, in: QueueLayout.deadLettersRequeue) }
             if !chunk.isEmpty { try appender.appendStored(chunk, forgetting: chunkKeys) }
-            try letters.blank(chunkLines, in: QueueLayout.deadLettersRequeue)
+            if Mutant.active != .requeueLettersBlankedFirst { try letters.blank(chunkLines, in: QueueLayout.deadLettersRequeue) }
             chunk = []
             chunkKeys = []
             chunkBytes = 0

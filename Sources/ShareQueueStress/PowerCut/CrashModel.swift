@@ -72,6 +72,26 @@ struct FileImage {
         return out
     }
 
+    /// What differs between this image and `other`, a few lines at most: the names whose
+    /// content, or whose being there, differ (a hard link's other name counts as its own file).
+    func differences(from other: FileImage, ignoring ignored: (String) -> Bool) -> [String] {
+        var out: [String] = []
+        for directory in directories.symmetricDifference(other.directories).sorted() where !ignored(directory) {
+            out.append("the folder \(directory) is \(directories.contains(directory) ? "in" : "not in") the files")
+        }
+        for name in Set(names.keys).union(other.names.keys).sorted() where !ignored(name) {
+            let mine = names[name].map { contents[$0] ?? [] }
+            let theirs = other.names[name].map { other.contents[$0] ?? [] }
+            if mine == theirs { continue }
+            if let mine, let theirs, mine.count == theirs.count {
+                out.append("\(name): the files and the trace differ in its \(mine.count) bytes")
+            } else {
+                out.append("\(name): the files hold \(mine.map { "\($0.count) bytes" } ?? "nothing"), the trace \(theirs.map { "\($0.count) bytes" } ?? "nothing")")
+            }
+        }
+        return out
+    }
+
     /// Whether every directory above `name` exists in this state.
     func isReachable(_ name: String) -> Bool {
         var parent = CrashOperation.parent(name)

@@ -164,6 +164,11 @@ struct CrashStates {
         return image
     }
 
+    /// The state with every operation kept: what the files hold after the run, if the trace saw every change.
+    var everythingKept: FileImage {
+        state(Cut(position: operations.count, durable: [Bool](repeating: true, count: operations.count), items: []), choices: [])
+    }
+
     private static func apply(_ entry: CrashOperation.Entry, to image: inout FileImage) {
         switch entry {
         case .create(let path, let inode):

@@ -11,6 +11,7 @@ enum PowerCutCommand {
         OptionSpec(names: ["--seed"], value: "S", help: "The sample's seed (default: a random one, printed)."),
         OptionSpec(names: ["--mode"], value: "posix|ext4-ordered|apfs", help: "The file system's durability rules (default posix, the most conservative)."),
         OptionSpec(names: ["--skip-sync"], value: "NAME", help: "Have the traced tools leave out the sync point NAME, to show what its loss breaks."),
+        OptionSpec(names: ["--mutant"], value: "NAME", help: "Have the traced tools run the mutant NAME (a build with the TestHooks trait), to show that the explorer catches it."),
         OptionSpec(names: ["--sync-points"], value: nil, help: "Leave out each sync point in turn, run every workload, and print which invariants each one keeps."),
         OptionSpec(names: ["--state"], value: "N", help: "Recover only state N of the sample (with the same --states and --seed) and keep its files."),
         OptionSpec(names: ["--json"], value: nil, help: "Print one JSON object per workload (or sync point) instead of the table."),
@@ -57,6 +58,12 @@ enum PowerCutCommand {
             }
             options.skipped = point
         }
+        if let text = arguments.value("--mutant") {
+            guard let mutant = Mutant(rawValue: text) else {
+                throw ShareQueueError(.invalidArgument, "--mutant takes one of \(Mutant.allCases.map(\.rawValue).joined(separator: ", ")), not '\(text)'")
+            }
+            options.mutant = mutant
+        }
         options.onlyState = try arguments.integer("--state", in: 0...Int.max / 2)
         var workloads = PowerCutWorkload.all
         if let names = arguments.value("--workload") {
@@ -87,7 +94,7 @@ enum PowerCutCommand {
         let run = PowerCutRun(tools: tools, options: options, directory: directory)
         if !json {
             emit("power-cut: mode \(options.mode.rawValue), seed \(options.seed), at most \(options.states) states per workload"
-                  + (options.skipped.map { ", without the sync point \($0.rawValue)" } ?? ""))
+                  + (options.skipped.map { ", without the sync point \($0.rawValue)" } ?? "") + (options.mutant.map { ", with the mutant \($0.rawValue)" } ?? ""))
             emit("workload".padding(toLength: 20, withPad: " ", startingAt: 0) + "ops   states  distinct  explored     violations  seconds")
         }
         var passed = true
@@ -107,10 +114,13 @@ enum PowerCutCommand {
                       + String(report.states).padding(toLength: 8, withPad: " ", startingAt: 0) + String(report.distinct).padding(toLength: 10, withPad: " ", startingAt: 0)
                       + (report.exhaustive ? "all" : "sample").padding(toLength: 13, withPad: " ", startingAt: 0)
                       + String(report.violations.count).padding(toLength: 12, withPad: " ", startingAt: 0) + String(format: "%.1f", report.seconds))
-                for violation in report.violations.prefix(10) {
+                for violation in report.violations.prefix(10) where violation.state < 0 {
+                    emit("  the run itself: \(violation.problems.joined(separator: "; "))")
+                }
+                for violation in report.violations.prefix(10) where violation.state >= 0 {
                     emit("  state \(violation.state) (cut after \(violation.cut) operations): \(violation.problems.joined(separator: "; "))")
                     emit("    replay: share-stress power-cut --workload \(report.workload) --states \(options.states) --seed \(options.seed) --mode \(options.mode.rawValue)"
-                          + (options.skipped.map { " --skip-sync \($0.rawValue)" } ?? "") + " --state \(violation.state) --dir DIR")
+                          + (options.skipped.map { " --skip-sync \($0.rawValue)" } ?? "") + (options.mutant.map { " --mutant \($0.rawValue)" } ?? "") + " --state \(violation.state) --dir DIR")
                 }
             }
         }

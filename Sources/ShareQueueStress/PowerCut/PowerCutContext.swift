@@ -17,6 +17,9 @@ struct PowerCutContext {
     var delivered: [String] = []
     /// Every id any producer printed: all that may ever be delivered.
     var known: Set<String> = []
+    /// The key of each keyed record appended, and the order of all, for a drain that coalesces.
+    var keyOfID: [String: String] = [:]
+    var appendOrder: [String] = []
     /// The copies of attachments the workload's drains handed over, by record id, relative to the root.
     var handedOver: [String: [String]] = [:]
 
@@ -50,8 +53,15 @@ struct PowerCutContext {
         let outcome = try run("share-append", ["--dir", queue] + arguments, input: input, extra: extra)
         guard outcome.status == 0 else { throw PowerCutError("share-append \(arguments.joined(separator: " ")) exited with \(outcome.status)") }
         let ids = Self.lines(outcome.output)
-        known.formUnion(ids)
+        noteAppended(ids, key: arguments.firstIndex(of: "--key").map { arguments[$0 + 1] })
         return ids
+    }
+
+    /// Notes ids a producer printed, in order, with their key.
+    mutating func noteAppended(_ ids: [String], key: String? = nil) {
+        known.formUnion(ids)
+        appendOrder += ids
+        if let key { for id in ids { keyOfID[id] = key } }
     }
 
     /// Runs `host-drain` on the queue, which must succeed; returns the ids it printed.

@@ -15,8 +15,11 @@ struct PowerCutRecovery {
     ///   - printed: The ids producers printed before the cut.
     ///   - delivered: The ids sinks took before the cut (the store's are read from its image).
     ///   - directory: An empty directory to recover in.
-    func check(_ state: FileImage, printed: [String], delivered: [String], in directory: String) throws -> [String] {
+    func check(_ state: FileImage, printed: [String], delivered reported: [String], in directory: String) throws -> [String] {
         try state.materialize(into: directory)
+        if workload.groupShared { chmod(directory + "/q", 0o2770) }
+        // What a drain wrote into a file was delivered if the file still holds it after the cut, whatever the drain reported.
+        let delivered = workload.outputFile.map { PowerCutContext.ids(inJSONLines: Array((try? Data(contentsOf: URL(fileURLWithPath: directory + "/" + $0))) ?? Data())) } ?? reported
         // A copy handed over before the cut must still be there: the consumer holds its path.
         let source = (try? Data(contentsOf: URL(fileURLWithPath: run.inputs + "/photo.jpg"))) ?? Data()
         var handedOverProblems: [String] = []
@@ -41,11 +44,19 @@ struct PowerCutRecovery {
         var mustDeliver = Set(run.acknowledged + printed)
         var drained: [String] = []
         var newestOfKey: String??
-        let append = try context.run("share-append", ["--dir", context.queue] + workload.recoveryAppend)
+        let append = workload.typed ? try context.run("share-stress", ["power-cut-typed", "append", context.queue] + workload.recoveryAppend)
+            : try context.run("share-append", ["--dir", context.queue] + workload.recoveryAppend)
         if note("the producer after the cut", append) { mustDeliver.formUnion(PowerCutContext.lines(append.output)) }
         let sink = workload.usesStore ? ["--store", context.store]
-            : workload.deliversAttachments ? ["--attachments-to", directory + "/delivered"] : []
+            : workload.deliversAttachments ? ["--attachments-to", directory + "/delivered"]
+            : workload.coalesces ? ["--coalesce"] : []
         for attempt in ["the drain after the cut", "a second drain"] {
+            if workload.typed {
+                let outcome = try context.run("share-stress", ["power-cut-typed", "drain", context.queue])
+                if !note(attempt, outcome) { break }
+                drained += PowerCutContext.lines(outcome.output)
+                continue
+            }
             let outcome = try context.run("host-drain", ["--dir", context.queue, "--quiet"] + sink)
             if !note(attempt, outcome) { break }
             drained += PowerCutContext.ids(inJSONLines: outcome.output)
@@ -74,7 +85,15 @@ struct PowerCutRecovery {
         if let key = workload.publishedKey, append.status == 0, let value = workload.recoveryAppend.last, newestOfKey != .some(value) {
             violations.append("--if-changed published '\(value)' as key \(key)'s value, but its newest record delivered holds \(newestOfKey.map { $0 ?? "no text" } ?? "nothing")")
         }
-        let lost = mustDeliver.subtracting(drained).subtracting(delivered).subtracting(run.delivered).subtracting(deadLetters)
+        var lost = mustDeliver.subtracting(drained).subtracting(delivered).subtracting(run.delivered).subtracting(deadLetters)
+        if workload.coalesces {
+            // A keyed record is done once a later record of its key was delivered: --coalesce skips it by design.
+            let done = Set(drained + delivered + run.delivered)
+            lost = lost.filter { id in
+                guard let key = run.keyOfID[id], let index = run.appendOrder.firstIndex(of: id) else { return true }
+                return !run.appendOrder[(index + 1)...].contains { run.keyOfID[$0] == key && done.contains($0) }
+            }
+        }
         if !lost.isEmpty { violations.append("acknowledged but never delivered: \(lost.sorted().joined(separator: " "))") }
         let invented = Set(drained).subtracting(run.known).subtracting(mustDeliver)
         if !invented.isEmpty { violations.append("delivered but never appended: \(invented.sorted().joined(separator: " "))") }

@@ -12,6 +12,8 @@ struct PowerCutRun {
         var mode = CrashMode.posix
         /// A sync point the traced tools leave out, to show what its loss breaks.
         var skipped: SyncPoint?
+        /// A mutant the traced tools run (see `Mutant`), to show that the explorer catches it.
+        var mutant: Mutant?
         /// Only this state of the sample, kept for inspection.
         var onlyState: Int?
     }
@@ -40,7 +42,7 @@ struct PowerCutRun {
 
     func run(_ workload: PowerCutWorkload) throws -> Report {
         let began = Date()
-        let base = directory + "/" + workload.name + (options.skipped.map { "-without-" + $0.rawValue } ?? "")
+        let base = directory + "/" + workload.name + (options.skipped.map { "-without-" + $0.rawValue } ?? "") + (options.mutant.map { "-mutant-" + $0.rawValue } ?? "")
         let manager = FileManager.default
         try? manager.removeItem(atPath: base)
         for folder in ["root", "inputs", "states"] { try manager.createDirectory(atPath: base + "/" + folder, withIntermediateDirectories: true) }
@@ -55,9 +57,18 @@ struct PowerCutRun {
         let trace = base + "/trace"
         context.environment = ["SHARE_QUEUE_TRACE": trace]
         if let skipped = options.skipped { context.environment["SHARE_QUEUE_SKIP_SYNC"] = skipped.rawValue }
+        if let mutant = options.mutant { context.environment["SHARE_QUEUE_MUTANT"] = mutant.rawValue }
         try workload.traced(&context)
         context.environment = [:]
         let states = CrashStates(initial: initial, steps: try TraceStep.read(trace, root: root), mode: options.mode)
+        // A change the trace did not see (a call around ShareQueueSystem) would make every state a guess:
+        // the files after the run must be what the trace says. SQLite's -shm is memory it rebuilds after a crash.
+        let untraced = try FileImage.read(root).differences(from: states.everythingKept, ignoring: { $0.hasSuffix("-shm") })
+        if !untraced.isEmpty {
+            let problems = ["the trace does not account for every change the tools made: " + untraced.prefix(5).joined(separator: "; ")]
+            return Report(workload: workload.name, operations: states.operations.count, states: 0, distinct: 0, exhaustive: false,
+                          seconds: Date().timeIntervalSince(began), violations: [Violation(state: -1, cut: states.operations.count, problems: problems)])
+        }
         let sampler = CrashSampler(states, budget: options.states, seed: options.seed)
         let recovery = PowerCutRecovery(workload: workload, tools: tools, run: context)
         // States are recovered in memory where there is a tmpfs: their syncs then cost nothing.

@@ -16,6 +16,15 @@ struct PowerCutWorkload: Sendable {
     var deliversAttachments = false
     /// The key the recovering producer publishes with --if-changed: the newest record of that key must then hold its value.
     var publishedKey: String?
+    /// Whether the drains coalesce keys: then a keyed record counts as delivered when a later one of its key was.
+    var coalesces = false
+    /// A file under the root that the workload's drains write their standard output to: what
+    /// it holds in a crash state is what was delivered, whatever the drains reported.
+    var outputFile: String?
+    /// Whether the queue folder is group-shared (mode 2770), in every crash state too.
+    var groupShared = false
+    /// Whether the recovery drains through the library's `ContentRouter`, as the workload's own did.
+    var typed = false
     let setup: @Sendable (inout PowerCutContext) throws -> Void
     let traced: @Sendable (inout PowerCutContext) throws -> Void
 
@@ -110,7 +119,7 @@ struct PowerCutWorkload: Sendable {
         PowerCutWorkload(name: "watch", summary: "host-drain --watch delivering two appends as they arrive",
                          setup: { try $0.acknowledged += $0.append(["zero"]) },
                          traced: { try runWatch(&$0) }),
-    ]
+    ] + paths
 
     /// A drain whose command refuses the batch holding "refuse me", once: a dead letter at the first refusal.
     static let refusingDrainArguments = ["--batch", "1", "--max-attempts", "1", "--exec", "if grep -q 'refuse me'; then exit 1; fi"]

@@ -14,6 +14,8 @@ struct ELFImage {
     let hasRunpath: Bool
     /// The names of the symbols it defines itself (`.symtab`, else `.dynsym`).
     let definedSymbols: [String]
+    /// The names of the symbols it uses and another file defines: for an object file, the functions it calls elsewhere.
+    let undefinedSymbols: [String]
 
     /// Reads the executable at `path`; nil if it is not a 64-bit little-endian ELF file.
     init?(path: String) throws {
@@ -63,14 +65,18 @@ struct ELFImage {
         let tables = (0..<count).map { sections + $0 * sectionSize }
         let table = tables.first { integer($0 + 4, 4) == 2 } ?? tables.first { integer($0 + 4, 4) == 11 }
         var symbols: [String] = []
+        var undefined: [String] = []
         if let table {
             let names = sections + integer(table + 40, 4) * sectionSize
             let namesOffset = integer(names + 24, 8)
             let offset = integer(table + 24, 8), size = integer(table + 32, 8)
-            for symbol in stride(from: offset, to: offset + size, by: 24) where integer(symbol + 6, 2) != 0 {
-                symbols.append(string(namesOffset + integer(symbol, 4)))
+            for symbol in stride(from: offset, to: offset + size, by: 24) {
+                let name = string(namesOffset + integer(symbol, 4))
+                // Section index 0 (SHN_UNDEF): defined elsewhere.
+                if integer(symbol + 6, 2) != 0 { symbols.append(name) } else if !name.isEmpty { undefined.append(name) }
             }
         }
         definedSymbols = symbols
+        undefinedSymbols = undefined
     }
 }
