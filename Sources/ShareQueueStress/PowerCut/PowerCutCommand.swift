@@ -12,7 +12,8 @@ enum PowerCutCommand {
         OptionSpec(names: ["--mode"], value: "posix|ext4-ordered|apfs", help: "The file system's durability rules (default posix, the most conservative)."),
         OptionSpec(names: ["--skip-sync"], value: "NAME", help: "Have the traced tools leave out the sync point NAME, to show what its loss breaks."),
         OptionSpec(names: ["--mutant"], value: "NAME", help: "Have the traced tools run the mutant NAME (a build with the TestHooks trait), to show that the explorer catches it."),
-        OptionSpec(names: ["--sync-points"], value: nil, help: "Leave out each sync point in turn, run every workload, and print which invariants each one keeps."),
+        OptionSpec(names: ["--mutants"], value: nil, help: "Run the mutation catalogue: each defect on its workloads, its verdict compared with the catalogue's (a build with the TestHooks trait)."),
+        OptionSpec(names: ["--only"], value: "NAMES", help: "With --mutants, run only these entries of the catalogue, comma-separated."),
         OptionSpec(names: ["--state"], value: "N", help: "Recover only state N of the sample (with the same --states and --seed) and keep its files."),
         OptionSpec(names: ["--json"], value: nil, help: "Print one JSON object per workload (or sync point) instead of the table."),
         OptionSpec(names: ["--dir"], value: "DIR", help: "Work in DIR (default: a new temporary directory, removed when nothing is found)."),
@@ -22,9 +23,9 @@ enum PowerCutCommand {
     static let tool = Tool(
         name: "share-stress power-cut",
         overview: "Run workloads with the real tools, tracing every file change, then recover from each crash state a power cut may leave and check that nothing acknowledged is lost.",
-        usage: "share-stress power-cut [--workload NAMES] [--states N] [--seed S] [--mode MODE] [--skip-sync NAME | --sync-points] [--json]",
+        usage: "share-stress power-cut [--workload NAMES] [--states N] [--seed S] [--mode MODE] [--skip-sync NAME | --mutant NAME | --mutants] [--json]",
         argumentsHelp: [], options: options,
-        exitCodes: [("0", "No state broke an invariant (with --sync-points: the table was made)."), ("1", "A state broke an invariant; each is printed with its seed and number.")]
+        exitCodes: [("0", "No state broke an invariant (with --mutants: every verdict is the catalogue's)."), ("1", "A state broke an invariant, each printed with its seed and number (with --mutants: a verdict differs from the catalogue's).")]
             + Tool.standardExitCodes.dropFirst())
 
     static func main() -> Never {
@@ -81,8 +82,9 @@ enum PowerCutCommand {
         let directory = try keep ?? StressTool.makeTemporaryDirectory()
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let json = arguments.has("--json")
-        let passed = arguments.has("--sync-points")
-            ? try SyncPointVerdicts.run(tools: tools, options: options, workloads: workloads, directory: directory, json: json)
+        let passed = arguments.has("--mutants")
+            ? try MutationRun.run(tools: tools, options: options, only: arguments.value("--only").map { $0.split(separator: ",").map(String.init) },
+                                  directory: directory, json: json)
             : try explore(tools: tools, options: options, workloads: workloads, directory: directory, json: json)
         if passed && keep == nil { try? FileManager.default.removeItem(atPath: directory) }
         if !passed { tool.printError("share-stress power-cut: the failing states are kept in \(directory)\n") }

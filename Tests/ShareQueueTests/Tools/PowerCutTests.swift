@@ -5,7 +5,8 @@ import Testing
 /// conservative POSIX rules, recovered with the real tools; bounded to fit in `swift test`.
 @Suite("Power cuts", .serialized, .runTimeLimit(minutes: 5))
 struct PowerCutTests {
-    static let workloads = ["append", "batch", "attachments", "torn-tail", "if-changed", "drain", "attachment-delivery", "store", "dead-letter", "requeue-dead", "seal-race", "watch"]
+    static let workloads = ["append", "batch", "attachments", "torn-tail", "if-changed", "drain", "attachment-delivery", "store", "dead-letter", "requeue-dead", "seal-race", "watch",
+                            "lines-stream", "coalesce", "standard-output-file", "typed-router", "max", "requeue-resumed", "group-shared"]
 
     /// One JSON report per workload.
     func explore(_ arguments: [String], in scratch: TemporaryDirectory) throws -> (status: Int32, reports: [[String: Any]], text: String) {
@@ -27,10 +28,10 @@ struct PowerCutTests {
         #expect((report["distinct"] as? Int ?? 0) > 1)
     }
 
-    /// A state a missing sync leaves, replayed: seed and number are those of the run that found it.
-    func expectCaught(_ point: String, workload: String, states: Int, seed: Int, state: Int?, in scratch: TemporaryDirectory) throws {
+    /// A state a missing sync (or a mutant) leaves, replayed: seed and number are those of the run that found it.
+    func expectCaught(_ point: String, workload: String, states: Int, seed: Int, state: Int?, in scratch: TemporaryDirectory, option: String = "--skip-sync") throws {
         let replay = state.map { ["--state", String($0)] } ?? []
-        let (status, reports, text) = try explore(["--workload", workload, "--states", String(states), "--seed", String(seed), "--skip-sync", point] + replay, in: scratch)
+        let (status, reports, text) = try explore(["--workload", workload, "--states", String(states), "--seed", String(seed), option, point] + replay, in: scratch)
         #expect(status == 1, "\(text)")
         let violations = try #require(reports.first?["violations"] as? [[String: Any]], "\(text)")
         #expect(!violations.isEmpty, "\(text)")
@@ -72,5 +73,44 @@ struct PowerCutTests {
     ])
     func neededSyncPoints(_ point: String, _ workload: String) throws {
         try expectCaught(point, workload: workload, states: 1000, seed: 7, state: nil, in: TemporaryDirectory())
+    }
+
+    @Test("Without the sync of standard output, a drain into a file can move its checkpoint past lines a power cut takes back")
+    func standardOutputFile() throws {
+        try expectCaught("standard-output", workload: "standard-output-file", states: 1000, seed: 7, state: nil, in: TemporaryDirectory())
+    }
+
+    @Test("The explorer catches each reorder of the mutation catalogue on the workload that runs it", arguments: [
+        ("checkpoint-before-delivery", "drain"), ("checkpoint-before-delivery", "typed-router"), ("coalesce-checkpoint-before-delivery", "coalesce"),
+        ("lines-chunk-unsynced", "lines-stream"), ("requeue-letters-blanked-first", "requeue-resumed"),
+    ])
+    func mutantsCaught(_ mutant: String, _ workload: String) throws {
+        try expectCaught(mutant, workload: workload, states: 1000, seed: 7, state: nil, in: TemporaryDirectory(), option: "--mutant")
+    }
+
+    @Test("A write around the traced layer is reported before any state is explored: the trace must account for every change", arguments: [
+        ("checkpoint-around-layer", "drain", "q/checkpoint"), ("standard-output-around-layer", "standard-output-file", "out.jsonl"),
+    ])
+    func writeAroundTheLayer(_ mutant: String, _ workload: String, _ file: String) throws {
+        let (status, reports, text) = try explore(["--workload", workload, "--states", "100", "--seed", "7", "--mutant", mutant], in: TemporaryDirectory())
+        #expect(status == 1, "\(text)")
+        let violations = try #require(reports.first?["violations"] as? [[String: Any]], "\(text)")
+        #expect(violations.count == 1 && violations.first?["state"] as? Int == -1, "\(text)")
+        let problem = (violations.first?["problems"] as? [String])?.first ?? ""
+        #expect(problem.contains("the trace does not account") && problem.contains(file), "\(text)")
+    }
+
+    @Test("A drain's whole catalogue entry: a harmless defect is run on its workloads and found harmless, with its reason")
+    func catalogueEntry() throws {
+        let scratch = TemporaryDirectory()
+        let result = try run("share-stress", ["power-cut", "--json", "--dir", scratch.file("runs"), "--mutants", "--only",
+                                              "without-sealed,checkpoint-before-delivery", "--states", "300", "--seed", "7"], in: scratch)
+        #expect(result.status == 0, "\(result.output + result.stderr)")
+        let objects = try result.lines.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
+        #expect(objects.count == 3, "\(result.output)")
+        #expect(objects.first { $0["mutant"] as? String == "without-sealed" }?["caught"] as? Bool == false)
+        #expect((objects.first { $0["mutant"] as? String == "without-sealed" }?["reason"] as? String)?.isEmpty == false)
+        #expect(objects.first { $0["mutant"] as? String == "checkpoint-before-delivery" }?["caught"] as? Bool == true)
+        #expect(objects.last?["caught"] as? Int == 1 && objects.last?["harmless"] as? Int == 1, "\(result.output)")
     }
 }
