@@ -448,6 +448,16 @@ case("partial-magic-at-end", "Format.md 6.1 step 1: 3 bytes at the end that begi
 case("partial-non-magic-at-end", "Format.md 6.1 step 1 and 6.2: 3 bytes at the end that do not begin the magic are damage; a partial magic at the end of garbage belongs to the garbage.",
      queue({"sealed-000000000001.log": frame(A) + b"\xff\x53\x00", "pending.log": frame(B) + b"junk" + HEADER[:2]}))
 
+# Format.md 6.2: only a whole header magic ends damage, however much damage comes before 1 to 3 bytes of one.
+for length, name in ((8, "short"), (9, "long")):
+    case("partial-magic-after-%s-damage" % name, "Format.md 6.1 step 1 and 6.2: %d bytes of damage, then 1, 2 or 3 bytes that begin the header magic at the end of a segment (FF, FF 53, FF 53 51): each is one region of damage, up to the end of the file, not a torn tail%s." % (length, "; so are 100 bytes of damage before FF 53 51" if name == "long" else ""),
+         queue({"sealed-000000000001.log": frame(A) + b"J" * length + HEADER[:1],
+                "sealed-000000000002.log": frame(B) + b"J" * length + HEADER[:2],
+                "sealed-000000000003.log": frame(C) + b"J" * length + HEADER[:3],
+                "pending.log": frame(D) + (b"J" * 100 + HEADER[:3] if name == "long" else b"")}))
+case("header-only-declaring-too-much", "Format.md 6.1 step 3: a whole header (12 bytes, nothing after it) at the end of the file declaring more than 16 MiB is damage, not a torn tail.",
+     queue({"pending.log": frame(A) + HEADER + over + b"\x00\x00\x00\x00"}))
+
 case("checkpoint-in-largest-segment", "Format.md 4 and 10.3: a checkpoint inside the segment with the largest number, which exists, is a position a drain can write: delivery resumes there, and pending.log stays, since no number is left to seal it as.",
      queue({"sealed-999999999999999.log": frame(A) + frame(B) + frame(C), "pending.log": frame(D)},
            checkpoint_bytes=checkpoint(3, 999999999999999, len(frame(A)))))
@@ -471,6 +481,40 @@ equivalent = spread([(b"v", b"1"), (b"id", b'"' + uuid(100).encode() + b'"'), (b
                      (b"e\xcc\x81", b'"decomposed"'), (b"\xc3\xa9", b'"composed"')])
 case("names-equivalent-kept-apart", "Format.md 1.2: canonically equivalent names (composed and decomposed, a Hangul syllable and its jamo, combining marks in two orders) are different names, all kept when the record is re-encoded, sorted by bytes.",
      queue({"pending.log": frame(equivalent)}))
+
+
+# What a drain prints (Format.md 7.1, 7.3, 8.1): escaped names, empty and null members, and attachment entries.
+
+escaped_names = (b'{"v":1,"id":"' + uuid(130).encode() + b'",\n"date":"' + DATE.encode() + b'","source":"conformance","kind":"json",'
+                 b'"json":{"\\u0061":1,"b":{"\\u0063":[{"\\u00e9":2}]}},"\\u0078":1,"\\u00e9":3,"x":2}')
+escaped_known = b'{"v":1,"id":"' + uuid(131).encode() + b'","date":"' + DATE.encode() + b'","source":"conformance","kind":"text","\\u0074ext":"a known name escaped","\\u0061":1}'
+case("escaped-names", "Format.md 1.2 and 8.1: a member name is its decoded bytes, so an escaped known name is that member; re-encoded, every name is written with the escapes of 7.5 (\\u0061 becomes a), and a name that occurs escaped and plain is one name, where it first occurred, with its last value; a one-line record keeps its escapes.",
+     queue({"pending.log": frame(escaped_names) + frame(escaped_known)}))
+
+one_line = lambda n, rest: b'{"v":1,"id":"' + uuid(n).encode() + b'","date":"' + DATE.encode() + b'","source":"conformance","kind":"text","text":"t"' + rest + b'}'
+case("empty-attachments", "Format.md 8.1: \"attachments\":[] is no attachments, as null is: a one-line record with either is printed as stored; one over several lines is re-encoded with its [] (a value, not null); a file record with [] is set aside (7.1).",
+     queue({"pending.log": frame(one_line(132, b' , "attachments" : [ ] , "x" : 1.50')) + frame(one_line(133, b' , "attachments" : null , "x" : 1.50'))
+            + frame(one_line(134, b',\n"attachments":[],"x":1.50'))
+            + frame(compact({"v": 1, "id": uuid(135), "date": DATE, "source": "conformance", "kind": "file", "attachments": []})) + frame(D)}))
+
+case("null-members", "Format.md 7.1 and 8.1: null counts as absent for meta, key and text (a json value null is a value), not for meta's members, which must be strings; an unknown member whose value is null is kept, as stored on one line and re-encoded over several, where the known members that are null are left out.",
+     queue({"pending.log": frame(one_line(136, b', "meta" : null, "key" : null, "z" : null'))
+            + frame(one_line(137, b',"meta":{"a":null}'))
+            + frame(b'{"v":1,"id":"' + uuid(138).encode() + b'",\n"date":"' + DATE.encode() + b'","source":"conformance","kind":"json","json":null,"text":null,"key":null,"meta":null,"attachments":null,"z":null,"y":[null]}')
+            + frame(D)}))
+
+odd_paths = [dict(attached, path=5), dict(attached, path={"x": "/elsewhere"}), dict(attached, path=None), dict(attached, path="/elsewhere")]
+upper_digest = dict(attached, sha256=attached["sha256"].upper())
+short_digest = dict(attached, sha256="00")
+case("attachment-path-and-digest", "Format.md 7.3: a stored path, whatever its value (a number, an object, null, a string), is ignored and replaced by the drain's; a sha256 that is not 64 lower-case hexadecimal digits (the right digest in upper case, or 00) breaks no record rule but matches no file, so its record is set aside.",
+     queue({"pending.log": b"".join(frame(record(140 + i, kind="file", attachments=[entry])) for i, entry in enumerate(odd_paths))
+            + frame(record(145, kind="file", attachments=[upper_digest])) + frame(record(146, kind="file", attachments=[short_digest])) + frame(D)},
+           extra={"attachments/" + note_file: note}))
+
+bad_rule = lambda n: frame(compact({"v": 1, "id": uuid(n), "date": DATE, "source": "conformance", "kind": "text"}))
+case("quarantine-joined-within-batch", "Format.md 11 and 12.1, drained with --batch 2: damage that touches is joined into one entry only within a batch; a batch ends at 2 regions of damage found by reading (records set aside for a rule do not count), so four bad records with garbage between become two entries.",
+     queue({"pending.log": frame(A) + bad_rule(150) + b"junk one" + bad_rule(151) + b"junk two" + bad_rule(152) + b"junk three" + bad_rule(153) + frame(D)}),
+     options=["--batch", "2"])
 
 
 def keyed(n, key, date, text):

@@ -5,7 +5,7 @@ Given a queue directory, it predicts what one drain of the whole queue
 (`host-drain --dir QUEUE`, JSON Lines on standard output) delivers and what it
 sets aside, without changing anything:
 
-    python3 Tests/Conformance/reader.py QUEUE [--coalesce] [--max-attachment-bytes N] [--set-aside FILE]
+    python3 Tests/Conformance/reader.py QUEUE [--coalesce] [--max-attachment-bytes N] [--batch N] [--set-aside FILE]
 
 Standard output gets the predicted deliveries, one JSON Lines record a line,
 exactly as the drain prints them (an attachment's `path` names the file in
@@ -32,6 +32,8 @@ PIECE = 1 << 20  # §6.2
 MAX_ATTACHMENT = 256 << 20  # §7.3, a drain's limit by default
 LARGEST_SEGMENT = 999_999_999_999_999  # §4
 LARGEST_NUMBER = 999_999_999_999_999_999  # §10.2
+BATCH = 5000  # §12.1, host-drain's batch size to standard output
+BATCH_BYTES = 4 << 20  # §12.1
 
 
 class Refused(Exception):
@@ -583,7 +585,7 @@ def newer_or_equal(a, b):
 
 # A drain.
 
-def drain(queue, coalesce=False, max_attachment=MAX_ATTACHMENT):
+def drain(queue, coalesce=False, max_attachment=MAX_ATTACHMENT, batch_size=BATCH):
     check_format(queue)
     sealed = list_segments(queue)
     segment, offset = read_checkpoint(queue, sealed)
@@ -598,7 +600,7 @@ def drain(queue, coalesce=False, max_attachment=MAX_ATTACHMENT):
         pass
 
     # Every segment's events, with each record judged (§7) and its attachments checked (§7.3).
-    items = []  # (segment name, kind, offset, end, payload or bytes, extra)
+    items = []  # (segment name, kind, offset, end, payload or bytes, extra); kind "damage" is found by reading (§6)
     for n, path in segments:
         with open(path, "rb") as f:
             data = f.read()
@@ -618,11 +620,12 @@ def drain(queue, coalesce=False, max_attachment=MAX_ATTACHMENT):
                 if len(fields["attachments"]) > 1000 \
                         or sum(int(last(e)["size"][1]) for e in fields["attachments"]) > max_attachment \
                         or any(safe_file_name(last(e)["file"]) and mostly_holes(queue, last(e)) for e in fields["attachments"]):
+                    items.append((sealed_name(n), "dead letter", at, end, payload, None))
                     continue
                 if not all(attachment_ok(queue, last(e)) for e in fields["attachments"]):
                     fields = None
             if fields is None:
-                items.append((sealed_name(n), "damage", at, end, data[at:end], False))
+                items.append((sealed_name(n), "set aside", at, end, data[at:end], False))
             else:
                 items.append((sealed_name(n), "record", at, end, payload, fields))
 
@@ -635,17 +638,33 @@ def drain(queue, coalesce=False, max_attachment=MAX_ATTACHMENT):
                     newest[key] = ((item[0], item[2]), item[5]["date"])  # known by its place, not its id
 
     delivered, set_aside = [], []
+    # §12.1: a batch ends at the end of a segment, and after the item that brings its records to
+    # deliver, or its regions of damage found by reading and its dead letters, to the batch size,
+    # or the bytes read (every record's payload, every region's bytes) to 4 MiB.
+    batch, records, damaged, read, segment_name = 0, 0, 0, 0, None
     for name, kind, at, end, payload, extra in items:
-        if kind == "damage":
-            # §11: damage that touches damage before it joins it, up to 1 MiB, torn tails apart.
+        if name != segment_name:
+            batch, records, damaged, read, segment_name = batch + 1, 0, 0, 0, name
+        this_batch = batch
+        read += len(payload) - (20 if kind == "set aside" else 0)  # a payload, not its frame
+        superseded = False
+        if kind == "record":
+            key = extra.get("key")
+            superseded = isinstance(key, str) and coalesce and newest[key.encode("utf-8", "surrogatepass")][0] != (name, at)
+            records += 0 if superseded else 1
+        elif kind in ("damage", "dead letter"):
+            damaged += 1
+        if records >= batch_size or damaged >= batch_size or read >= BATCH_BYTES:
+            batch, records, damaged, read = batch + 1, 0, 0, 0
+        if kind in ("damage", "set aside"):
+            # §11: damage that touches damage before it in the same batch joins it, up to 1 MiB, torn tails apart.
             if set_aside and set_aside[-1][0] == name and set_aside[-1][1] + len(set_aside[-1][2]) == at \
-                    and set_aside[-1][3] == extra and len(set_aside[-1][2]) + len(payload) <= PIECE:
+                    and set_aside[-1][3] == extra and len(set_aside[-1][2]) + len(payload) <= PIECE and set_aside[-1][4] == this_batch:
                 set_aside[-1][2] += payload
             else:
-                set_aside.append([name, at, payload, extra])
+                set_aside.append([name, at, payload, extra, this_batch])
             continue
-        key = extra.get("key")
-        if isinstance(key, str) and coalesce and newest[key.encode("utf-8", "surrogatepass")][0] != (name, at):
+        if kind == "dead letter" or superseded:
             continue
         if extra.get("attachments") or b"\n" in payload or b"\r" in payload:
             delivered.append(reencode(extra, queue))
@@ -666,15 +685,17 @@ def main(arguments):
     coalesce = "--coalesce" in arguments
     set_aside_file, arguments = option_value(arguments, "--set-aside")
     max_attachment, arguments = option_value(arguments, "--max-attachment-bytes")
+    batch_size, arguments = option_value(arguments, "--batch")
     queue = [a for a in arguments if a != "--coalesce"][0]
     try:
-        delivered, set_aside = drain(queue, coalesce, int(max_attachment) if max_attachment else MAX_ATTACHMENT)
+        delivered, set_aside = drain(queue, coalesce, int(max_attachment) if max_attachment else MAX_ATTACHMENT,
+                                     int(batch_size) if batch_size else BATCH)
     except Refused:
         return 78
     sys.stdout.buffer.write(b"".join(line + b"\n" for line in delivered))
     if set_aside_file:
         with open(set_aside_file, "wb") as f:
-            for name, at, data, torn in set_aside:
+            for name, at, data, torn, _ in set_aside:
                 f.write(b'{"segment":%s,"offset":%d,"length":%d,"tornTail":%s,"keptBytes":%d,"data":"%s"}\n' % (
                     write_string(name).encode(), at, len(data), b"true" if torn else b"false", len(data), base64.b64encode(data)))
     return 0

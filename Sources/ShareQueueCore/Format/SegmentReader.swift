@@ -47,6 +47,10 @@ struct SegmentReader {
     /// Damage read but not reported yet: it grows until a record follows, the
     /// file ends, or it fills a piece.
     private var damage: DamagedRegion? = nil
+    /// The reason of damage whose last few bytes were kept, unjudged, because they may
+    /// begin a header magic: only a whole magic ends damage (§6.2), so until one they
+    /// and what follows them are that damage, never a frame of their own.
+    private var damageGoesOn: String? = nil
 
     init(file: FileDescriptor, from offset: Int64) {
         self.file = file
@@ -65,6 +69,11 @@ struct SegmentReader {
                 reportDamage()
                 if readyIndex < ready.count { continue }
                 return nil
+            }
+            if let reason = damageGoesOn {
+                damageGoesOn = nil
+                let magicHere = end - start >= Frame.headerMagic.count && buffer[start..<(start + Frame.headerMagic.count)].elementsEqual(Frame.headerMagic)
+                if !magicHere { try skipDamage(reason: reason); continue }
             }
             let inspection = buffer.withUnsafeBytes { Frame.inspect(UnsafeRawBufferPointer(rebasing: $0[start..<end])) }
             switch inspection {
@@ -174,7 +183,10 @@ struct SegmentReader {
         let stop = found ?? (atEndOfFile ? end : max(start + 1, end - 3))
         addDamage(buffer[start..<stop], at: position, reason: reason, tornTail: false)
         consume(stop - start)
-        if found == nil && !atEndOfFile { try skipHole(reason: reason) }
+        if found == nil && !atEndOfFile {
+            try skipHole(reason: reason)
+            if end > start { damageGoesOn = reason }
+        }
     }
 
     /// The reason given for a hole set aside unread.

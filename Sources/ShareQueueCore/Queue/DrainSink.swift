@@ -74,9 +74,9 @@ public final class DrainedRecord: Sendable {
 
     /// One line of JSON for this record: the stored bytes when they are
     /// already a single line and nothing was added, so a drain passes them
-    /// through unchanged.
+    /// through unchanged. An empty `attachments` gains no `path`: nothing is added.
     public var jsonLine: [UInt8] {
-        decoded?.attachments != nil || spansLines ? record.jsonLine : storedJSON
+        decoded?.attachments?.isEmpty == false || spansLines ? record.jsonLine : storedJSON
     }
 }
 

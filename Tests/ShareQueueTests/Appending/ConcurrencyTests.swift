@@ -135,6 +135,33 @@ struct ConcurrencyTests {
         #expect(quarantine[0]["offset"] as? Int == whole.count)
     }
 
+    /// Producer and drain read a segment by one rule (§6.2, §9.2): a partial header magic
+    /// after damage is part of the damage, so no append cuts it and a drain sets it aside with it.
+    @Test("A partial header magic at the end of damage is neither cut by an append nor set aside apart",
+          arguments: [[0xFF], [0xFF, 0x53], [0xFF, 0x53, 0x51]], [3, 20])
+    func partialMagicAfterDamage(magic: [UInt8], damageLength: Int) throws {
+        let queue = TestQueue()
+        let first = try queue.appendLines(["one"])
+        let pending = queue.pendingPath
+        let whole = try Data(contentsOf: URL(fileURLWithPath: pending))
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: pending))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(repeating: 0x41, count: damageLength) + Data(magic))
+        try handle.close()
+        let damaged = try Data(contentsOf: URL(fileURLWithPath: pending))
+        let second = try queue.append(["two"])
+        #expect(second.status == 0)
+        // Whole, with the new record's header right after it: a cut would have put that header over the magic's bytes.
+        let after = try Data(contentsOf: URL(fileURLWithPath: pending))
+        #expect(after.prefix(damaged.count) == damaged && after.dropFirst(damaged.count).prefix(4) == Data([0xFF, 0x53, 0x51, 0x52]), "the append cut the damage")
+        #expect(try queue.quarantine().isEmpty)
+        let drain = try queue.drain()
+        #expect(try ids(in: drain.stdout) == first + second.lines)
+        let quarantine = try queue.quarantine()
+        #expect(quarantine.map { [$0["offset"] as! Int, $0["length"] as! Int] } == [[whole.count, damageLength + magic.count]])
+        #expect(quarantine.map { $0["tornTail"] as! Bool } == [false])
+    }
+
     @Test("A torn tail found by a drain, and a damaged record in the middle, are set aside; the rest is delivered")
     func damageFoundByDrain() throws {
         let queue = TestQueue()

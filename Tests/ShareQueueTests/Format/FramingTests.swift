@@ -153,6 +153,23 @@ struct FramingTests {
         #expect(regions(events).first?.reason.contains("above the maximum") == true)
     }
 
+    /// However much damage comes first, and wherever the reader's reads end, damage runs to
+    /// the next whole header magic: 1 to 3 bytes of one at the file's end belong to it (§6.2).
+    @Test("A partial header magic at the end of damage belongs to the damage",
+          arguments: [1, 8, 9, 20, 300_000], [1, 2, 3])
+    func partialMagicAfterDamage(damageLength: Int, magicBytes: Int) throws {
+        let scratch = TemporaryDirectory()
+        let record = segment([samplePayloads(1)[0]])
+        let tail = [UInt8](repeating: 0x41, count: damageLength) + Frame.headerMagic.prefix(magicBytes)
+        for start in [[], record] {
+            let events = try readSegment(start + tail, in: scratch)
+            #expect(payloads(events).count == (start.isEmpty ? 0 : 1))
+            let found = regions(events).map { [$0.offset, $0.length, $0.isTornTail ? 1 : 0] }
+            // One region in pieces of at most 1 MiB, none of them a torn tail.
+            #expect(found == [[Int64(start.count), Int64(tail.count), 0]])
+        }
+    }
+
     @Test("Garbage between records is skipped in bounded memory")
     func garbage() throws {
         let scratch = TemporaryDirectory()
