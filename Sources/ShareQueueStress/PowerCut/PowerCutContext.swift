@@ -19,6 +19,8 @@ struct PowerCutContext {
     var known: Set<String> = []
     /// The copies of attachments the workload's drains handed over, by record id, relative to the root.
     var handedOver: [String: [String]] = [:]
+    /// The records appended with a key, in the order appended: the last of a key is its newest.
+    var keyed: [(key: String, id: String)] = []
 
     var queue: String { root + "/q" }
     var store: String { root + "/store.sqlite" }
@@ -52,6 +54,12 @@ struct PowerCutContext {
         let ids = Self.lines(outcome.output)
         known.formUnion(ids)
         return ids
+    }
+
+    /// Appends `text` with `key` through `share-append`, which must succeed, noting it as the newest of its key.
+    mutating func append(_ text: String, key: String) throws {
+        let ids = try append(["--key", key, text])
+        keyed += ids.map { (key, $0) }
     }
 
     /// Runs `host-drain` on the queue, which must succeed; returns the ids it printed.
