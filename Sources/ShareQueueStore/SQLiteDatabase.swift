@@ -49,7 +49,11 @@ final class SQLiteDatabase {
             throw error
         }
         // FULL: a commit is durable before the checkpoint file moves past it.
-        try execute("PRAGMA synchronous=FULL")
+        if Mutant.active == .storeSynchronousOff {
+            try execute("PRAGMA synchronous=OFF")
+        } else {
+            try execute("PRAGMA synchronous=FULL")
+        }
         // On Darwin, F_FULLFSYNC, as the queue's own files get; ignored elsewhere.
         try execute("PRAGMA fullfsync=ON")
         // A bigger page cache: ingesting is mostly updating the index of ids,

@@ -50,6 +50,7 @@ package struct StoreSink: DrainSink {
 
     package mutating func deliver(_ batch: DrainBatch) throws {
         let now = Timestamp.now()
+        if Mutant.active == .storePositionFirst { try database.transaction { () throws(ShareQueueError) in try saveEnd(of: batch, at: now) } }
         try database.transaction { () throws(ShareQueueError) in
             let schema = try StoreSchema.changeCount(of: database)
             if schema != checkedSchema {
@@ -74,9 +75,15 @@ package struct StoreSink: DrainSink {
                         .span(row.text?.indices), .span(row.json?.indices))
                 }
             }
-            try savePosition.run(.text(queue), .integer(Int64(batch.end.segment)), .integer(batch.end.offset), .text(now))
+            if Mutant.active != .storePositionFirst { try saveEnd(of: batch, at: now) }
         }
         Self.traceCommitted(batch)
+    }
+
+    /// Saves the position after `batch`, inside the transaction of its rows, or,
+    /// under the mutant `store-position-first`, in a transaction of its own committed first.
+    private func saveEnd(of batch: DrainBatch, at now: String) throws(ShareQueueError) {
+        try savePosition.run(.text(queue), .integer(Int64(batch.end.segment)), .integer(batch.end.offset), .text(now))
     }
 
     /// For a power-cut explorer: marks the batch delivered once its commit returned (SQLite's

@@ -22,6 +22,10 @@ package enum Mutant: String, CaseIterable, Sendable {
     case idsBeforeSync = "ids-before-sync"
     /// Streaming `share-append --lines` prints a chunk's ids before the chunk's sync.
     case linesIdsBeforeSync = "lines-ids-before-sync"
+    /// The store opens its database with `PRAGMA synchronous=OFF`: SQLite never syncs, so a commit is not durable when the drain moves on.
+    case storeSynchronousOff = "store-synchronous-off"
+    /// The store saves its drain position in a transaction of its own, committed before the transaction of the batch's rows.
+    case storePositionFirst = "store-position-first"
 
     #if SHARE_QUEUE_TEST_HOOKS
     /// The mutant `SHARE_QUEUE_MUTANT` names, read once per process.

@@ -11,6 +11,7 @@ enum PowerCutCommand {
         OptionSpec(names: ["--seed"], value: "S", help: "The sample's seed (default: a random one, printed)."),
         OptionSpec(names: ["--mode"], value: "posix|ext4-ordered|apfs", help: "The file system's durability rules (default posix, the most conservative)."),
         OptionSpec(names: ["--skip-sync"], value: "NAME", help: "Have the traced tools leave out the sync point NAME, to show what its loss breaks."),
+        OptionSpec(names: ["--mutant"], value: "NAME", help: "Have the traced tools carry the deliberate defect NAME (a build with the TestHooks trait), to show that it is caught: \(Mutant.allCases.map(\.rawValue).joined(separator: ", "))."),
         OptionSpec(names: ["--sync-points"], value: nil, help: "Leave out each sync point in turn, run every workload, and print which invariants each one keeps."),
         OptionSpec(names: ["--state"], value: "N", help: "Recover only state N of the sample (with the same --states and --seed) and keep its files."),
         OptionSpec(names: ["--json"], value: nil, help: "Print one JSON object per workload (or sync point) instead of the table."),
@@ -21,7 +22,7 @@ enum PowerCutCommand {
     static let tool = Tool(
         name: "share-stress power-cut",
         overview: "Run workloads with the real tools, tracing every file change, then recover from each crash state a power cut may leave and check that nothing acknowledged is lost.",
-        usage: "share-stress power-cut [--workload NAMES] [--states N] [--seed S] [--mode MODE] [--skip-sync NAME | --sync-points] [--json]",
+        usage: "share-stress power-cut [--workload NAMES] [--states N] [--seed S] [--mode MODE] [--skip-sync NAME | --sync-points] [--mutant NAME] [--json]",
         argumentsHelp: [], options: options,
         exitCodes: [("0", "No state broke an invariant (with --sync-points: the table was made)."), ("1", "A state broke an invariant; each is printed with its seed and number.")]
             + Tool.standardExitCodes.dropFirst())
@@ -57,6 +58,12 @@ enum PowerCutCommand {
             }
             options.skipped = point
         }
+        if let text = arguments.value("--mutant") {
+            guard let mutant = Mutant(rawValue: text) else {
+                throw ShareQueueError(.invalidArgument, "--mutant takes one of \(Mutant.allCases.map(\.rawValue).joined(separator: ", ")), not '\(text)'")
+            }
+            options.mutant = mutant
+        }
         options.onlyState = try arguments.integer("--state", in: 0...Int.max / 2)
         var workloads = PowerCutWorkload.all
         if let names = arguments.value("--workload") {
@@ -87,7 +94,7 @@ enum PowerCutCommand {
         let run = PowerCutRun(tools: tools, options: options, directory: directory)
         if !json {
             emit("power-cut: mode \(options.mode.rawValue), seed \(options.seed), at most \(options.states) states per workload"
-                  + (options.skipped.map { ", without the sync point \($0.rawValue)" } ?? ""))
+                  + (options.skipped.map { ", without the sync point \($0.rawValue)" } ?? "") + (options.mutant.map { ", with the mutant \($0.rawValue)" } ?? ""))
             emit("workload".padding(toLength: 20, withPad: " ", startingAt: 0) + "ops   states  distinct  explored     violations  seconds")
         }
         var passed = true
@@ -99,6 +106,7 @@ enum PowerCutCommand {
                     "workload": report.workload, "mode": options.mode.rawValue, "seed": options.seed, "operations": report.operations,
                     "states": report.states, "distinct": report.distinct, "exhaustive": report.exhaustive,
                     "seconds": (report.seconds * 100).rounded() / 100, "skipSync": options.skipped?.rawValue ?? NSNull(),
+                    "mutant": options.mutant?.rawValue ?? NSNull(),
                     "violations": report.violations.map { ["state": $0.state, "cut": $0.cut, "problems": $0.problems] as [String: Any] },
                 ]
                 emit(String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self))
@@ -110,7 +118,7 @@ enum PowerCutCommand {
                 for violation in report.violations.prefix(10) {
                     emit("  state \(violation.state) (cut after \(violation.cut) operations): \(violation.problems.joined(separator: "; "))")
                     emit("    replay: share-stress power-cut --workload \(report.workload) --states \(options.states) --seed \(options.seed) --mode \(options.mode.rawValue)"
-                          + (options.skipped.map { " --skip-sync \($0.rawValue)" } ?? "") + " --state \(violation.state) --dir DIR")
+                          + (options.skipped.map { " --skip-sync \($0.rawValue)" } ?? "") + (options.mutant.map { " --mutant \($0.rawValue)" } ?? "") + " --state \(violation.state) --dir DIR")
                 }
             }
         }

@@ -12,6 +12,8 @@ struct PowerCutRun {
         var mode = CrashMode.posix
         /// A sync point the traced tools leave out, to show what its loss breaks.
         var skipped: SyncPoint?
+        /// A deliberate defect the traced tools carry, to show that the explorer catches it.
+        var mutant: Mutant?
         /// Only this state of the sample, kept for inspection.
         var onlyState: Int?
     }
@@ -41,6 +43,7 @@ struct PowerCutRun {
     func run(_ workload: PowerCutWorkload) throws -> Report {
         let began = Date()
         let base = directory + "/" + workload.name + (options.skipped.map { "-without-" + $0.rawValue } ?? "")
+            + (options.mutant.map { "-with-" + $0.rawValue } ?? "")
         let manager = FileManager.default
         try? manager.removeItem(atPath: base)
         for folder in ["root", "inputs", "states"] { try manager.createDirectory(atPath: base + "/" + folder, withIntermediateDirectories: true) }
@@ -55,6 +58,7 @@ struct PowerCutRun {
         let trace = base + "/trace"
         context.environment = ["SHARE_QUEUE_TRACE": trace]
         if let skipped = options.skipped { context.environment["SHARE_QUEUE_SKIP_SYNC"] = skipped.rawValue }
+        if let mutant = options.mutant { context.environment["SHARE_QUEUE_MUTANT"] = mutant.rawValue }
         try workload.traced(&context)
         context.environment = [:]
         let states = CrashStates(initial: initial, steps: try TraceStep.read(trace, root: root), mode: options.mode)
