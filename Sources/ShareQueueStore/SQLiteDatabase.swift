@@ -28,7 +28,9 @@ final class SQLiteDatabase {
         self.path = path
         if !readOnly && path != ":memory:" { Self.createForOwner(path) }
         let access = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
-        let result = sqlite3_open_v2(path, &handle, access | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW, nil)
+        let flags = access | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW
+        // Traced, through the VFS that records SQLite's own file changes; else through the default VFS.
+        let result = TracedVFS.name.map { sqlite3_open_v2(path, &handle, flags, $0) } ?? sqlite3_open_v2(path, &handle, flags, nil)
         guard result == SQLITE_OK else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(result))
             let shortage = Self.resourceShortage(handle, code: result)
@@ -47,7 +49,11 @@ final class SQLiteDatabase {
             throw error
         }
         // FULL: a commit is durable before the checkpoint file moves past it.
-        try execute("PRAGMA synchronous=FULL")
+        if Mutant.active == .storeSynchronousOff {
+            try execute("PRAGMA synchronous=OFF")
+        } else {
+            try execute("PRAGMA synchronous=FULL")
+        }
         // On Darwin, F_FULLFSYNC, as the queue's own files get; ignored elsewhere.
         try execute("PRAGMA fullfsync=ON")
         // A bigger page cache: ingesting is mostly updating the index of ids,

@@ -21,8 +21,6 @@ package struct StoreSink: DrainSink {
     private let queue: String
     /// Where a drain puts the attachments of records it stores: beside the database.
     package let attachmentsFolder: String
-    /// The database's path, for a power-cut explorer's trace.
-    private let path: String
 
     package init(path: String, queue directory: QueueDirectory) throws(ShareQueueError) {
         let database = try SQLiteDatabase(path: path)
@@ -30,8 +28,6 @@ package struct StoreSink: DrainSink {
         try StoreSchema.adopt(database)
         try database.useWriteAheadLog()
         checkedSchema = try StoreSchema.changeCount(of: database)
-        self.path = path
-        Self.traceCommitted(path, delivered: nil)
         self.database = database
         insertRecord = try database.prepare("""
             INSERT INTO records (id, date, source, kind, text, json, key, meta, attachments, extra, ingested_at)
@@ -54,6 +50,7 @@ package struct StoreSink: DrainSink {
 
     package mutating func deliver(_ batch: DrainBatch) throws {
         let now = Timestamp.now()
+        if Mutant.active == .storePositionFirst { try database.transaction { () throws(ShareQueueError) in try saveEnd(of: batch, at: now) } }
         try database.transaction { () throws(ShareQueueError) in
             let schema = try StoreSchema.changeCount(of: database)
             if schema != checkedSchema {
@@ -78,19 +75,23 @@ package struct StoreSink: DrainSink {
                         .span(row.text?.indices), .span(row.json?.indices))
                 }
             }
-            try savePosition.run(.text(queue), .integer(Int64(batch.end.segment)), .integer(batch.end.offset), .text(now))
+            if Mutant.active != .storePositionFirst { try saveEnd(of: batch, at: now) }
         }
-        Self.traceCommitted(path, delivered: batch)
+        Self.traceCommitted(batch)
     }
 
-    /// For a power-cut explorer: the database as SQLite made it durable at a commit
-    /// (synchronous=FULL), since its writes do not go through ShareQueueSystem.
-    /// The batch's ids are made only when traced: a drain that is not would spend a string on each record.
-    private static func traceCommitted(_ path: String, delivered batch: DrainBatch?) {
+    /// Saves the position after `batch`, inside the transaction of its rows, or,
+    /// under the mutant `store-position-first`, in a transaction of its own committed first.
+    private func saveEnd(of batch: DrainBatch, at now: String) throws(ShareQueueError) {
+        try savePosition.run(.text(queue), .integer(Int64(batch.end.segment)), .integer(batch.end.offset), .text(now))
+    }
+
+    /// For a power-cut explorer: marks the batch delivered once its commit returned (SQLite's
+    /// own writes and syncs are traced by ``TracedVFS``). The ids are made only when traced:
+    /// a drain that is not would spend a string on each record.
+    private static func traceCommitted(_ batch: DrainBatch) {
         guard let trace = SystemTrace.current else { return }
-        trace.image(ofFileAt: path)
-        trace.image(ofFileAt: path + "-wal")
-        if let batch { trace.mark(["delivered"] + batch.records.map(\.id)) }
+        trace.mark(["delivered"] + batch.records.map(\.id))
     }
 
     /// The store reads each record's labels from its stored bytes where it can (see `StoreRow`),

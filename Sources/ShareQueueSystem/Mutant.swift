@@ -24,6 +24,10 @@ package enum Mutant: String, CaseIterable, Sendable {
     case requeueLettersBlankedFirst = "requeue-letters-blanked-first"
     /// A drain removes a delivered segment before it syncs the checkpoint past it.
     case segmentRemovedBeforeCheckpoint = "segment-removed-before-checkpoint"
+    /// The store opens its database with `PRAGMA synchronous=OFF`: SQLite never syncs, so a commit is not durable when the drain moves on.
+    case storeSynchronousOff = "store-synchronous-off"
+    /// The store saves its drain position in a transaction of its own, committed before the transaction of the batch's rows.
+    case storePositionFirst = "store-position-first"
 
     #if SHARE_QUEUE_TEST_HOOKS
     /// The mutant `SHARE_QUEUE_MUTANT` names, read once per process.

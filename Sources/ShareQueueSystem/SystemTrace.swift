@@ -18,9 +18,9 @@ import Darwin
 /// Off, each wrapper pays one check of ``current``.
 /// Lines: `<op> <pid> <fields...>`, paths percent-encoded, data in hex; ops are
 /// `create PATH INODE`, `mkdir PATH`, `write PATH INODE OFFSET HEX`, `truncate PATH INODE SIZE`,
-/// `sync PATH INODE`, `rename FROM TO`, `link FROM TO`, `unlink PATH`,
-/// `image PATH HEX|-` (a file's whole durable content, for files another library
-/// syncs, such as a SQLite store) and `mark WORD...` (a tool's own events).
+/// `sync PATH INODE`, `rename FROM TO`, `link FROM TO`, `unlink PATH` and
+/// `mark WORD...` (a tool's own events). Another library's file changes, such as
+/// a SQLite store's through its VFS, are recorded by path and inode with the same lines.
 /// A test hook for the package's tools, not API.
 package final class SystemTrace: @unchecked Sendable {
     /// The recorder of this process, or nil when `SHARE_QUEUE_TRACE` is not set.
@@ -127,22 +127,45 @@ package final class SystemTrace: @unchecked Sendable {
     /// explorer knows what was acknowledged before each operation.
     package func mark(_ words: [String]) { append(["mark"] + words.map(Self.encode)) }
 
-    /// Records the whole content of the file at `path` (or its absence) as durable
-    /// now: for a file another library writes and syncs, such as a SQLite store after a commit.
-    package func image(ofFileAt path: String) {
-        let absolute = Self.absolute(path)
-        let fd = open(absolute, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return append(["image", Self.encode(absolute), "-"]) }
-        defer { close(fd) }
-        var content: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 64 << 10)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n <= 0 { break }
-            content += chunk[0..<n]
-        }
-        append(["image", Self.encode(absolute), content.withUnsafeBytes { Self.hex($0) }])
+    /// The inode number of the file at `path` now (symlinks followed), for a file
+    /// another library writes, which the trace then names by path and inode; 0 if there is none.
+    /// The corresponding C function is `stat`.
+    package static func inode(ofFileAt path: String) -> UInt64 {
+        var s = stat()
+        return stat(path, &s) == 0 ? UInt64(s.st_ino) : 0
     }
+
+    /// Records the creation of the file at `path`, made by another library, naming its inode now.
+    package func created(fileAt path: String) {
+        let absolute = Self.absolute(path)
+        append(["create", Self.encode(absolute), String(Self.inode(ofFileAt: absolute))])
+    }
+
+    /// Records `bytes` written at `offset` into the file `inode` at `path`, by another library.
+    package func wrote(fileAt path: String, inode: UInt64, _ bytes: UnsafeRawBufferPointer, at offset: Int64) {
+        guard !bytes.isEmpty else { return }
+        append(["write", Self.encode(path), String(inode), String(offset), Self.hex(bytes)])
+    }
+
+    /// Records the file `inode` at `path` cut (or grown) to `size` bytes by another library.
+    package func truncated(fileAt path: String, inode: UInt64, to size: Int64) {
+        append(["truncate", Self.encode(path), String(inode), String(size)])
+    }
+
+    /// Records a sync of the file `inode` at `path`, or of the directory at `path`, by another library.
+    package func synchronized(fileAt path: String, inode: UInt64) {
+        append(["sync", Self.encode(path), String(inode)])
+    }
+
+    /// Records the sync of the directory that holds `path`, by another library.
+    package func synchronized(directoryOf path: String) {
+        let directory = path.lastIndex(of: "/").map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        let absolute = Self.absolute(directory)
+        synchronized(fileAt: absolute, inode: Self.inode(ofFileAt: absolute))
+    }
+
+    /// Records the removal of the name `path`, by another library.
+    package func removed(fileAt path: String) { changed("unlink", Self.absolute(path)) }
 
     /// Writes one line, whole, with one `write`.
     private func append(_ fields: [String]) {

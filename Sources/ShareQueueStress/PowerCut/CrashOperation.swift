@@ -22,8 +22,6 @@ enum CrashOperation {
     case data(inode: Int, Change)
     case fileSync(inode: Int)
     case directorySync(String)
-    /// A file made durable whole by another library (nil: removed).
-    case image(String, bytes: [UInt8]?)
     case mark([String])
 
     /// Whether a file system journals this as metadata (for `ext4-ordered`).
@@ -40,7 +38,7 @@ enum CrashOperation {
     }
 
     /// Resolves `steps` against `initial`, replaying the run's own namespace.
-    static func resolve(_ steps: [TraceStep], initial: FileImage) -> (operations: [CrashOperation], nextInode: Int) {
+    static func resolve(_ steps: [TraceStep], initial: FileImage) -> [CrashOperation] {
         var names = initial.names
         var numbers = initial.fileNumbers
         // Through a descriptor, the inode number; else the path (a file created before the trace began).
@@ -78,12 +76,10 @@ enum CrashOperation {
             case .unlink(let path):
                 names[path] = nil
                 operations.append(.entry(.unlink(path), parents: [Self.parent(path)]))
-            case .image(let path, let bytes):
-                operations.append(.image(path, bytes: bytes))
             case .mark(let words):
                 operations.append(.mark(words))
             }
         }
-        return (operations, nextInode)
+        return operations
     }
 }

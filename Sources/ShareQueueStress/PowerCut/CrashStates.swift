@@ -49,12 +49,11 @@ struct CrashStates {
 
     let initial: FileImage
     let operations: [CrashOperation]
-    let nextInode: Int
     let mode: CrashMode
 
     init(initial: FileImage, steps: [TraceStep], mode: CrashMode) {
         self.initial = initial
-        (operations, nextInode) = CrashOperation.resolve(steps, initial: initial)
+        operations = CrashOperation.resolve(steps, initial: initial)
         self.mode = mode
     }
 
@@ -81,7 +80,7 @@ struct CrashStates {
                 if mode == .ext4Ordered, case .truncate = change { durable[index] = laterAnySync } else { durable[index] = syncedInodes.contains(inode) }
             case .entry(_, let parents):
                 durable[index] = mode == .ext4Ordered ? laterAnySync : parents.allSatisfy(syncedDirectories.contains)
-            case .image, .mark:
+            case .mark:
                 durable[index] = true
             }
         }
@@ -131,7 +130,6 @@ struct CrashStates {
             }
         }
         var image = initial
-        var imageInode = nextInode
         for index in 0..<cut.position {
             let chosen = cut.durable[index] ? .keep : fate[index] ?? .keep
             if chosen == .drop { continue }
@@ -150,14 +148,6 @@ struct CrashStates {
                 if data.count < offset + written.count { data += [UInt8](repeating: 0, count: offset + written.count - data.count) }
                 data.replaceSubrange(offset..<(offset + written.count), with: written)
                 image.contents[inode] = data
-            case .image(let path, let bytes):
-                if let bytes {
-                    image.names[path] = imageInode
-                    image.contents[imageInode] = bytes
-                    imageInode += 1
-                } else {
-                    image.names[path] = nil
-                }
             case .fileSync, .directorySync, .mark: break
             }
         }

@@ -11,7 +11,7 @@ enum PowerCutCommand {
         OptionSpec(names: ["--seed"], value: "S", help: "The sample's seed (default: a random one, printed)."),
         OptionSpec(names: ["--mode"], value: "posix|ext4-ordered|apfs", help: "The file system's durability rules (default posix, the most conservative)."),
         OptionSpec(names: ["--skip-sync"], value: "NAME", help: "Have the traced tools leave out the sync point NAME, to show what its loss breaks."),
-        OptionSpec(names: ["--mutant"], value: "NAME", help: "Have the traced tools run the mutant NAME (a build with the TestHooks trait), to show that the explorer catches it."),
+        OptionSpec(names: ["--mutant"], value: "NAME", help: "Have the traced tools carry the deliberate defect NAME (a build with the TestHooks trait), to show that it is caught: \(Mutant.allCases.map(\.rawValue).joined(separator: ", "))."),
         OptionSpec(names: ["--mutants"], value: nil, help: "Run the mutation catalogue: each defect on its workloads, its verdict compared with the catalogue's (a build with the TestHooks trait)."),
         OptionSpec(names: ["--only"], value: "NAMES", help: "With --mutants, run only these entries of the catalogue, comma-separated."),
         OptionSpec(names: ["--state"], value: "N", help: "Recover only state N of the sample (with the same --states and --seed) and keep its files."),
@@ -108,6 +108,7 @@ enum PowerCutCommand {
                     "workload": report.workload, "mode": options.mode.rawValue, "seed": options.seed, "operations": report.operations,
                     "states": report.states, "distinct": report.distinct, "exhaustive": report.exhaustive,
                     "seconds": (report.seconds * 100).rounded() / 100, "skipSync": options.skipped?.rawValue ?? NSNull(),
+                    "mutant": options.mutant?.rawValue ?? NSNull(),
                     "violations": report.violations.map { ["state": $0.state, "cut": $0.cut, "problems": $0.problems] as [String: Any] },
                 ]
                 emit(String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self))

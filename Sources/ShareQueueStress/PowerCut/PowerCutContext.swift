@@ -22,6 +22,8 @@ struct PowerCutContext {
     var appendOrder: [String] = []
     /// The copies of attachments the workload's drains handed over, by record id, relative to the root.
     var handedOver: [String: [String]] = [:]
+    /// The records appended with a key, in the order appended: the last of a key is its newest.
+    var keyed: [(key: String, id: String)] { appendOrder.compactMap { id in keyOfID[id].map { ($0, id) } } }
 
     var queue: String { root + "/q" }
     var store: String { root + "/store.sqlite" }

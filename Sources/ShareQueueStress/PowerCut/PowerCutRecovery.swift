@@ -4,6 +4,8 @@ import Foundation
 /// What a user runs after a power cut, on one crash state, and the invariants
 /// checked after it: a producer's append, a drain (to JSON Lines, or into the
 /// store where the workload used one), and a second drain, all with the real tools.
+/// With a store, every record acknowledged or reported delivered into it must be
+/// in it exactly once, and its `latest` must hold the newest stored record of each key.
 struct PowerCutRecovery {
     let workload: PowerCutWorkload
     let tools: ToolRunner
@@ -13,7 +15,7 @@ struct PowerCutRecovery {
     /// The state's violations, none if every invariant holds.
     /// - Parameters:
     ///   - printed: The ids producers printed before the cut.
-    ///   - delivered: The ids sinks took before the cut (the store's are read from its image).
+    ///   - delivered: The ids sinks took before the cut (a store's must be in it after the recovery).
     ///   - directory: An empty directory to recover in.
     func check(_ state: FileImage, printed: [String], delivered reported: [String], in directory: String) throws -> [String] {
         try state.materialize(into: directory)
@@ -63,11 +65,14 @@ struct PowerCutRecovery {
             if let key = workload.publishedKey, let newest = Self.newestText(of: key, in: outcome.output) { newestOfKey = newest }
             if workload.deliversAttachments { violations += Self.attachmentProblems(outcome.output, source: run.inputs + "/photo.jpg") }
         }
+        var stored: Set<String> = []
         if workload.usesStore {
             let rows = Self.storedRows(context.store)
             let ids = rows.map(\.id)
             if Set(ids).count != ids.count { violations.append("the store holds a record more than once") }
             drained += ids
+            stored = Set(ids)
+            violations += Self.latestProblems(context.store, stored: stored, keyed: run.keyed)
             // A stored row's attachment paths are absolute, from wherever the drain that stored it ran.
             for row in rows {
                 for path in row.attachmentPaths {
@@ -85,7 +90,15 @@ struct PowerCutRecovery {
         if let key = workload.publishedKey, append.status == 0, let value = workload.recoveryAppend.last, newestOfKey != .some(value) {
             violations.append("--if-changed published '\(value)' as key \(key)'s value, but its newest record delivered holds \(newestOfKey.map { $0 ?? "no text" } ?? "nothing")")
         }
-        var lost = mustDeliver.subtracting(drained).subtracting(delivered).subtracting(run.delivered).subtracting(deadLetters)
+        var lost: Set<String>
+        if workload.usesStore {
+            // What a drain reported stored was committed durably first: it must still be in the store, not merely delivered again.
+            let unstored = Set(delivered + run.delivered).subtracting(stored).subtracting(deadLetters)
+            if !unstored.isEmpty { violations.append("delivered into the store before the cut, but not in it after: \(unstored.sorted().joined(separator: " "))") }
+            lost = mustDeliver.subtracting(stored).subtracting(unstored).subtracting(deadLetters)
+        } else {
+            lost = mustDeliver.subtracting(drained).subtracting(delivered).subtracting(run.delivered).subtracting(deadLetters)
+        }
         if workload.coalesces {
             // A keyed record is done once a later record of its key was delivered: --coalesce skips it by design.
             let done = Set(drained + delivered + run.delivered)
@@ -112,20 +125,41 @@ struct PowerCutRecovery {
 
     /// The ids in a store's `records` table, repeats included, with the paths of their attachments' copies.
     static func storedRows(_ path: String) -> [(id: String, attachmentPaths: [String])] {
+        query("SELECT id, attachments FROM records", in: path).compactMap { row in
+            guard let id = row[0] else { return nil }
+            let attachments = row[1].flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [[String: Any]] } ?? []
+            return (id, attachments.compactMap { $0["path"] as? String })
+        }
+    }
+
+    /// Where the store's `latest` differs from the newest record of each key the store holds:
+    /// the last appended of the key's records (`keyed`, in append order) that is in `stored`.
+    /// The workload makes its dates in order, so the newest by date is the last appended.
+    static func latestProblems(_ path: String, stored: Set<String>, keyed: [(key: String, id: String)]) -> [String] {
+        var latest: [String: String] = [:]
+        for row in query("SELECT key, id FROM latest", in: path) { if let key = row[0] { latest[key] = row[1] ?? "" } }
+        var problems: [String] = []
+        for key in Set(keyed.map(\.key)).sorted() {
+            let newest = keyed.last { $0.key == key && stored.contains($0.id) }?.id
+            if latest[key] != newest {
+                problems.append("the store's latest for key \(key) is \(latest[key] ?? "missing"), not the newest of its records stored, \(newest ?? "none")")
+            }
+        }
+        return problems
+    }
+
+    /// A query's rows in the database at `path`, read only, each column as text (nil for NULL); none if it cannot be read.
+    static func query(_ sql: String, in path: String) -> [[String?]] {
         var handle: OpaquePointer?
         defer { sqlite3_close(handle) }
         guard FileManager.default.fileExists(atPath: path),
               sqlite3_open_v2(path, &handle, SQLITE_OPEN_READONLY, nil) == SQLITE_OK else { return [] }
         var statement: OpaquePointer?
-        guard sqlite3_prepare_v2(handle, "SELECT id, attachments FROM records", -1, &statement, nil) == SQLITE_OK else { return [] }
+        guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK else { return [] }
         defer { sqlite3_finalize(statement) }
-        var rows: [(id: String, attachmentPaths: [String])] = []
+        var rows: [[String?]] = []
         while sqlite3_step(statement) == SQLITE_ROW {
-            guard let id = sqlite3_column_text(statement, 0) else { continue }
-            let attachments = sqlite3_column_text(statement, 1).flatMap {
-                try? JSONSerialization.jsonObject(with: Data(String(cString: $0).utf8)) as? [[String: Any]]
-            } ?? []
-            rows.append((String(cString: id), attachments.compactMap { $0["path"] as? String }))
+            rows.append((0..<sqlite3_column_count(statement)).map { column in sqlite3_column_text(statement, column).map { String(cString: $0) } })
         }
         return rows
     }

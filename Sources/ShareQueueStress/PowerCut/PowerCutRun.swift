@@ -12,7 +12,7 @@ struct PowerCutRun {
         var mode = CrashMode.posix
         /// A sync point the traced tools leave out, to show what its loss breaks.
         var skipped: SyncPoint?
-        /// A mutant the traced tools run (see `Mutant`), to show that the explorer catches it.
+        /// A deliberate defect the traced tools carry, to show that the explorer catches it.
         var mutant: Mutant?
         /// Only this state of the sample, kept for inspection.
         var onlyState: Int?
@@ -42,7 +42,8 @@ struct PowerCutRun {
 
     func run(_ workload: PowerCutWorkload) throws -> Report {
         let began = Date()
-        let base = directory + "/" + workload.name + (options.skipped.map { "-without-" + $0.rawValue } ?? "") + (options.mutant.map { "-mutant-" + $0.rawValue } ?? "")
+        let base = directory + "/" + workload.name + (options.skipped.map { "-without-" + $0.rawValue } ?? "")
+            + (options.mutant.map { "-with-" + $0.rawValue } ?? "")
         let manager = FileManager.default
         try? manager.removeItem(atPath: base)
         for folder in ["root", "inputs", "states"] { try manager.createDirectory(atPath: base + "/" + folder, withIntermediateDirectories: true) }

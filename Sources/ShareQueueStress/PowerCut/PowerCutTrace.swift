@@ -13,8 +13,6 @@ enum TraceStep: Equatable {
     case rename(String, to: String)
     case link(String, to: String)
     case unlink(String)
-    /// The whole durable content of a file another library syncs (nil: absent).
-    case image(String, bytes: [UInt8]?)
     /// A tool's own event: `printed ID...` or `delivered ID...`.
     case mark([String])
 
@@ -49,9 +47,6 @@ enum TraceStep: Equatable {
         case "rename", "link":
             guard let from = path(0), let to = path(1) else { return nil }
             return fields[0] == "rename" ? .rename(from, to: to) : .link(from, to: to)
-        case "image":
-            guard let file = path(0), rest.count == 2 else { return nil }
-            return .image(file, bytes: rest[1] == "-" ? nil : hexBytes(rest[1]))
         case "mark": return .mark(rest.map(decode))
         default: return nil
         }

@@ -87,7 +87,7 @@ struct PowerCutWorkload: Sendable {
                              try context.append(["--attach", context.inputs + "/photo.jpg", "another photo"])
                              try context.drain(["--attachments-to", context.root + "/delivered"])
                          }),
-        PowerCutWorkload(name: "store", summary: "from no queue: appends (one with an attachment) and --store drains, the queue and the store both made on the way",
+        PowerCutWorkload(name: "store", summary: "from no queue: appends (one with an attachment, two with one key) and --store drains, the queue and the store both made on the way",
                          usesStore: true,
                          setup: { context in
                              let bytes = (0..<6000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
@@ -96,8 +96,10 @@ struct PowerCutWorkload: Sendable {
                          traced: { context in
                              try context.append(["one"])
                              try context.append(["--attach", context.inputs + "/photo.jpg", "two, with a photo"])
+                             try context.append(["--key", "wallpaper", "beach.jpg"])
                              try context.drain(["--store", context.store])
                              try context.append(["three"])
+                             try context.append(["--key", "wallpaper", "forest.jpg"])
                              try context.drain(["--store", context.store])
                          }),
         PowerCutWorkload(name: "dead-letter", summary: "a drain whose command refuses one record, which is dead-lettered",
