@@ -38,7 +38,6 @@ struct MutationCatalogue {
     static let checkpointTakenBack = "a checkpoint a power cut takes back costs second deliveries only; a store keeps its own position"
     static let segmentNumbersNotReused = "a drain numbers new segments past every number the checkpoint, the segments and a sink's position show (§4, §10.3)"
     static let removedSegmentIsBehind = "a removed segment that comes back lies before the checkpoint, synced before the removal"
-    static let damageNeverAcknowledged = "only damage and torn tails go there, which were never acknowledged"
     static let attemptsTakenBack = "a count a power cut takes back makes a record refused more times before it is dead-lettered"
 
     static func harmlessEverywhere(_ reason: String) -> [CrashMode: String] {
@@ -62,10 +61,10 @@ struct MutationCatalogue {
         Entry(change: .skipSync(.checkpointAtEnd), workloads: ["drain", "max", "coalesce", "typed-router"], harmless: harmlessEverywhere(checkpointTakenBack)),
         Entry(change: .skipSync(.checkpointBeforeAttachmentRemoval), workloads: ["attachment-delivery"]),
         Entry(change: .skipSync(.checkpointBeforeSegmentRemoval), workloads: ["drain", "max"], harmless: harmlessEverywhere(segmentNumbersNotReused)),
-        Entry(change: .skipSync(.segmentKept), workloads: ["torn-tail"], harmless: harmlessEverywhere(damageNeverAcknowledged)),
+        Entry(change: .skipSync(.segmentKept), workloads: ["full-disk-keep"]),
         Entry(change: .skipSync(.segmentRemoved), workloads: ["drain"], harmless: harmlessEverywhere(removedSegmentIsBehind)),
-        Entry(change: .skipSync(.quarantineData), workloads: ["torn-tail"], harmless: harmlessEverywhere(damageNeverAcknowledged)),
-        Entry(change: .skipSync(.quarantineCreated), workloads: ["torn-tail"], harmless: harmlessEverywhere(damageNeverAcknowledged)),
+        Entry(change: .skipSync(.quarantineData), workloads: ["sealed-damage"]),
+        Entry(change: .skipSync(.quarantineCreated), workloads: ["sealed-damage"], harmless: [.ext4Ordered: journalCommitsEntries]),
         Entry(change: .skipSync(.deadLetterData), workloads: ["dead-letter"]),
         Entry(change: .skipSync(.deadLettersCreated), workloads: ["dead-letter"], harmless: [.ext4Ordered: journalCommitsEntries]),
         Entry(change: .skipSync(.attemptsData), workloads: ["dead-letter"], harmless: harmlessEverywhere(attemptsTakenBack)),
@@ -79,5 +78,7 @@ struct MutationCatalogue {
         Entry(change: .mutant(.linesChunkUnsynced), workloads: ["lines-stream"]),
         Entry(change: .mutant(.requeueLettersBlankedFirst), workloads: ["requeue-resumed"]),
         Entry(change: .mutant(.segmentRemovedBeforeCheckpoint), workloads: ["drain", "max"], harmless: harmlessEverywhere(segmentNumbersNotReused)),
+        Entry(change: .mutant(.storeSynchronousOff), workloads: ["store"]),
+        Entry(change: .mutant(.storePositionFirst), workloads: ["store"]),
     ]
 }

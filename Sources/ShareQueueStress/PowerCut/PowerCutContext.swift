@@ -15,6 +15,8 @@ struct PowerCutContext {
     var acknowledged: [String] = []
     /// Ids a drain delivered before the traced part began.
     var delivered: [String] = []
+    /// Acknowledged ids whose bytes the setup damaged on purpose: set aside, not delivered.
+    var damaged: [String] = []
     /// Every id any producer printed: all that may ever be delivered.
     var known: Set<String> = []
     /// The key of each keyed record appended, and the order of all, for a drain that coalesces.
@@ -68,8 +70,8 @@ struct PowerCutContext {
 
     /// Runs `host-drain` on the queue, which must succeed; returns the ids it printed.
     @discardableResult
-    mutating func drain(_ arguments: [String] = []) throws -> [String] {
-        let outcome = try run("host-drain", ["--dir", queue, "--quiet"] + arguments)
+    mutating func drain(_ arguments: [String] = [], extra: [String: String] = [:]) throws -> [String] {
+        let outcome = try run("host-drain", ["--dir", queue, "--quiet"] + arguments, extra: extra)
         guard outcome.status == 0 else { throw PowerCutError("host-drain \(arguments.joined(separator: " ")) exited with \(outcome.status)") }
         for (id, paths) in Self.attachmentPaths(inJSONLines: outcome.output) {
             handedOver[id] = paths.map { $0.hasPrefix(root + "/") ? String($0.dropFirst(root.count + 1)) : $0 }

@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import ShareQueueCore
 
 /// What a user runs after a power cut, on one crash state, and the invariants
 /// checked after it: a producer's append, a drain (to JSON Lines, or into the
@@ -90,14 +91,19 @@ struct PowerCutRecovery {
         if let key = workload.publishedKey, append.status == 0, let value = workload.recoveryAppend.last, newestOfKey != .some(value) {
             violations.append("--if-changed published '\(value)' as key \(key)'s value, but its newest record delivered holds \(newestOfKey.map { $0 ?? "no text" } ?? "nothing")")
         }
+        let damaged = Set(run.damaged)
+        let intact = mustDeliver.union(drained).union(delivered).union(run.delivered).subtracting(damaged)
+        let quarantine = Self.quarantineReport(context.queue, intact: intact, damaged: damaged)
+        violations += quarantine.problems
+        // A record damaged on purpose counts as kept once it is set aside; nowhere else is it safe.
         var lost: Set<String>
         if workload.usesStore {
             // What a drain reported stored was committed durably first: it must still be in the store, not merely delivered again.
             let unstored = Set(delivered + run.delivered).subtracting(stored).subtracting(deadLetters)
             if !unstored.isEmpty { violations.append("delivered into the store before the cut, but not in it after: \(unstored.sorted().joined(separator: " "))") }
-            lost = mustDeliver.subtracting(stored).subtracting(unstored).subtracting(deadLetters)
+            lost = mustDeliver.subtracting(stored).subtracting(unstored).subtracting(deadLetters).subtracting(quarantine.setAside)
         } else {
-            lost = mustDeliver.subtracting(drained).subtracting(delivered).subtracting(run.delivered).subtracting(deadLetters)
+            lost = mustDeliver.subtracting(drained).subtracting(delivered).subtracting(run.delivered).subtracting(deadLetters).subtracting(quarantine.setAside)
         }
         if workload.coalesces {
             // A keyed record is done once a later record of its key was delivered: --coalesce skips it by design.
@@ -111,6 +117,71 @@ struct PowerCutRecovery {
         let invented = Set(drained).subtracting(run.known).subtracting(mustDeliver)
         if !invented.isEmpty { violations.append("delivered but never appended: \(invented.sorted().joined(separator: " "))") }
         return violations
+    }
+
+    /// What the queue set aside after recovery: the problems, and which of the `damaged` ids it holds.
+    ///
+    /// A record acknowledged (or delivered) intact must never be reported as damage: no
+    /// entry of the quarantine file holds its id. Where the workload damaged nothing, an
+    /// entry may hold damage or a torn tail, never a whole record, and no segment is kept whole.
+    static func quarantineReport(_ queue: String, intact: Set<String>, damaged: Set<String>) -> (problems: [String], setAside: Set<String>) {
+        var problems: [String] = []
+        var setAside = Set<String>()
+        let data = (try? Data(contentsOf: URL(fileURLWithPath: queue + "/" + QueueLayout.quarantine))) ?? Data()
+        for line in data.split(separator: UInt8(ascii: "\n")) {
+            // An entry may follow, on the same line, what a cut left of an earlier one (zeros, a torn line).
+            let starts = (line.startIndex..<line.endIndex).filter { line[$0...].starts(with: Array("{\"date\":".utf8)) }
+            guard let entry = starts.reversed().lazy.compactMap({ try? JSONSerialization.jsonObject(with: Data(line[$0...])) as? [String: Any] }).first,
+                  let encoded = entry["data"] as? String, let bytes = Data(base64Encoded: encoded).map(Array.init) else { continue }
+            let reason = entry["reason"] as? String ?? "?"
+            let ids = idsOfWholeRecords(in: bytes)
+            // A damaged record's id may survive its damage: looked for in all the bytes, not only in whole records.
+            for id in intact.union(damaged) where contains(bytes, Array(id.utf8)) {
+                if damaged.contains(id) { setAside.insert(id) } else {
+                    problems.append("record \(id) was acknowledged intact but is set aside as damage (\(reason))")
+                }
+            }
+            if damaged.isEmpty, entry["tornTail"] as? Bool != true, let id = ids.first(where: { !intact.contains($0) }) {
+                problems.append("\(QueueLayout.quarantine) sets aside a whole record, \(id), where nothing was damaged (\(reason))")
+            }
+        }
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: queue)) ?? []
+        for name in names.sorted() where QueueLayout.isKeptSegment(name) {
+            guard !damaged.isEmpty else {
+                problems.append("a segment was kept whole as \(name) where nothing was damaged")
+                continue
+            }
+            let bytes = Array((try? Data(contentsOf: URL(fileURLWithPath: queue + "/" + name))) ?? Data())
+            for id in damaged where contains(bytes, Array(id.utf8)) { setAside.insert(id) }
+        }
+        return (problems, setAside)
+    }
+
+    /// The ids of the whole, well-framed records in `bytes` (their checksums unchecked): header, length, trailer, a JSON object with an id.
+    static func idsOfWholeRecords(in bytes: [UInt8]) -> [String] {
+        func word(_ at: Int) -> Int { (0..<4).reduce(0) { $0 | Int(bytes[at + $1]) << (8 * $1) } }
+        let header: [UInt8] = [0xFF, 0x53, 0x51, 0x52]
+        var ids: [String] = []
+        var start = 0
+        while start + Frame.overhead <= bytes.count {
+            defer { start += 1 }
+            guard Array(bytes[start..<(start + 4)]) == header else { continue }
+            let length = word(start + 4)
+            let trailer = start + 12 + length
+            guard length <= bytes.count, trailer + 8 <= bytes.count, word(trailer) == length, bytes[trailer + 4] == 0xFF,
+                  let object = try? JSONSerialization.jsonObject(with: Data(bytes[(start + 12)..<trailer])) as? [String: Any],
+                  let id = object["id"] as? String else { continue }
+            ids.append(id)
+        }
+        return ids
+    }
+
+    private static func contains(_ bytes: [UInt8], _ needle: [UInt8]) -> Bool { firstOffset(of: needle, in: bytes) != nil }
+
+    /// Where `needle` first occurs in `bytes`.
+    static func firstOffset(of needle: [UInt8], in bytes: [UInt8]) -> Int? {
+        guard !needle.isEmpty, bytes.count >= needle.count else { return nil }
+        return (0...(bytes.count - needle.count)).first { bytes[$0] == needle[0] && bytes[$0..<($0 + needle.count)].elementsEqual(needle) }
     }
 
     /// The text of the last record of `key` in JSON Lines, if there is one.

@@ -121,7 +121,7 @@ struct PowerCutWorkload: Sendable {
         PowerCutWorkload(name: "watch", summary: "host-drain --watch delivering two appends as they arrive",
                          setup: { try $0.acknowledged += $0.append(["zero"]) },
                          traced: { try runWatch(&$0) }),
-    ] + paths
+    ] + paths + damage
 
     /// A drain whose command refuses the batch holding "refuse me", once: a dead letter at the first refusal.
     static let refusingDrainArguments = ["--batch", "1", "--max-attempts", "1", "--exec", "if grep -q 'refuse me'; then exit 1; fi"]
