@@ -54,7 +54,7 @@ enum TracedVFS {
 
     /// Registers the VFS (not as the default) if the trace is on; it lives as long as the process.
     private static func register() -> String? {
-        guard SystemTrace.current != nil, let base = sqlite3_vfs_find(nil) else { return nil }
+        guard SystemTrace.current != nil, Mutant.active != .storeAroundLayer, let base = sqlite3_vfs_find(nil) else { return nil }
         let name = "sharequeue-trace"
         let cName = UnsafeMutablePointer<CChar>.allocate(capacity: name.utf8.count + 1)
         cName.initialize(from: name.utf8CString.map { $0 }, count: name.utf8.count + 1)

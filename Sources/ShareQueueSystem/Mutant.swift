@@ -28,6 +28,8 @@ package enum Mutant: String, CaseIterable, Sendable {
     case storeSynchronousOff = "store-synchronous-off"
     /// The store saves its drain position in a transaction of its own, committed before the transaction of the batch's rows.
     case storePositionFirst = "store-position-first"
+    /// The store opens its database through SQLite's default VFS even when traced: its writes go around the layer.
+    case storeAroundLayer = "store-around-layer"
 
     #if SHARE_QUEUE_TEST_HOOKS
     /// The mutant `SHARE_QUEUE_MUTANT` names, read once per process.

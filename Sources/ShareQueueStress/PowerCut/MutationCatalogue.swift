@@ -80,5 +80,6 @@ struct MutationCatalogue {
         Entry(change: .mutant(.segmentRemovedBeforeCheckpoint), workloads: ["drain", "max"], harmless: harmlessEverywhere(segmentNumbersNotReused)),
         Entry(change: .mutant(.storeSynchronousOff), workloads: ["store"]),
         Entry(change: .mutant(.storePositionFirst), workloads: ["store"]),
+        Entry(change: .mutant(.storeAroundLayer), workloads: ["store"]),
     ]
 }

@@ -15,7 +15,8 @@ enum PowerCutCommand {
         OptionSpec(names: ["--mutants"], value: nil, help: "Run the mutation catalogue: each defect on its workloads, its verdict compared with the catalogue's (a build with the TestHooks trait)."),
         OptionSpec(names: ["--only"], value: "NAMES", help: "With --mutants, run only these entries of the catalogue, comma-separated."),
         OptionSpec(names: ["--state"], value: "N", help: "Recover only state N of the sample (with the same --states and --seed) and keep its files."),
-        OptionSpec(names: ["--json"], value: nil, help: "Print one JSON object per workload (or sync point) instead of the table."),
+        OptionSpec(names: ["--list"], value: nil, help: "Print each workload's name and the paths it runs, and the mutation catalogue's entries, and exit."),
+        OptionSpec(names: ["--json"], value: nil, help: "Print one JSON object per workload (or mutant) instead of the table."),
         OptionSpec(names: ["--dir"], value: "DIR", help: "Work in DIR (default: a new temporary directory, removed when nothing is found)."),
         OptionSpec(names: ["--bin"], value: "DIR", help: "Where share-append and host-drain are (default: beside share-stress)."),
     ] + Tool.commonOptions
@@ -32,6 +33,7 @@ enum PowerCutCommand {
         do {
             let arguments = try ParsedArguments(Array(CommandLine.arguments.dropFirst(2)), options: options)
             if arguments.has("--help") { emit(tool.help); Host.exit(0) }
+            if arguments.has("--list") { list(); Host.exit(0) }
             Host.exit(try run(arguments) ? 0 : 1)
         } catch let error as ShareQueueError {
             tool.fail(error)
@@ -128,6 +130,18 @@ enum PowerCutCommand {
             }
         }
         return passed
+    }
+
+    /// The workloads and the paths each runs, then the catalogue's entries and where each is expected harmless.
+    static func list() {
+        emit("workloads:")
+        for workload in PowerCutWorkload.all { emit("  " + workload.name.padding(toLength: 22, withPad: " ", startingAt: 0) + workload.summary) }
+        emit("mutation catalogue (caught under every mode unless marked harmless):")
+        for entry in MutationCatalogue.entries {
+            let harmless = CrashMode.allCases.filter { entry.harmless[$0] != nil }.map(\.rawValue)
+            emit("  " + entry.name.padding(toLength: 46, withPad: " ", startingAt: 0) + entry.workloads.joined(separator: ", ")
+                 + (harmless.isEmpty ? "" : "; harmless under " + harmless.joined(separator: ", ")))
+        }
     }
 
     /// Writes one line to standard output at once, so that each workload's line shows as it finishes, even into a pipe.

@@ -134,4 +134,13 @@ struct PowerCutTests {
         #expect(objects.first { $0["mutant"] as? String == "checkpoint-before-delivery" }?["caught"] as? Bool == true)
         #expect(objects.last?["caught"] as? Int == 1 && objects.last?["harmless"] as? Int == 1, "\(result.output)")
     }
+
+    @Test("--list names every workload the tests explore and a catalogue of at least 25 defects")
+    func list() throws {
+        let result = try run("share-stress", ["power-cut", "--list"], in: TemporaryDirectory())
+        #expect(result.status == 0, "\(result.stderr)")
+        for name in Self.workloads { #expect(result.lines.contains { $0.hasPrefix("  \(name) ") }, "\(name) is not listed") }
+        let catalogue = result.lines.drop { !$0.hasPrefix("mutation catalogue") }.dropFirst()
+        #expect(catalogue.count >= 25, "\(result.output)")
+    }
 }
