@@ -134,16 +134,13 @@ struct PowerCutRecovery {
             guard let entry = starts.reversed().lazy.compactMap({ try? JSONSerialization.jsonObject(with: Data(line[$0...])) as? [String: Any] }).first,
                   let encoded = entry["data"] as? String, let bytes = Data(base64Encoded: encoded).map(Array.init) else { continue }
             let reason = entry["reason"] as? String ?? "?"
-            let ids = idsOfWholeRecords(in: bytes)
             // A damaged record's id may survive its damage: looked for in all the bytes, not only in whole records.
             for id in intact.union(damaged) where contains(bytes, Array(id.utf8)) {
                 if damaged.contains(id) { setAside.insert(id) } else {
                     problems.append("record \(id) was acknowledged intact but is set aside as damage (\(reason))")
                 }
             }
-            if damaged.isEmpty, entry["tornTail"] as? Bool != true, let id = ids.first(where: { !intact.contains($0) }) {
-                problems.append("\(QueueLayout.quarantine) sets aside a whole record, \(id), where nothing was damaged (\(reason))")
-            }
+            // A record no producer had acknowledged at the cut may be set aside: one whose attachment's name the cut took, say.
         }
         let names = (try? FileManager.default.contentsOfDirectory(atPath: queue)) ?? []
         for name in names.sorted() where QueueLayout.isKeptSegment(name) {
@@ -155,25 +152,6 @@ struct PowerCutRecovery {
             for id in damaged where contains(bytes, Array(id.utf8)) { setAside.insert(id) }
         }
         return (problems, setAside)
-    }
-
-    /// The ids of the whole, well-framed records in `bytes` (their checksums unchecked): header, length, trailer, a JSON object with an id.
-    static func idsOfWholeRecords(in bytes: [UInt8]) -> [String] {
-        func word(_ at: Int) -> Int { (0..<4).reduce(0) { $0 | Int(bytes[at + $1]) << (8 * $1) } }
-        let header: [UInt8] = [0xFF, 0x53, 0x51, 0x52]
-        var ids: [String] = []
-        var start = 0
-        while start + Frame.overhead <= bytes.count {
-            defer { start += 1 }
-            guard Array(bytes[start..<(start + 4)]) == header else { continue }
-            let length = word(start + 4)
-            let trailer = start + 12 + length
-            guard length <= bytes.count, trailer + 8 <= bytes.count, word(trailer) == length, bytes[trailer + 4] == 0xFF,
-                  let object = try? JSONSerialization.jsonObject(with: Data(bytes[(start + 12)..<trailer])) as? [String: Any],
-                  let id = object["id"] as? String else { continue }
-            ids.append(id)
-        }
-        return ids
     }
 
     private static func contains(_ bytes: [UInt8], _ needle: [UInt8]) -> Bool { firstOffset(of: needle, in: bytes) != nil }
