@@ -49,6 +49,7 @@ public enum HostDrainTool {
 
     public static func main() -> Never {
         let closed = Host.openClosedStandardDescriptors()
+        FileDescriptor.letLockWaitsUseSignals()
         Host.ignoreBrokenPipes()
         Host.ignoreFileSizeLimitSignal()
         // Each batch frees what the next allocates again: kept, its pages are not faulted in anew each time.

@@ -41,6 +41,7 @@ public enum ShareAppendTool {
 
     public static func main() -> Never {
         let closed = Host.openClosedStandardDescriptors()
+        FileDescriptor.letLockWaitsUseSignals()
         Host.ignoreFileSizeLimitSignal()
         let arguments = tool.parse()
         do throws(ShareQueueError) {

@@ -27,7 +27,7 @@ extension FileDescriptor {
     /// The corresponding C functions are `sigaction` (once), `pthread_sigmask`,
     /// `timer_create` (once a thread), `timer_settime`, and `flock` with `LOCK_EX`.
     func lockExclusiveBlocking(until deadline: Double, shouldStop: (() -> Bool)?) throws(SystemError) -> Bool? {
-        guard Self.signalEndsWaits else { return nil }
+        guard Self.lockWaitsMayUseSignals, Self.signalEndsWaits else { return nil }
         var timer: timer_t? = nil
         guard sharequeue_thread_timer(&timer) == 0 else { return nil }
         var saved = sigset_t()

@@ -21,11 +21,12 @@ extension FileDescriptor {
 
     /// Takes an exclusive lock, waiting at most `seconds` for another holder to let it go.
     ///
-    /// A free lock costs one `flock` call. A held one is waited for asleep in
+    /// A free lock costs one `flock` call. In a tool that allowed it
+    /// (``letLockWaitsUseSignals()``), a held one is waited for asleep in
     /// `flock` itself, which the kernel ends the moment the lock is free
     /// and a timer of the waiting thread's own interrupts every 10 ms to look at
-    /// the deadline (see `lockExclusiveBlocking(until:shouldStop:)`). Where that
-    /// cannot be done (not Linux, or a process that handles SIGURG itself), it is
+    /// the deadline (see `lockExclusiveBlocking(until:shouldStop:)`). Elsewhere (an
+    /// app linking the library, not Linux, or a process that handles SIGURG itself), it is
     /// tried again after pauses that grow from 50 µs to 10 ms. Either way a holder
     /// that never lets go (a stopped process) costs a waiter a bounded wait, never
     /// a blocked thread that cannot give up.
@@ -53,6 +54,16 @@ extension FileDescriptor {
             pause = min(pause * 2, 10_000)
         }
     }
+
+    /// Lets this process's lock waits block in `flock`, interrupted by a SIGURG timer
+    /// (on Linux; see `lockExclusiveBlocking(until:shouldStop:)`): for the tools alone, which own
+    /// their process. A library owns no process-wide state, so without this call it
+    /// installs no signal handler and arms no timer, and its waits poll with back-off.
+    /// Call it at start, before any thread waits for a lock.
+    package static func letLockWaitsUseSignals() { lockWaitsMayUseSignals = true }
+
+    /// Set once, at a tool's start, before any other thread runs.
+    nonisolated(unsafe) static var lockWaitsMayUseSignals = false
 
     /// Releases the lock. The corresponding C function is `flock` with `LOCK_UN`.
     package func unlock() { _ = flock(rawValue, LOCK_UN) }

@@ -8,7 +8,8 @@ import Darwin
 
 /// System calls made to fail on purpose, so that tests can see what a tool
 /// does when the system fails it at a given file: the way `CrashPoint` makes
-/// it die at a given step. A test hook for the package's tools and tests, not API.
+/// it die at a given step. A test hook for the package's tools and tests, not API,
+/// compiled in only with the package's `TestHooks` trait.
 ///
 /// Setting `SHARE_QUEUE_FAULT=<call>:<errno>[:name=<text>][:after=<n>][:count=<n>]`
 /// makes the C function `call` (`openat`, `open`, `read`, `pread`, `write`,
@@ -101,6 +102,7 @@ private final class FaultPlan: @unchecked Sendable {
         "ENOSYS": ENOSYS, "EINVAL": EINVAL, "ENOTSUP": ENOTSUP, "EFBIG": EFBIG,
     ]
 
+    #if SHARE_QUEUE_TEST_HOOKS
     static let current: FaultPlan? = {
         guard let text = Host.environment("SHARE_QUEUE_FAULT"), !text.isEmpty else { return nil }
         let parts = text.split(separator: ":").map(String.init)
@@ -115,4 +117,8 @@ private final class FaultPlan: @unchecked Sendable {
         }
         return FaultPlan(call: parts[0], errno: errno, name: name, after: max(0, after), count: count)
     }()
+    #else
+    /// Always nil: a build without the `TestHooks` trait fails no call on purpose.
+    @inline(__always) static var current: FaultPlan? { nil }
+    #endif
 }

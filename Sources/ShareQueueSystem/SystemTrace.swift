@@ -9,7 +9,8 @@ import Darwin
 /// A record of every change this process makes to files through this layer,
 /// so that a power-cut explorer can rebuild each state a crash may leave.
 ///
-/// Inert unless `SHARE_QUEUE_TRACE` names a file: then each create, write,
+/// Compiled in only with the package's `TestHooks` trait, and inert unless
+/// `SHARE_QUEUE_TRACE` names a file: then each create, write,
 /// truncate, sync, rename, link, unlink and mkdir appends one line to it (one
 /// `write` with `O_APPEND`, so the lines of several processes interleave whole),
 /// naming files by absolute path. A descriptor is mapped to the path it was
@@ -24,11 +25,16 @@ import Darwin
 /// A test hook for the package's tools, not API.
 package final class SystemTrace: @unchecked Sendable {
     /// The recorder of this process, or nil when `SHARE_QUEUE_TRACE` is not set.
+    #if SHARE_QUEUE_TEST_HOOKS
     package static let current: SystemTrace? = {
         guard let path = getenv("SHARE_QUEUE_TRACE").map({ String(cString: $0) }), !path.isEmpty else { return nil }
         let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
         return fd >= 0 ? SystemTrace(fd: fd) : nil
     }()
+    #else
+    /// Always nil: a build without the `TestHooks` trait traces nothing.
+    @inline(__always) package static var current: SystemTrace? { nil }
+    #endif
 
     private let fd: Int32
     /// Where each open descriptor was opened; guarded by `mutex`: a drain may have threads.

@@ -7,7 +7,8 @@ import ShareQueueSystem
 /// stops the process there with SIGSTOP, holding whatever it holds, as a
 /// debugger or a suspended app would, until it is continued or killed. Unset,
 /// each point costs one comparison.
-/// A test hook for the package's tools and tests, not API.
+/// A test hook for the package's tools and tests, not API, compiled in only with
+/// the package's `TestHooks` trait: in any other build no variable is read.
 package enum CrashPoint: String, CaseIterable, Sendable {
     /// A producer holds the lock and has written nothing.
     case appendLocked = "append-locked"
@@ -80,6 +81,7 @@ private final class CrashPlan: @unchecked Sendable {
         return visits == dueVisit
     }
 
+    #if SHARE_QUEUE_TEST_HOOKS
     static let current: CrashPlan? = {
         let crash = Host.environment("SHARE_QUEUE_CRASH_AT").flatMap { $0.isEmpty ? nil : $0 }
         guard let text = crash ?? Host.environment("SHARE_QUEUE_STOP_AT"), !text.isEmpty else { return nil }
@@ -88,4 +90,8 @@ private final class CrashPlan: @unchecked Sendable {
         let visit = parts.count == 2 ? Int(parts[1]) ?? 1 : 1
         return CrashPlan(point: point, visit: max(1, visit), stops: crash == nil)
     }()
+    #else
+    /// Always nil: a build without the `TestHooks` trait crashes and stops nowhere.
+    @inline(__always) static var current: CrashPlan? { nil }
+    #endif
 }
