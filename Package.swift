@@ -17,9 +17,11 @@ import PackageDescription
 // Sources/Linker/static-pie-ld (no target: a script) links them with the toolchain's lld (gold cannot), without
 // the runpath glibc refuses in them. The library carries no such setting, so it
 // stays usable as a dependency; share-stress, a test tool, is linked as usual.
+// Only release builds: a debug build, and so `swift test --sanitize=...`, links them
+// dynamically, since the sanitizers' runtimes cannot live in a static executable.
 let staticExecutable: [LinkerSetting] = [
     .unsafeFlags(["-static-executable", "-Xclang-linker", "-static-pie", "-use-ld=lld", "-ld-path=\(Context.packageDirectory)/Sources/Linker/static-pie-ld"],
-                 .when(platforms: [.linux])),
+                 .when(platforms: [.linux], configuration: .release)),
 ]
 // The trait TestHooks compiles in the deliberate defects of the mutation catalogue
 // (Sources/ShareQueueSystem/Mutant.swift) and the left-out syncs, which the tests and

@@ -29,10 +29,16 @@ struct LinkageTests {
     }
 
     #if os(Linux)
-    @Test("share-append and host-drain are static position-independent executables that run: ASLR, no loader, no shared library, no runpath",
+    /// The release build beside the tests' own: `.build/release`, which CI builds first.
+    static let release = Executables.directory.deletingLastPathComponent().appendingPathComponent("release")
+
+    @Test("Released, share-append and host-drain are static position-independent executables that run: ASLR, no loader, no shared library, no runpath",
+          .enabled(if: OptionalProgram.isCI || FileManager.default.fileExists(atPath: release.appendingPathComponent("host-drain").path),
+                   "no release build: swift build -c release"),
           arguments: ["share-append", "host-drain"])
     func staticPositionIndependent(tool: String) throws {
-        let image = try #require(try ELFImage(path: Executables.path(tool)), "\(tool) is not a 64-bit ELF file")
+        let path = Self.release.appendingPathComponent(tool).path
+        let image = try #require(try ELFImage(path: path), "\(path) is not a 64-bit ELF file")
         #expect(image.isPositionIndependent, "\(tool) is not position-independent: it would load at a fixed address")
         #expect(image.interpreter == nil, "\(tool) asks for the program loader \(image.interpreter ?? "")")
         #expect(image.neededLibraries == 0, "\(tool) needs \(image.neededLibraries) shared libraries")
@@ -40,9 +46,16 @@ struct LinkageTests {
         #expect(!hasRunpath, "\(tool) has a runpath, which glibc's static start-up refuses")
         let holdsCLibrary = image.definedSymbols.contains("__libc_start_main")
         #expect(holdsCLibrary, "\(tool) does not hold the C library")
-        let version = try run(tool, ["--version"], in: TemporaryDirectory())
+        let version = try run(path, ["--version"], in: TemporaryDirectory())
         #expect(version.status == 0, "\(version.stderr)")
         #expect(version.output.hasPrefix(tool + " "), "\(version.output)")
+    }
+    
+    @Test("The tools the tests run, a debug build, are linked dynamically, as a sanitizer's runtime needs", arguments: ["share-append", "host-drain"])
+    func debugBuildIsDynamic(tool: String) throws {
+        let image = try #require(try ELFImage(path: Executables.path(tool)), "\(tool) is not a 64-bit ELF file")
+        #expect(image.interpreter != nil, "\(tool) asks for no program loader: a sanitizer's runtime could not start in it")
+        #expect(image.neededLibraries > 0)
     }
     #endif
 }
