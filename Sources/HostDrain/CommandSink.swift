@@ -4,15 +4,57 @@ import ToolSupport
 
 /// Delivers each batch to a shell command, as JSON Lines on its standard
 /// input. Exit status 0 means delivered; 75 (EX_TEMPFAIL) means try again
-/// later; any other status is a refusal, which leaves the batch queued and
-/// counts against its records.
+/// later; 64, 78, 126, 127 and signals other than a stop or a crash mean the
+/// command itself is broken; any other status is a refusal, which the drain
+/// bisects to find the records it refuses (see ``Outcome``).
 ///
 /// The command runs in a process group of its own, with a deadline: past
 /// `timeout`, or when this process is asked to stop, the whole group is ended
 /// and the batch stays queued without counting as refused.
 struct CommandSink: DrainSink {
-    struct Refusal: Error, CustomStringConvertible {
-        let description: String
+    /// A batch the command refused: its exit status, which the queue's files keep,
+    /// and its command line, which only this process's standard error shows.
+    struct Refusal: SinkRefusal {
+        let command: String
+        let status: Int32
+
+        var recordedReason: String { "command \(CommandSink.statusText(status))" }
+        var description: String { "the command '\(command)' \(CommandSink.statusText(status))" }
+    }
+
+    /// What an exit status of the command says about its batch.
+    enum Outcome: Equatable {
+        /// 0: it took the batch.
+        case delivered
+        /// 75 (EX_TEMPFAIL): its destination is unavailable; the batch waits, uncounted.
+        case tryAgain
+        /// Ended by SIGHUP, SIGINT or SIGTERM (a service manager stopping the group): the batch waits, uncounted.
+        case stopped
+        /// The command is wrong, not the records: 64 (usage), 78 (configuration), 126 (not executable)
+        /// and 127 (not found) give `configuration` (exit 78); a signal other than a stop or a crash
+        /// gives `tryAgain` (75). The batch waits, uncounted.
+        case broken(ShareQueueError.Kind)
+        /// Any other status, a crash's signals and SIGKILL included: the records are refused.
+        case refused
+    }
+
+    /// What `status`, as `Host.waitForExit` gives it (128 + a signal's number for a signal), says.
+    static func outcome(of status: Int32) -> Outcome {
+        switch status {
+        case 0: return .delivered
+        case temporaryFailure: return .tryAgain
+        case 64, 78, 126, 127: return .broken(.configuration)
+        case _ where Host.wasStopped(status): return .stopped
+        case _ where Host.wasCrashed(status): return .refused
+        case 129...(128 + 64): return .broken(.tryAgain)
+        default: return .refused
+        }
+    }
+
+    /// `exited with status 1`, or `was ended by SIGSEGV (status 139)`.
+    static func statusText(_ status: Int32) -> String {
+        if let signal = Host.signalName(ofStatus: status) { return "was ended by \(signal) (status \(status))" }
+        return "exited with status \(status)"
     }
 
     let command: String
@@ -57,17 +99,22 @@ struct CommandSink: DrainSink {
             }
             throw ShareQueueError(.tryAgain, "the command '\(command)' did not finish within \(Self.format(timeout ?? 0)) (--exec-timeout); ended it")
         }
-        // Stopped (a service manager stopping the whole group, say) is not refused: try again later.
-        if status != 0 && (StopRequest.isRequested || Host.wasStopped(status)) {
+        switch Self.outcome(of: status) {
+        case .delivered:
+            break
+        case .stopped:
             throw ShareQueueError(.tryAgain, "the command '\(command)' was stopped before it finished (status \(status))")
-        }
-        // 75 is sysexits' EX_TEMPFAIL: the command says its destination is unavailable
-        // (a server down), not that these records are wrong, so nothing is counted against them.
-        if status == Self.temporaryFailure {
+        case _ where StopRequest.isRequested:
+            // Asked to stop, this process ended the command itself: whatever its status, nothing is counted.
+            throw ShareQueueError(.tryAgain, "the command '\(command)' was stopped before it finished (status \(status))")
+        case .tryAgain:
+            // The command says its destination is unavailable (a server down), not that these records are wrong.
             throw ShareQueueError(.tryAgain, "the command '\(command)' asked to try again later (status 75)")
-        }
-        guard status == 0 else {
-            throw Refusal(description: "the command '\(command)' exited with status \(status)")
+        case .broken(let kind):
+            throw ShareQueueError(kind, "the command '\(command)' \(Self.statusText(status)), which says the command is broken, not the records: "
+                                  + "its batch stays queued and nothing is counted against it")
+        case .refused:
+            throw Refusal(command: command, status: status)
         }
         // A command that exits 0 without reading all its input has still accepted the batch.
         if let writeError, !writeError.isBrokenPipe {

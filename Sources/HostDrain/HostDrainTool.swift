@@ -13,7 +13,7 @@ public enum HostDrainTool {
         argumentsHelp: [],
         options: Tool.directoryOptions + [
             OptionSpec(names: ["--format"], value: "json|text", help: "Print records as JSON Lines (the default) or as text for people."),
-            OptionSpec(names: ["--exec"], value: "CMD", help: "Run '/bin/sh -c CMD' for each batch, with the batch as JSON Lines on its standard input; exit status 0 means delivered, 75 means try again later, any other is a refusal."),
+            OptionSpec(names: ["--exec"], value: "CMD", help: "Run '/bin/sh -c CMD' for each batch, with the batch as JSON Lines on its standard input; exit status 0 means delivered, 75 means try again later, 64, 78, 126 and 127 mean the command is broken (nothing is counted; exit 78), any other is a refusal."),
             OptionSpec(names: ["--exec-timeout"], value: "DURATION", help: "End a command still running after DURATION, such as 30s, 10m or 1h (default 10m; 0 for no limit): SIGTERM to its process group, SIGKILL 2s later. Its batch stays queued, not refused."),
             OptionSpec(names: ["--store"], value: "PATH", help: "Ingest into the SQLite database PATH (created if missing), exactly once; attachments go to the folder PATH.attachments. With --status, count the records of that database, which must exist."),
             OptionSpec(names: ["--watch"], value: nil, help: "Keep running and deliver as records arrive; SIGINT or SIGTERM finishes the batch in hand and exits 0 (a running --exec command is ended, or output no one reads is given up, and its batch stays queued); a standard output whose reader is gone ends it with 75."),

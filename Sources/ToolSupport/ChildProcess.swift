@@ -143,6 +143,21 @@ extension Host {
         [SIGHUP, SIGINT, SIGTERM].contains { status == 128 + $0 }
     }
 
+    /// Whether a status from `waitForExit` is a process ended by a signal of a crash (SIGSEGV,
+    /// SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS) or by SIGKILL, as the out-of-memory killer ends one.
+    package static func wasCrashed(_ status: Int32) -> Bool {
+        [SIGKILL, SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS].contains { status == 128 + $0 }
+    }
+
+    /// The name of the signal a status above 128 from `waitForExit` stands for, such as `SIGPIPE`, if it is a common one.
+    package static func signalName(ofStatus status: Int32) -> String? {
+        let names: [Int32: String] = [SIGHUP: "SIGHUP", SIGINT: "SIGINT", SIGQUIT: "SIGQUIT", SIGILL: "SIGILL", SIGTRAP: "SIGTRAP",
+                                       SIGABRT: "SIGABRT", SIGBUS: "SIGBUS", SIGFPE: "SIGFPE", SIGKILL: "SIGKILL", SIGUSR1: "SIGUSR1",
+                                       SIGSEGV: "SIGSEGV", SIGUSR2: "SIGUSR2", SIGPIPE: "SIGPIPE", SIGALRM: "SIGALRM", SIGTERM: "SIGTERM",
+                                       SIGXCPU: "SIGXCPU", SIGXFSZ: "SIGXFSZ", SIGSYS: "SIGSYS"]
+        return status > 128 ? names[status - 128] : nil
+    }
+
     /// Waits for a child and returns its exit status, or 128 + the signal that ended it.
     package static func waitForExit(_ pid: Int32) throws(SystemError) -> Int32 {
         var status: Int32 = 0

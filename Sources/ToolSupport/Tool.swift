@@ -154,9 +154,9 @@ package struct Tool {
         ("66", "No input: empty input, or an attachment that does not exist."),
         ("73", "Cannot create the queue directory or one of its files."),
         ("74", "I/O error, a full disk included; a drain that could not read or write a file of the queue keeps its records."),
-        ("75", "Try again later: another drain is running, a lock was held past its wait, the queue is full, the sink failed, or the system ran short of descriptors or memory (EMFILE, ENFILE, ENOMEM, EAGAIN, a signal storm)."),
+        ("75", "Try again later: another drain is running, a lock was held past its wait, the queue is full, the sink failed (an --exec command ended by a signal that is neither a stop nor a crash included), or the system ran short of descriptors or memory (EMFILE, ENFILE, ENOMEM, EAGAIN, a signal storm)."),
         ("77", "Permission denied."),
-        ("78", "Format or configuration problem: a queue in a newer format, a file planted where the queue's own should be, no default directory."),
+        ("78", "Format or configuration problem: a queue in a newer format, a file planted where the queue's own should be, no default directory, an --exec command that is broken (it exits 64, 78, 126 or 127)."),
     ]
 
     /// The sysexits code for each kind of failure: the one place the tools map kinds to exit codes.

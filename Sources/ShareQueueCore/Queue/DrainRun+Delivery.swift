@@ -19,7 +19,11 @@ extension DrainRun {
         if let firstDamage = items.firstIndex(where: \.isDamaged) {
             let before = records(items[..<firstDamage])
             if !before.isEmpty { try deliver(before[...], into: &sink) }
-            try setAside(items[firstDamage...].compactMap { if case .damaged(let damage, let segment, _) = $0 { (damage, segment) } else { nil } })
+            // Behind a held record the checkpoint will not pass this damage in this run: the run
+            // that moves it past sets the damage aside, once.
+            if held.isEmpty {
+                try setAside(items[firstDamage...].compactMap { if case .damaged(let damage, let segment, _) = $0 { (damage, segment) } else { nil } })
+            }
             let nextRecord = items[firstDamage...].firstIndex(where: \.isRecord) ?? items.endIndex
             try commit(upTo: items[nextRecord - 1].end)
             let after = records(items[nextRecord...])
@@ -29,6 +33,7 @@ extension DrainRun {
             if !all.isEmpty { try deliver(all[...], into: &sink) }
         }
         try commit(upTo: end)
+        try saveAttemptsIfChanged()
     }
 
     /// What delivering records still has to do, in order; a refusal replaces one
@@ -36,19 +41,39 @@ extension DrainRun {
     enum DeliveryStep {
         case offer(ArraySlice<DrainedRecord>)
         case commit(DrainPosition)
-        case countRefusal(DrainedRecord, reason: String)
+        case countRefusal(DrainedRecord, reason: RefusalReason)
     }
 
-    /// Delivers records; when the sink refuses them, bisects to find the one it
-    /// refuses, and counts that record's attempts. The steps wait on a stack, not
-    /// in nested calls, so that a sink refusing one record per offer costs no
+    /// Why a sink refused a record: what the queue's files keep, which other users of the
+    /// queue may read, and what the host's own standard error is told.
+    struct RefusalReason {
+        /// The sink's kind and status, never a command line or its output.
+        let recorded: String
+        /// All the sink said, for the host alone.
+        let shown: String
+
+        init(recorded: String, shown: String) {
+            self.recorded = recorded
+            self.shown = shown
+        }
+
+        /// The reason of a sink error: a ``SinkRefusal`` says what may be kept; of any other, only its type is.
+        init(_ error: any Error) {
+            recorded = (error as? any SinkRefusal)?.recordedReason ?? "the sink refused the batch (\(type(of: error)))"
+            shown = "\(error)"
+        }
+    }
+
+    /// Delivers records; when the sink refuses them, bisects to find each one it
+    /// refuses, counts an attempt for each, and delivers the others. The steps wait on
+    /// a stack, not in nested calls, so that a sink refusing one record per offer costs no
     /// stack depth for each: a batch of a thousand overflowed a thread's 512 KiB.
     mutating func deliver<Sink: DrainSink>(_ records: ArraySlice<DrainedRecord>, into sink: inout Sink) throws {
         var steps: [DeliveryStep] = [.offer(records)]
         while let step = steps.popLast() {
             switch step {
             case .commit(let position): try commit(upTo: position)
-            case .countRefusal(let record, let reason): try refused(record, error: reason)
+            case .countRefusal(let record, let reason): try refused(record, reason: reason)
             case .offer(let records):
                 // Pushed in reverse, so that they run in the order written.
                 steps += try offer(records, into: &sink).reversed()
@@ -60,7 +85,8 @@ extension DrainRun {
     private mutating func offer<Sink: DrainSink>(_ records: ArraySlice<DrainedRecord>, into sink: inout Sink) throws -> [DeliveryStep] {
         try mutatedCheckpoint(before: records.last!.end)
         do {
-            try sink.deliver(DrainBatch(records: Array(records), end: records.last!.end))
+            // Behind a held record, a sink that stores its position must store the checkpoint's, not one past that record.
+            try sink.deliver(DrainBatch(records: Array(records), end: held.checkpoint ?? records.last!.end))
         } catch let refusal as RecordRefusal where options.shouldStop?() != true {
             return try settle(records, refusing: refusal)
         } catch let error where sink.failuresAreRefusals && !(error is ShareQueueError) && options.shouldStop?() != true {
@@ -68,7 +94,7 @@ extension DrainRun {
                 let middle = records.startIndex + records.count / 2
                 return [.offer(records[..<middle]), .offer(records[middle...])]
             }
-            return [.countRefusal(records.first!, reason: "\(error)")]
+            return [.countRefusal(records.first!, reason: RefusalReason(error))]
         }
         summary.delivered += records.count
         summary.batches += 1
@@ -77,52 +103,38 @@ extension DrainRun {
         return []
     }
 
-    /// Settles records the sink took in part: sets aside those it refused for good
-    /// or for the last allowed time, then offers the others again, and counts an
-    /// attempt for the first refused record still under the limit, stopping there.
+    /// Settles records the sink took in part: sets aside at once those it refused for
+    /// good, and returns, in queue order, offers of the others and a count for each
+    /// record it refused that is not final.
     /// - Returns: the steps that follow: offering, committing, counting.
     mutating func settle(_ records: ArraySlice<DrainedRecord>, refusing refusal: RecordRefusal) throws -> [DeliveryStep] {
         var refusedByID: [ByteKey: RecordRefusal.Refused] = [:]
         for refused in refusal.refused where refusedByID[ByteKey(refused.id)] == nil { refusedByID[ByteKey(refused.id)] = refused }
+        var steps: [DeliveryStep] = []
         var accepted: [DrainedRecord] = []
         var final: [DeadLetters.Letter] = []
-        var counted: (index: Int, reason: String)?
-        // Read once, and only if a refusal is counted: a record refused for the last
-        // time is set aside in this pass, so that the rest are not offered once for each.
-        var attempts: DeadLetters.Counts?
-        for index in records.indices {
-            guard let refused = refusedByID[ByteKey(records[index].id)] else {
-                accepted.append(records[index])
+        for record in records {
+            guard let refused = refusedByID[ByteKey(record.id)] else {
+                accepted.append(record)
                 continue
             }
-            let quotedID = DeadLetters.quoted(refused.id)
+            if !accepted.isEmpty { steps.append(.offer(accepted[...])) }
+            accepted = []
             if refused.isFinal {
-                final.append(DeadLetters.Letter(record: records[index], attempts: 1, error: refused.reason))
-                drainer.warn("record \(quotedID) was refused for good; moved it to the dead letters: \(refused.reason)")
-                continue
+                final.append(DeadLetters.Letter(record: record, attempts: 1, error: refused.reason))
+                drainer.warn("record \(DeadLetters.quoted(refused.id)) was refused for good; moved it to the dead letters: \(refused.reason)")
+                steps.append(.commit(record.end))
+            } else {
+                steps.append(.countRefusal(record, reason: RefusalReason(recorded: refused.reason, shown: refused.reason)))
             }
-            if attempts == nil { attempts = try DeadLetters(directory: directory, warn: drainer.warn).attempts().counts }
-            let count = (attempts?[ByteKey(refused.id)] ?? 0) + 1
-            guard count >= options.maxAttempts else {
-                counted = (index, refused.reason)
-                break
-            }
-            final.append(DeadLetters.Letter(record: records[index], attempts: count, error: refused.reason))
-            drainer.warn("record \(quotedID) was refused \(count) times; moved it to the dead letters: \(refused.reason)")
         }
-        guard !final.isEmpty || counted != nil else {
+        guard !steps.isEmpty else {
             throw ShareQueueError(.tryAgain, "the sink refused records that are not in the batch: \(refusal)", underlying: refusal)
         }
+        if !accepted.isEmpty { steps.append(.offer(accepted[...])) }
         // Set aside before the others are delivered: a sink that stores its position
         // past a refused record must find that record already in the dead letters.
         try deadLetter(final)
-        var steps: [DeliveryStep] = []
-        if !accepted.isEmpty { steps.append(.offer(accepted[...])) }
-        let settled = counted.map { records[records.startIndex..<$0.index] } ?? records
-        if let last = settled.last { steps.append(.commit(last.end)) }
-        guard let counted else { return steps }
-        steps.append(.countRefusal(records[counted.index], reason: counted.reason))
-        if counted.index + 1 < records.endIndex { steps.append(.offer(records[(counted.index + 1)...])) }
         return steps
     }
 
@@ -147,13 +159,28 @@ extension DrainRun {
 
     /// Records the checkpoint at `position`, then forgets the refusals of the
     /// records before it and removes the queue's copies of attachments delivered elsewhere.
+    /// Behind a held record it records nothing: the items up to `position` are let go,
+    /// to be read again by the next run.
     mutating func commit(upTo position: DrainPosition) throws {
         var count = firstUncommitted
         while count < uncommitted.count && uncommitted[count].end <= position { count += 1 }
         let done = uncommitted[firstUncommitted..<count]
         guard !done.isEmpty else { return }
-        try checkpoint.write(position)
-        CrashPoint.reached(.drainCheckpointed)
+        if held.isEmpty {
+            try checkpoint.write(position)
+            committedPosition = position
+            CrashPoint.reached(.drainCheckpointed)
+            try settleCommitted(done, checkpoint: position)
+        }
+        firstUncommitted = count
+        if firstUncommitted == uncommitted.count {
+            uncommitted.removeAll(keepingCapacity: true)
+            firstUncommitted = 0
+        }
+    }
+
+    /// What follows a checkpoint past `done`: their attachment copies removed, their refusals forgotten.
+    private mutating func settleCommitted(_ done: ArraySlice<BatchItem>, checkpoint position: DrainPosition) throws {
         for item in done {
             switch item {
             case .record(let drained):
@@ -175,10 +202,5 @@ extension DrainRun {
             }
         }
         try clearAttempts(done)
-        firstUncommitted = count
-        if firstUncommitted == uncommitted.count {
-            uncommitted.removeAll(keepingCapacity: true)
-            firstUncommitted = 0
-        }
     }
 }

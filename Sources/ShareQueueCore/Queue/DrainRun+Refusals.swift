@@ -1,20 +1,40 @@
 /// Counting a sink's refusals of a record, and turning it into a dead letter at the limit.
 extension DrainRun {
-    /// Counts a refusal; at the limit the record becomes a dead letter, else the drain stops here.
-    mutating func refused(_ drained: DrainedRecord, error: String) throws {
-        let letters = DeadLetters(directory: directory, warn: drainer.warn)
-        var attempts = try letters.attempts().counts
+    /// Counts a refusal: at the limit the record becomes a dead letter; under it the record
+    /// is held, and stays queued, while the drain goes on with the records after it.
+    mutating func refused(_ drained: DrainedRecord, reason: RefusalReason) throws {
         let key = ByteKey(drained.id)
-        let count = (attempts[key] ?? 0) + 1
+        let count = (try attempts()[key] ?? 0) + 1
         if count >= options.maxAttempts {
-            try deadLetter([DeadLetters.Letter(record: drained, attempts: count, error: error)])
-            drainer.warn("record \(DeadLetters.quoted(drained.id)) was refused \(count) times; moved it to \(letters.path): \(error)")
+            try deadLetter([DeadLetters.Letter(record: drained, attempts: count, error: reason.recorded)])
+            drainer.warn("record \(DeadLetters.quoted(drained.id)) was refused \(count) times; moved it to the dead letters: \(reason.shown)")
             try commit(upTo: drained.end)
             return
         }
-        attempts[key] = count
-        try letters.saveAttempts(attempts)
-        throw ShareQueueError(.tryAgain, "the sink refused record \(DeadLetters.quoted(drained.id)) (attempt \(count) of \(options.maxAttempts)); it and the records after it stay queued", cause: error)
+        attemptCounts![key] = count
+        attemptsChanged = true
+        held.hold(id: drained.id, attempts: count, reason: reason.shown, checkpointAt: committedPosition)
+        drainer.warn("record \(DeadLetters.quoted(drained.id)) was refused (attempt \(count) of \(options.maxAttempts)); it stays queued: \(reason.shown)")
+        // Let go with the records after it: the next run reads it again.
+        try commit(upTo: drained.end)
+    }
+
+    /// The refusal counts, read once a run.
+    mutating func attempts() throws -> DeadLetters.Counts {
+        if let attemptCounts { return attemptCounts }
+        let (counts, damaged) = try DeadLetters(directory: directory, warn: drainer.warn).attempts()
+        attemptCounts = counts
+        // A damaged file is rewritten clean, so that its damage is reported once.
+        attemptsChanged = damaged
+        return counts
+    }
+
+    /// Writes the refusal counts if this run changed them: after each batch, so that a
+    /// drain killed before loses at most one batch's counts (then refused more times, never fewer).
+    mutating func saveAttemptsIfChanged() throws {
+        guard attemptsChanged, let attemptCounts else { return }
+        try DeadLetters(directory: directory, warn: drainer.warn).saveAttempts(attemptCounts)
+        attemptsChanged = false
     }
 
     /// Moves records to the dead-letter file in one write, skipping any that a
@@ -41,13 +61,11 @@ extension DrainRun {
 
     /// Forgets the refusals counted for the records among `items`, now delivered;
     /// their ids are spelled out only when some refusal is counted at all.
-    func clearAttempts(_ items: ArraySlice<BatchItem>) throws {
-        let letters = DeadLetters(directory: directory, warn: drainer.warn)
-        var (attempts, damaged) = try letters.attempts()
-        guard !attempts.isEmpty || damaged else { return }
-        let before = attempts.count
-        for case .record(let record) in items { attempts[ByteKey(record.id)] = nil }
-        // A damaged file is rewritten clean, so that its damage is reported once.
-        if attempts.count != before || damaged { try letters.saveAttempts(attempts) }
+    mutating func clearAttempts(_ items: ArraySlice<BatchItem>) throws {
+        guard try !attempts().isEmpty else { return }
+        for case .record(let record) in items where attemptCounts![ByteKey(record.id)] != nil {
+            attemptCounts![ByteKey(record.id)] = nil
+            attemptsChanged = true
+        }
     }
 }

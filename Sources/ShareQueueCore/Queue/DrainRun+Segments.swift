@@ -77,6 +77,8 @@ extension DrainRun {
                 return false
             }
         }
+        // Behind a held record the checkpoint is in an earlier segment, or this one: it stays.
+        guard held.isEmpty else { return true }
         CrashPoint.reached(.drainBeforeRemove)
         // Its number may be given again only once no checkpoint before its end can come back:
         // else a sink's stored position in it would fit the new segment and skip its records.

@@ -30,6 +30,15 @@ struct DrainRun {
     var segmentHasOtherNames = false
     /// The attachment copies this drain has read whole, and the copies it has delivered.
     let checkedFiles = CheckedFiles()
+    /// The refusal counts, read from `attempts` when first needed and saved after each batch that changed them.
+    var attemptCounts: DeadLetters.Counts?
+    /// Whether `attemptCounts` differ from the file (or the file held damage to rewrite).
+    var attemptsChanged = false
+    /// The records this drain's sink refused and that stay queued: from the first of them on the
+    /// checkpoint stays where it is for the rest of the run, though the records after it are delivered.
+    var held = HeldRefusals()
+    /// Where the checkpoint is: it moves no further once a refused record is held.
+    var committedPosition = DrainPosition.start
     var directory: QueueDirectory { drainer.directory }
     var options: DrainOptions { drainer.options }
     var attachments: AttachmentStore { AttachmentStore(directory: directory) }
@@ -65,6 +74,7 @@ struct DrainRun {
             // segment of that number would fit the position and be read from its middle.
             if stored.segment < QueueLayout.maximumSequence { lastSequence = max(lastSequence, stored.segment) }
         }
+        committedPosition = position
         var segments = sealed
         if options.coalesceKeys {
             // Seal first and look only at sealed segments: a record appended

@@ -84,8 +84,10 @@ public final class DrainedRecord: Sendable {
 public struct DrainBatch: Sendable {
     /// The records, in queue order.
     public let records: [DrainedRecord]
-    /// The position just after the batch; a sink that stores it with the
-    /// records returns it from ``DrainSink/deliveredPosition()``.
+    /// The position up to which everything is delivered or set aside: just after the
+    /// batch, or, while a record before it that the sink refused stays queued, just before
+    /// that record (the checkpoint's). A sink that stores it with the records returns it
+    /// from ``DrainSink/deliveredPosition()``.
     public let end: DrainPosition
 }
 
@@ -112,8 +114,9 @@ public protocol DrainSink {
     func deliveredPosition() throws -> DrainPosition?
 
     /// Whether a failure means the sink refused these records (so the drain
-    /// bisects the batch to find which, and counts attempts per record), rather
-    /// than that the sink is unavailable. The default is false.
+    /// bisects the batch to find which, counts an attempt for each, and delivers the
+    /// others), rather than that the sink is unavailable. A ``ShareQueueError`` is never
+    /// a refusal: a sink throws one to say it is broken or unavailable. The default is false.
     var failuresAreRefusals: Bool { get }
 
     /// Whether the sink reads `DrainedRecord.record`; a sink that writes only

@@ -83,6 +83,8 @@ public final class QueueDrainer: @unchecked Sendable {
             // The queue's own failures: what they prove is ReadFailure's to say.
             throw ReadFailure.error("cannot read or write the queue's files", path: directory.path, error)
         }
+        // Records refused under the limit stay queued: the run delivered the rest, and says so in this error.
+        if let held = run.held.error(maxAttempts: options.maxAttempts, delivered: run.summary.delivered) { throw held }
         if !run.summary.stoppedAtLimit && !run.summary.stoppedOnRequest { run.removeStaleFiles() }
         return run.summary
     }

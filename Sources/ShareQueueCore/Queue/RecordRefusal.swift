@@ -3,9 +3,10 @@
 ///
 /// The drain sets aside the refused records that are final as dead letters,
 /// then offers the batch again without them. A record refused but not final
-/// counts an attempt, and the drain stops before it until it has been refused
-/// `maxAttempts` times; then it too becomes a dead letter. Dead letters are
-/// recoverable with ``QueueDrainer/requeueDeadLetters()``.
+/// counts an attempt and stays queued: the drain delivers the records after it in
+/// the same run, but its checkpoint stays before it, so the next run offers it (and
+/// those records) again, until it has been refused `maxAttempts` times; then it too
+/// becomes a dead letter. Dead letters are recoverable with ``QueueDrainer/requeueDeadLetters()``.
 public struct RecordRefusal: Error, Sendable, CustomStringConvertible {
     /// One refused record.
     public struct Refused: Sendable {
@@ -42,4 +43,16 @@ public struct RecordRefusal: Error, Sendable, CustomStringConvertible {
 
     /// The reasons, one per refused record.
     public var description: String { refused.map { "\(DeadLetters.quoted($0.id)): \($0.reason)" }.joined(separator: "; ") }
+}
+
+/// An error by which a sink whose failures are refusals (``DrainSink/failuresAreRefusals``)
+/// refuses a batch, telling what the queue's files may keep from what only the host may see.
+///
+/// The dead-letter file is the queue's, which other users of a shared queue may read: it
+/// keeps ``recordedReason``; the host's warnings show the error's `description`. A refusal
+/// of another type is recorded by its type's name alone.
+public protocol SinkRefusal: Error, CustomStringConvertible {
+    /// The sink's kind and status, such as `command exited with status 1`: never a
+    /// command line, its arguments or its output.
+    var recordedReason: String { get }
 }

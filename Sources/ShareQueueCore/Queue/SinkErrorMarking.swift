@@ -3,9 +3,12 @@
 /// (try again, 75) from its own reading or writing that failed (74).
 struct SinkErrorMarking<Base: DrainSink>: DrainSink {
     /// An error the wrapped sink threw; it reads as that error.
-    struct Failure: Error, CustomStringConvertible {
+    struct Failure: SinkRefusal {
         let underlying: any Error
         var description: String { "\(underlying)" }
+        var recordedReason: String {
+            (underlying as? any SinkRefusal)?.recordedReason ?? "the sink refused the batch (\(type(of: underlying)))"
+        }
     }
 
     var sink: Base

@@ -73,10 +73,11 @@ struct TypedDrainTests {
                 #expect(error.message.contains("attempt \(attempt) of 3"), "\(error.message)")
             }
         }
-        // The record before it was delivered once; the one after waits behind it.
-        #expect(links == [link(1)])
+        // The record before it was delivered once; the one after is delivered in each run, the
+        // checkpoint staying before the refused record until it is set aside (at least once).
+        #expect(links == [link(1), link(3), link(3)])
         let summary = try drainer.drain(PlainLink.self) { links += $0.map(\.value) }
-        #expect(links == [link(1), link(3)])
+        #expect(links == [link(1), link(3), link(3), link(3)])
         #expect(summary.deadLettered == 1)
         let letters = try queue.deadLetters()
         #expect(letters.count == 1)

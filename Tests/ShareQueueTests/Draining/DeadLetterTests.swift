@@ -26,15 +26,17 @@ struct DeadLetterTests {
                 #expect(run.stderr.contains("dead letter"))
             }
         }
+        // Those behind the refused record come in each run until it is set aside: at least once, in order each time.
         let delivered = try ids(in: Data(contentsOf: URL(fileURLWithPath: out)))
-        #expect(delivered == [appended[0], appended[1], appended[2], appended[4], appended[5], appended[6]])
+        let behind = [appended[4], appended[5], appended[6]]
+        #expect(delivered == [appended[0], appended[1], appended[2]] + behind + behind + behind)
         let status = try queue.status()
         #expect(status["deadLetters"] as? Int == 1)
         #expect(status["pending"] as? Int == 0)
         let letters = try queue.deadLetters()
         #expect(letters.count == 1)
         #expect(letters[0]["attempts"] as? Int == 3)
-        #expect((letters[0]["error"] as? String)?.contains("status 9") == true)
+        #expect(letters[0]["error"] as? String == "command exited with status 9")
         #expect((letters[0]["record"] as? [String: Any])?["id"] as? String == appended[3])
 
         let requeue = try queue.drain(["--requeue-dead"])
@@ -273,17 +275,6 @@ struct DeadLetterTests {
         #expect(drain.status == 0, "\(drain.stderr)")
         #expect(drain.stderr.contains("; 2 moved to the dead letters"), "\(drain.stderr)")
         #expect(try queue.deadLetters().compactMap { ($0["record"] as? [String: Any])?["id"] as? String } == ["same", "other"])
-    }
-
-    @Test("A letter's error is cut at 4096 bytes between characters: no U+FFFD, nothing past the limit")
-    func errorCutBetweenCharacters() throws {
-        let queue = TestQueue()
-        _ = try queue.append(text: "refused")
-        // The error names the command, whose last characters straddle the limit.
-        let command = "exit 1 #" + String(repeating: "x", count: 4040) + String(repeating: "é", count: 40)
-        #expect(try queue.drain(["--max-attempts", "1", "--exec", command]).status == 0)
-        let error = try #require(try queue.deadLetters().first?["error"] as? String)
-        #expect(error.utf8.count <= 4096 && error.utf8.count > 4090 && !error.contains("\u{FFFD}"), "\(error.utf8.count) bytes")
     }
 
     @Test("A record whose command is killed outright (as by the out-of-memory killer) is still found and set aside")
