@@ -257,10 +257,12 @@ struct NATSForwardingTests {
         }
     }
 
-    /// forward-nats run by itself on one record, as host-drain would run it.
+    /// forward-nats run by itself on one record, as host-drain would run it; with --create-stream
+    /// on no input, as an operator runs it once.
     func forward(_ bin: String, _ server: NATSServer, _ arguments: [String], record: String = #"{"id":"r-1"}"#,
                  in scratch: TemporaryDirectory) throws -> ProcessResult {
-        try run(bin + "/forward-nats", ["--server", server.url] + arguments, stdin: record + "\n", in: scratch)
+        let input = arguments.contains("--create-stream") ? nil : record + "\n"
+        return try run(bin + "/forward-nats", ["--server", server.url] + arguments, stdin: input, in: scratch)
     }
 
     /// Checks that `result` is a configuration error (78) that names `option` and suggests no option already given.
@@ -327,13 +329,10 @@ struct NATSForwardingTests {
         for (arguments, option) in cases {
             expectConfigurationError(try forward(bin, server, arguments, in: scratch), naming: option, given: arguments)
         }
-        // What matches is forwarded; a stream that captures a wildcard captures the subject too.
+        // What matches is forwarded.
         let matching = try forward(bin, server, ["--subject", "shaped", "--stream", "SHAPED", "--dupe-window", "2m"], in: scratch)
         #expect(matching.status == 0, "\(matching.stderr)")
-        try createStream(bin, server, "WIDE", subject: "wide.>", in: scratch)
-        let wide = try forward(bin, server, ["--subject", "wide.items", "--stream", "WIDE"], in: scratch)
-        #expect(wide.status == 0, "\(wide.stderr)")
-        #expect(try count(bin, server, "SHAPED", in: scratch) == 1 && count(bin, server, "WIDE", in: scratch) == 1)
+        #expect(try count(bin, server, "SHAPED", in: scratch) == 1)
     }
 
     @Test("A stream deleted between two runs stops the forwarder (78), and is not made anew until --create-stream is run again")
@@ -354,7 +353,8 @@ struct NATSForwardingTests {
         expectConfigurationError(stopped, naming: "--create-stream", given: ["--subject", "--stream"])
         #expect(stopped.stderr.contains("GONE") && stopped.stderr.contains("does not exist"), "\(stopped.stderr)")
         // --create-stream left in the command host-drain runs would make it anew on every batch: it takes no records.
-        let inDrain = try forward(bin, server, ["--subject", "gone", "--create-stream", "GONE"], in: scratch)
+        let inDrain = try run(bin + "/forward-nats", ["--server", server.url, "--subject", "gone", "--create-stream", "GONE"],
+                              stdin: #"{"id":"r-1"}"# + "\n", in: scratch)
         #expect(inDrain.status == 64, "\(inDrain.stderr)")
         #expect(inDrain.stderr.contains("--stream GONE"), "\(inDrain.stderr)")
         #expect(try run(bin + "/nats-stream-dump", ["--server", server.url, "--stream", "GONE", "--count"], in: scratch).status != 0)
@@ -365,6 +365,35 @@ struct NATSForwardingTests {
         let again = try run("host-drain", ["--dir", scratch.queue, "-q", "--exec", forwarder(bin, server, subject: "gone", "--stream GONE")], in: scratch)
         #expect(again.status == 0, "\(again.stderr)")
         try expectEachOnce(second, in: "GONE", bin, server, in: scratch)
+    }
+
+    @Test("A stream deleted while a batch is forwarded stops the forwarder (78), not a retry (75)")
+    func streamDeletedWhileForwarding() throws {
+        let bin = try bin()
+        let scratch = TemporaryDirectory()
+        let server = try NATSServer(in: scratch)
+        try createStream(bin, server, "MIDWAY", subject: "midway", in: scratch)
+        let records = scratch.file("records")
+        try (1...1000).map { #"{"id":"m-\#($0)"}"# + "\n" }.joined().write(toFile: records, atomically: false, encoding: .utf8)
+        // The batch reaches the forwarder in two parts: 100 records, then the rest once the test says so.
+        let half = scratch.file("half-sent")
+        let go = scratch.file("go-on")
+        let command = """
+            { head -n 100 '\(records)'; touch '\(half)'; while [ ! -e '\(go)' ]; do sleep 0.01; done; tail -n +101 '\(records)'; } | \
+            \(forwarder(bin, server, subject: "midway", "--stream MIDWAY"))
+            """
+        let forwarding = try RunningTool("/bin/sh", ["-c", command], in: scratch)
+        try waitUntil("the first 100 records in the stream") {
+            try #require(forwarding.process.isRunning, "forward-nats ended early: \(forwarding.wait().stderr)")
+            guard FileManager.default.fileExists(atPath: half) else { return false }
+            return try count(bin, server, "MIDWAY", in: scratch) == 100
+        }
+        let deleted = try run(bin + "/nats-stream-dump", ["--server", server.url, "--stream", "MIDWAY", "--delete"], in: scratch)
+        try #require(deleted.status == 0, "\(deleted.stderr)")
+        _ = FileManager.default.createFile(atPath: go, contents: nil)
+        let stopped = forwarding.wait()
+        expectConfigurationError(stopped, naming: "--create-stream", given: ["--subject", "--stream"])
+        #expect(stopped.stderr.contains("MIDWAY was deleted while forwarding"), "\(stopped.stderr)")
     }
 
     /// Whether a process is gone, or a zombie nobody has reaped yet (an orphan's parent is init).
