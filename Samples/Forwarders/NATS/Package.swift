@@ -6,7 +6,7 @@ import PackageDescription
 // own, so that ShareQueue's build needs nothing of NATS.
 //
 //   CNATS              the system's libnats (Debian: libnats-dev; Homebrew: cnats)
-//   NATSForwarding     options, the batch on standard input, the connection, publishing, exit codes
+//   NATSForwarding     options, the batch on standard input, the connection, the stream's checks, publishing, exit codes
 //   forward-nats       the command host-drain runs: host-drain --exec 'forward-nats --subject shared.items'
 //   nats-stream-dump   what a stream holds, one message a line: the forwarding test's witness
 //

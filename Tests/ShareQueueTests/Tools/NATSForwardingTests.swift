@@ -80,8 +80,9 @@ struct NATSForwardingTests {
         let appended = try appendLines(10_000, "shared link", scratch.queue, in: scratch)
         #expect(appended.count == 10_000)
 
+        try createStream(bin, server, "SHARED", subject: "shared.items", in: scratch)
         let drain = try run("host-drain", ["--dir", scratch.queue, "-q", "--exec",
-                                           forwarder(bin, server, subject: "shared.items", "--create-stream SHARED")], in: scratch)
+                                           forwarder(bin, server, subject: "shared.items", "--stream SHARED")], in: scratch)
         #expect(drain.status == 0, "\(drain.stderr)")
         try expectEachOnce(appended, in: "SHARED", bin, server, in: scratch)
         #expect(try run("host-drain", ["--dir", scratch.queue, "--peek"], in: scratch).output.isEmpty)
@@ -230,14 +231,15 @@ struct NATSForwardingTests {
         #expect(dump.lines.map { String($0.prefix { $0 != "\t" }) } == ["hostile-1", victim], "\(dump.stdout)")
     }
 
-    @Test("forward-nats: --help, usage errors (64); an unreachable server or an unusable file (75)")
+    @Test("forward-nats: --help, usage errors (64); an unreachable server (75); an unusable file (78, naming its option)")
     func commandLine() throws {
         let bin = try bin()
         let scratch = TemporaryDirectory()
         let help = try run(bin + "/forward-nats", ["--help"], in: scratch)
         #expect(help.status == 0 && help.output.contains("USAGE: forward-nats --subject SUBJECT"))
         for arguments in [[], ["--subject"], ["--subject", "a.*"], ["--subject", "a", "--bogus"],
-                          ["--subject", "a", "--dupe-window", "1s"], ["--subject", "a", "--timeout", "soon"]] {
+                          ["--subject", "a", "--dupe-window", "1s"], ["--subject", "a", "--timeout", "soon"],
+                          ["--subject", "a", "--stream", "A", "--create-stream", "A"]] {
             let usage = try run(bin + "/forward-nats", arguments, in: scratch)
             #expect(usage.status == 64, "\(arguments): \(usage.stderr)")
             #expect(usage.stderr.hasPrefix("forward-nats: error: ") && usage.stderr.contains("Usage: "), "\(usage.stderr)")
@@ -248,12 +250,148 @@ struct NATSForwardingTests {
         let unreachable = try run(bin + "/forward-nats", ["--server", server.url, "--subject", "a"], stdin: "{\"id\":\"x\"}\n", in: scratch)
         #expect(unreachable.status == 75)
         #expect(unreachable.stderr.contains("cannot connect to \(server.url)"), "\(unreachable.stderr)")
-        // A certificate or credentials file that cannot be used holds the batch rather than refusing its records.
+        // A certificate or credentials file that cannot be used is the configuration's fault, not the records'.
         for option in ["--tlsca", "--creds"] {
-            let unusable = try run(bin + "/forward-nats", ["--server", server.url, "--subject", "a", option, scratch.file("missing")],
-                                   stdin: "{\"id\":\"x\"}\n", in: scratch)
-            #expect(unusable.status == 75, "\(option): \(unusable.stderr)")
+            let arguments = ["--subject", "a", option, scratch.file("missing")]
+            expectConfigurationError(try forward(bin, server, arguments, in: scratch), naming: option, given: arguments)
         }
+    }
+
+    /// forward-nats run by itself on one record, as host-drain would run it; with --create-stream
+    /// on no input, as an operator runs it once.
+    func forward(_ bin: String, _ server: NATSServer, _ arguments: [String], record: String = #"{"id":"r-1"}"#,
+                 in scratch: TemporaryDirectory) throws -> ProcessResult {
+        let input = arguments.contains("--create-stream") ? nil : record + "\n"
+        return try run(bin + "/forward-nats", ["--server", server.url] + arguments, stdin: input, in: scratch)
+    }
+
+    /// Checks that `result` is a configuration error (78) that names `option` and suggests no option already given.
+    func expectConfigurationError(_ result: ProcessResult, naming option: String, given: [String],
+                                  sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(result.status == 78, "\(given): \(result.stderr)", sourceLocation: sourceLocation)
+        #expect(result.stderr.hasPrefix("forward-nats: error: "), "\(result.stderr)", sourceLocation: sourceLocation)
+        #expect(result.stderr.contains(option), "\(given): no \(option) in: \(result.stderr)", sourceLocation: sourceLocation)
+        for already in given where already.hasPrefix("--") {
+            #expect(!result.stderr.contains("pass \(already)") && !result.stderr.contains("add \(already)"),
+                    "suggests \(already), which was given: \(result.stderr)", sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test("An invalid stream name is a configuration error (78) that names the option; host-drain counts nothing against the records")
+    func invalidStreamName() throws {
+        let bin = try bin()
+        let scratch = TemporaryDirectory()
+        let server = try NATSServer(in: scratch)
+        for (option, name) in [("--create-stream", "SHARED.ITEMS"), ("--stream", "SHARED ITEMS"), ("--create-stream", "a/b"), ("--stream", "ALL>")] {
+            let arguments = ["--subject", "invalid", option, name]
+            expectConfigurationError(try forward(bin, server, arguments, in: scratch), naming: option, given: arguments)
+        }
+        let appended = try appendLines(3, "invalid", scratch.queue, in: scratch)
+        let drain = try run("host-drain", ["--dir", scratch.queue, "-q", "--exec", forwarder(bin, server, subject: "invalid", "--stream SHARED.ITEMS")],
+                            in: scratch)
+        #expect(drain.status == 78, "\(drain.stderr)")
+        let attempts = FileManager.default.contents(atPath: scratch.queue + "/attempts") ?? Data()
+        #expect(attempts.isEmpty, "attempts counted: \(String(decoding: attempts, as: UTF8.self))")
+        #expect(try run("host-drain", ["--dir", scratch.queue, "--peek"], in: scratch).lines.count == appended.count)
+    }
+
+    @Test("A subject another stream captures is a configuration error (78) that names that stream, with --create-stream or --stream")
+    func subjectCapturedByAnotherStream() throws {
+        let bin = try bin()
+        let scratch = TemporaryDirectory()
+        let server = try NATSServer(in: scratch)
+        try createStream(bin, server, "OTHER", subject: "taken", in: scratch)
+        try createStream(bin, server, "MINE", subject: "mine", in: scratch)
+        for arguments in [["--subject", "taken", "--create-stream", "NEW"], ["--subject", "taken", "--stream", "MINE"]] {
+            let result = try forward(bin, server, arguments, in: scratch)
+            expectConfigurationError(result, naming: "--subject", given: arguments)
+            #expect(result.stderr.contains("OTHER"), "\(arguments): \(result.stderr)")
+        }
+        let created = try run(bin + "/nats-stream-dump", ["--server", server.url, "--stream", "NEW", "--count"], in: scratch)
+        #expect(created.status != 0, "the stream NEW was created: \(created.output)")
+        #expect(try count(bin, server, "OTHER", in: scratch) == 0)
+    }
+
+    @Test("An existing stream whose subjects or duplicate window differ from the options is a configuration error (78) that names the option")
+    func existingStreamDiffers() throws {
+        let bin = try bin()
+        let scratch = TemporaryDirectory()
+        let server = try NATSServer(in: scratch)
+        try createStream(bin, server, "SHAPED", subject: "shaped", ["--dupe-window", "2m"], in: scratch)
+        let cases: [(arguments: [String], option: String)] = [
+            (["--subject", "elsewhere", "--create-stream", "SHAPED"], "--subject"),
+            (["--subject", "elsewhere", "--stream", "SHAPED"], "--subject"),
+            (["--subject", "shaped", "--create-stream", "SHAPED", "--dupe-window", "10m"], "--dupe-window"),
+            (["--subject", "shaped", "--stream", "SHAPED", "--dupe-window", "10m"], "--dupe-window"),
+        ]
+        for (arguments, option) in cases {
+            expectConfigurationError(try forward(bin, server, arguments, in: scratch), naming: option, given: arguments)
+        }
+        // What matches is forwarded.
+        let matching = try forward(bin, server, ["--subject", "shaped", "--stream", "SHAPED", "--dupe-window", "2m"], in: scratch)
+        #expect(matching.status == 0, "\(matching.stderr)")
+        #expect(try count(bin, server, "SHAPED", in: scratch) == 1)
+    }
+
+    @Test("A stream deleted between two runs stops the forwarder (78), and is not made anew until --create-stream is run again")
+    func streamDeletedBetweenRuns() throws {
+        let bin = try bin()
+        let scratch = TemporaryDirectory()
+        let server = try NATSServer(in: scratch)
+        try createStream(bin, server, "GONE", subject: "gone", in: scratch)
+        let first = try appendLines(10, "first", scratch.queue, in: scratch)
+        let drained = try run("host-drain", ["--dir", scratch.queue, "-q", "--exec", forwarder(bin, server, subject: "gone", "--stream GONE")], in: scratch)
+        #expect(drained.status == 0, "\(drained.stderr)")
+        try expectEachOnce(first, in: "GONE", bin, server, in: scratch)
+
+        let deleted = try run(bin + "/nats-stream-dump", ["--server", server.url, "--stream", "GONE", "--delete"], in: scratch)
+        try #require(deleted.status == 0, "\(deleted.stderr)")
+        let second = try appendLines(5, "second", scratch.queue, in: scratch)
+        let stopped = try forward(bin, server, ["--subject", "gone", "--stream", "GONE"], in: scratch)
+        expectConfigurationError(stopped, naming: "--create-stream", given: ["--subject", "--stream"])
+        #expect(stopped.stderr.contains("GONE") && stopped.stderr.contains("does not exist"), "\(stopped.stderr)")
+        // --create-stream left in the command host-drain runs would make it anew on every batch: it takes no records.
+        let inDrain = try run(bin + "/forward-nats", ["--server", server.url, "--subject", "gone", "--create-stream", "GONE"],
+                              stdin: #"{"id":"r-1"}"# + "\n", in: scratch)
+        #expect(inDrain.status == 64, "\(inDrain.stderr)")
+        #expect(inDrain.stderr.contains("--stream GONE"), "\(inDrain.stderr)")
+        #expect(try run(bin + "/nats-stream-dump", ["--server", server.url, "--stream", "GONE", "--count"], in: scratch).status != 0)
+
+        // Asked again, it is created again, empty: what it held is gone, and only what is still queued arrives.
+        try createStream(bin, server, "GONE", subject: "gone", in: scratch)
+        #expect(try count(bin, server, "GONE", in: scratch) == 0)
+        let again = try run("host-drain", ["--dir", scratch.queue, "-q", "--exec", forwarder(bin, server, subject: "gone", "--stream GONE")], in: scratch)
+        #expect(again.status == 0, "\(again.stderr)")
+        try expectEachOnce(second, in: "GONE", bin, server, in: scratch)
+    }
+
+    @Test("A stream deleted while a batch is forwarded stops the forwarder (78), not a retry (75)")
+    func streamDeletedWhileForwarding() throws {
+        let bin = try bin()
+        let scratch = TemporaryDirectory()
+        let server = try NATSServer(in: scratch)
+        try createStream(bin, server, "MIDWAY", subject: "midway", in: scratch)
+        let records = scratch.file("records")
+        try (1...1000).map { #"{"id":"m-\#($0)"}"# + "\n" }.joined().write(toFile: records, atomically: false, encoding: .utf8)
+        // The batch reaches the forwarder in two parts: 100 records, then the rest once the test says so.
+        let half = scratch.file("half-sent")
+        let go = scratch.file("go-on")
+        let command = """
+            { head -n 100 '\(records)'; touch '\(half)'; while [ ! -e '\(go)' ]; do sleep 0.01; done; tail -n +101 '\(records)'; } | \
+            \(forwarder(bin, server, subject: "midway", "--stream MIDWAY"))
+            """
+        let forwarding = try RunningTool("/bin/sh", ["-c", command], in: scratch)
+        try waitUntil("the first 100 records in the stream") {
+            try #require(forwarding.process.isRunning, "forward-nats ended early: \(forwarding.wait().stderr)")
+            guard FileManager.default.fileExists(atPath: half) else { return false }
+            return try count(bin, server, "MIDWAY", in: scratch) == 100
+        }
+        let deleted = try run(bin + "/nats-stream-dump", ["--server", server.url, "--stream", "MIDWAY", "--delete"], in: scratch)
+        try #require(deleted.status == 0, "\(deleted.stderr)")
+        _ = FileManager.default.createFile(atPath: go, contents: nil)
+        let stopped = forwarding.wait()
+        expectConfigurationError(stopped, naming: "--create-stream", given: ["--subject", "--stream"])
+        #expect(stopped.stderr.contains("MIDWAY was deleted while forwarding"), "\(stopped.stderr)")
     }
 
     /// Whether a process is gone, or a zombie nobody has reaped yet (an orphan's parent is init).

@@ -14,10 +14,13 @@ public final class AcknowledgementTally: Sendable {
 
     let counts = Mutex(Counts())
     let subject: String
+    /// Whether the options name the stream, so that a message suggests naming one only when they do not.
+    let namesStream: Bool
 
-    /// A tally for records published to `subject`.
-    public init(subject: String) {
-        self.subject = subject
+    /// A tally for records published to the subject of `options`.
+    public init(_ options: ForwarderOptions) {
+        subject = options.subject
+        namesStream = options.stream != nil
     }
 
     func record(_ answer: UnsafeMutablePointer<jsPubAck>?, _ error: UnsafeMutablePointer<jsPubAckErr>?, id: String) {
@@ -43,7 +46,8 @@ public final class AcknowledgementTally: Sendable {
             return ForwardingFailure(.refused, "the stream refused the record \(RecordID.quoted(id)): \(text)")
         }
         if error.Err == NATS_NO_RESPONDERS {
-            return ForwardingFailure(.tryAgain, "no stream captures the subject \(subject) (create one, or pass --create-stream NAME)")
+            let hint = namesStream ? "" : " (name the stream that should with --stream NAME, or make one once with --create-stream NAME)"
+            return ForwardingFailure(.tryAgain, "no stream captures the subject \(subject)\(hint)")
         }
         return ForwardingFailure(.tryAgain, "the record \(RecordID.quoted(id)) was not stored: \(text)")
     }

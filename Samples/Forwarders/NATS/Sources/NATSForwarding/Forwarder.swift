@@ -1,21 +1,44 @@
 /// forward-nats's work: one batch from standard input into JetStream.
 public enum Forwarder {
-    /// Connects, creates the stream if asked, publishes every line of standard input as it
-    /// is read, and waits for every acknowledgement. A record the stream already held under
-    /// its id is acknowledged as a duplicate, and counts as stored.
+    /// Connects, checks the stream the options name (or makes it, with `--create-stream`),
+    /// publishes every line of standard input as it is read, and waits for every
+    /// acknowledgement. A record the stream already held under its id is acknowledged as a
+    /// duplicate, and counts as stored.
     /// - Throws: ``ForwardingFailure``, whose kind says what host-drain should do with the batch.
     public static func forwardStandardInput(_ options: ForwarderOptions) throws(ForwardingFailure) {
-        let tally = AcknowledgementTally(subject: options.subject)
-        let connection = try JetStreamConnection(options, acknowledgements: tally)
-        if let stream = options.createStream { try connection.createStreamIfMissing(stream) }
-        let publisher = RecordPublisher(connection, tally: tally)
+        let requirement = StreamRequirement(options)
+        try requirement?.checkName()
+        try options.checkFiles()
         var input = StandardInputLines()
-        try input.forEach { (line) throws(ForwardingFailure) in
-            guard !line.isEmpty else { return }
-            try publisher.publish(line, id: try RecordID.of(line))
+        if options.createsStream { try expectNoRecords(&input, options) }
+        let tally = AcknowledgementTally(options)
+        let connection = try JetStreamConnection(options, acknowledgements: tally)
+        if let requirement { try connection.prepareStream(requirement) }
+        if options.createsStream { return }
+        let publisher = RecordPublisher(connection, tally: tally)
+        do throws(ForwardingFailure) {
+            try input.forEach { (line) throws(ForwardingFailure) in
+                guard !line.isEmpty else { return }
+                try publisher.publish(line, id: try RecordID.of(line))
+            }
+            // Cut short, the batch is not all here: what was sent stays deduplicated, the rest comes again.
+            if input.endedMidLine { throw ForwardingFailure(.tryAgain, "standard input ended in the middle of a record") }
+            try publisher.waitForAcknowledgements()
+        } catch let failure where failure.kind == .tryAgain {
+            // A stream deleted under a batch must stop the drain, not be retried into nothing.
+            if let requirement { try connection.checkStreamRemains(requirement) }
+            throw failure
         }
-        // Cut short, the batch is not all here: what was sent stays deduplicated, the rest comes again.
-        if input.endedMidLine { throw ForwardingFailure(.tryAgain, "standard input ended in the middle of a record") }
-        try publisher.waitForAcknowledgements()
+    }
+
+    /// `--create-stream` is a step run once by hand; in host-drain's command it would make a
+    /// deleted stream anew, empty, on the next batch, and no one would hear of what it lost.
+    private static func expectNoRecords(_ input: inout StandardInputLines, _ options: ForwarderOptions) throws(ForwardingFailure) {
+        guard !StandardInputLines.isTerminal else { return }
+        try input.forEach { (line) throws(ForwardingFailure) in
+            guard line.isEmpty else {
+                throw ForwardingFailure(.usage, "--create-stream makes the stream and forwards nothing, yet records came on standard input: run it once by hand, and in the command host-drain runs name the stream with --stream \(options.stream ?? "NAME")")
+            }
+        }
     }
 }

@@ -5,9 +5,14 @@ public struct ForwarderOptions: Sendable {
     public var server = "nats://127.0.0.1:4222"
     /// The subject every record is published to.
     public var subject = ""
-    /// The stream to create, capturing `subject`, when it does not exist yet.
-    public var createStream: String? = nil
-    /// The duplicate window of a stream created here, in seconds; nil for the server's default (2 minutes).
+    /// The stream that must capture `subject`, checked before anything is published; nil for
+    /// whichever stream captures it.
+    public var stream: String? = nil
+    /// Whether to make `stream` when it does not exist, and forward nothing: a step run once,
+    /// by hand, never by host-drain, so that a stream deleted later is not made anew unnoticed.
+    public var createsStream = false
+    /// The duplicate window `stream` must have (and a stream made here gets), in seconds;
+    /// nil for any (and the server's default, 2 minutes, for a stream made here).
     public var dupeWindow: Double? = nil
     /// How long to wait to connect, and for the acknowledgements after the last record, in seconds.
     public var timeout = 5.0
@@ -22,6 +27,9 @@ public struct ForwarderOptions: Sendable {
 
     /// The defaults: the local server, no subject yet.
     public init() {}
+
+    /// The option that named the stream, for messages that say what to change.
+    var streamOption: String { createsStream ? "--create-stream" : "--stream" }
 
     /// Whether the connection uses TLS.
     var usesTLS: Bool {
@@ -60,7 +68,12 @@ extension ForwarderOptions {
             switch name {
             case "-s", "--server": options.server = try value()
             case "--subject": options.subject = try value()
-            case "--create-stream": options.createStream = try value()
+            case "--stream", "--create-stream":
+                guard options.stream == nil else {
+                    throw ForwardingFailure(.usage, "give one of --stream and --create-stream, once")
+                }
+                options.stream = try value()
+                options.createsStream = name == "--create-stream"
             case "--dupe-window": options.dupeWindow = try seconds(try value(), for: name)
             case "--timeout": options.timeout = try seconds(try value(), for: name)
             case "--creds": options.credentials = try value()
@@ -76,13 +89,25 @@ extension ForwarderOptions {
             throw ForwardingFailure(.usage, "'\(options.subject)' is not a subject to publish to")
         }
         guard options.timeout > 0 else { throw ForwardingFailure(.usage, "--timeout must be more than 0") }
-        if options.dupeWindow != nil && options.createStream == nil {
-            throw ForwardingFailure(.usage, "--dupe-window applies only to a stream made with --create-stream")
+        if let window = options.dupeWindow {
+            guard options.stream != nil else { throw ForwardingFailure(.usage, "--dupe-window applies only to a stream named with --stream or --create-stream") }
+            guard window > 0 else { throw ForwardingFailure(.usage, "--dupe-window must be more than 0") }
         }
         if (options.tlsCertificate == nil) != (options.tlsKey == nil) {
             throw ForwardingFailure(.usage, "--tlscert and --tlskey go together")
         }
         return .forward(options)
+    }
+
+    /// Checks that each file the options name can be read, before the client tries to.
+    /// - Throws: ``ForwardingFailure`` of kind `.configuration`, naming the option and the file.
+    func checkFiles() throws(ForwardingFailure) {
+        let files = [("--creds", credentials), ("--tlscert", tlsCertificate), ("--tlskey", tlsKey), ("--tlsca", tlsAuthority)]
+        for case let (option, path?) in files {
+            if let reason = unreadableReason(path) {
+                throw ForwardingFailure(.configuration, "cannot read the file of \(option) (\(path)): \(reason)")
+            }
+        }
     }
 
     /// `500ms`, `5s`, `2m`, `1h` or plain seconds, as the `nats` tool writes durations.
@@ -96,7 +121,7 @@ extension ForwarderOptions {
     }
 
     /// The usage line, printed with every usage error.
-    public static let usage = "forward-nats --subject SUBJECT [--server URL] [--create-stream NAME] [options]"
+    public static let usage = "forward-nats --subject SUBJECT [--server URL] [--stream NAME | --create-stream NAME] [options]"
 
     /// What `--help` prints.
     public static let help = """
@@ -107,13 +132,19 @@ extension ForwarderOptions {
         The stream drops a record it already holds under that id within its duplicate window,
         so a batch sent again after a lost answer is stored once.
 
+        Make the stream once, by hand, with --create-stream; name it in the command host-drain
+        runs with --stream. Then a stream that is deleted stops the drain (78) instead of being
+        made anew, empty: the records forwarded to it went with it, and the queue, which had
+        them acknowledged, no longer holds them. Run --create-stream again to make it anew.
+
         USAGE: \(usage)
 
         OPTIONS:
           -s, --server URL        The server to connect to (default nats://127.0.0.1:4222; tls://HOST:PORT for TLS).
           --subject SUBJECT       The subject to publish every record to; a stream must capture it.
-          --create-stream NAME    Create the stream NAME, capturing SUBJECT, when it does not exist.
-          --dupe-window DURATION  With --create-stream: the new stream's duplicate window (default 2m).
+          --stream NAME           The stream that must capture SUBJECT: checked before each batch, never made.
+          --create-stream NAME    Make the stream NAME, capturing SUBJECT, unless it exists, and forward nothing (run it once, by hand).
+          --dupe-window DURATION  The duplicate window the stream must have (--stream), or gets (--create-stream; default 2m).
           --timeout DURATION      How long to wait to connect, and for acknowledgements after the last record (default 5s).
           --creds FILE            Authenticate with the user JWT and NKey seed in FILE.
           --tlscert FILE          The client certificate for TLS (with --tlskey).
@@ -122,15 +153,20 @@ extension ForwarderOptions {
           -h, --help              Show this help.
 
         EXIT STATUS:
-          0   every record was acknowledged
-          64  a usage error; nothing was read
+          0   every record was acknowledged (with --create-stream: the stream is there, as asked)
+          64  a usage error, or records given to --create-stream; nothing was sent
           65  the server refused a record for good (larger than it takes, or an id no header can hold)
-          75  try again later: the server was unreachable, an acknowledgement timed out, no stream
-              captures the subject, or the credentials or certificates could not be used
+          75  try again later: the server was unreachable, an acknowledgement timed out, or, with
+              no --stream, no stream captures the subject
+          78  a configuration error; nothing more is sent and the batch is kept: an invalid stream
+              name, a --stream that does not exist (deleted, or never made) or was deleted while
+              forwarding, a stream whose subjects or duplicate window differ from the options, a
+              subject another stream captures, or a --creds, --tlscert, --tlskey or --tlsca file
+              that cannot be used. The message says which option to change.
 
         EXAMPLES:
-          host-drain --exec 'forward-nats --server nats://10.0.0.5:4222 --subject shared.items'
-          host-drain --exec 'forward-nats --subject shared.items --create-stream SHARED --dupe-window 10m'
+          forward-nats --server nats://10.0.0.5:4222 --subject shared.items --create-stream SHARED --dupe-window 10m </dev/null
+          host-drain --exec 'forward-nats --server nats://10.0.0.5:4222 --subject shared.items --stream SHARED --dupe-window 10m'
 
         """
 }

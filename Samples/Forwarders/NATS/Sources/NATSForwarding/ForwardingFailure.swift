@@ -11,6 +11,10 @@ public struct ForwardingFailure: Error, CustomStringConvertible {
         /// The server, the connection or the setup failed, not the records (75): the
         /// batch stays queued and nothing is counted against its records.
         case tryAgain
+        /// The options do not fit the server's streams, or name a file that cannot be used
+        /// (78): nothing was published, and only an operator can set it right, so host-drain
+        /// keeps the batch and stops, where a retry would fail the same way.
+        case configuration
     }
 
     /// What the failure means for the batch.
@@ -24,12 +28,13 @@ public struct ForwardingFailure: Error, CustomStringConvertible {
         self.message = message
     }
 
-    /// The sysexits status host-drain reads: 64, 65 or 75.
+    /// The sysexits status host-drain reads: 64, 65, 75 or 78 (EX_CONFIG).
     public var exitStatus: Int32 {
         switch kind {
         case .usage: 64
         case .refused: 65
         case .tryAgain: 75
+        case .configuration: 78
         }
     }
 

@@ -11,26 +11,27 @@ public final class JetStreamConnection {
     /// Connects to `options.server` with its timeout, credentials and TLS.
     /// - Parameters:
     ///   - acknowledgements: where asynchronous publishes report their acknowledgements, if any are made.
-    /// - Throws: ``ForwardingFailure`` of kind `.tryAgain` when the server cannot be reached or a file cannot be used.
+    /// - Throws: ``ForwardingFailure``: `.tryAgain` when the server cannot be reached, `.configuration`
+    ///   when the URL or a file cannot be used.
     public init(_ options: ForwarderOptions, acknowledgements: AcknowledgementTally? = nil) throws(ForwardingFailure) {
         self.options = options
         var settings: OpaquePointer? = nil
         try check(natsOptions_Create(&settings), "cannot set up the NATS client")
         defer { natsOptions_Destroy(settings) }
-        try check(natsOptions_SetURL(settings, options.server), "'\(options.server)' is not a server URL")
+        try check(natsOptions_SetURL(settings, options.server), "'\(options.server)' is not a server URL (--server)", kind: .configuration)
         try check(natsOptions_SetName(settings, "forward-nats"), "cannot name the connection")
         try check(natsOptions_SetTimeout(settings, Self.milliseconds(options.timeout)), "cannot set the timeout")
         try check(natsOptions_SetAllowReconnect(settings, false), "cannot turn reconnecting off")
         if let credentials = options.credentials {
-            try check(natsOptions_SetUserCredentialsFromFiles(settings, credentials, nil), "cannot use the credentials file (\(credentials))")
+            try check(natsOptions_SetUserCredentialsFromFiles(settings, credentials, nil), "cannot use the file of --creds (\(credentials))", kind: .configuration)
         }
         if options.usesTLS {
             try check(natsOptions_SetSecure(settings, true), "cannot turn TLS on")
             if let authority = options.tlsAuthority {
-                try check(natsOptions_LoadCATrustedCertificates(settings, authority), "cannot load the certificate authority (\(authority))")
+                try check(natsOptions_LoadCATrustedCertificates(settings, authority), "cannot use the file of --tlsca (\(authority))", kind: .configuration)
             }
             if let certificate = options.tlsCertificate, let key = options.tlsKey {
-                try check(natsOptions_LoadCertificatesChain(settings, certificate, key), "cannot load the client certificate (\(certificate), \(key))")
+                try check(natsOptions_LoadCertificatesChain(settings, certificate, key), "cannot use the files of --tlscert and --tlskey (\(certificate), \(key))", kind: .configuration)
             }
         }
         var connected: OpaquePointer? = nil
@@ -60,39 +61,6 @@ public final class JetStreamConnection {
     deinit {
         jsCtx_Destroy(context)
         natsConnection_Destroy(connection)
-    }
-
-    /// Creates the stream `name`, capturing `options.subject`, unless a stream of that name exists.
-    /// - Throws: ``ForwardingFailure`` of kind `.tryAgain` when the server cannot tell or will not create it.
-    public func createStreamIfMissing(_ name: String) throws(ForwardingFailure) {
-        var info: UnsafeMutablePointer<jsStreamInfo>? = nil
-        var code = jsErrCode(0)
-        let found = js_GetStreamInfo(&info, context, name, nil, &code)
-        jsStreamInfo_Destroy(info)
-        if found == NATS_OK { return }
-        guard code == JSStreamNotFoundErr else {
-            throw ForwardingFailure(.tryAgain, "cannot look up the stream \(name): \(explanation(of: found))")
-        }
-        var config = jsStreamConfig()
-        jsStreamConfig_Init(&config)
-        let made = name.withCString { name in
-            options.subject.withCString { subject in
-                var subjects: [UnsafePointer<CChar>?] = [subject]
-                return subjects.withUnsafeMutableBufferPointer { subjects in
-                    config.Name = name
-                    config.Subjects = subjects.baseAddress
-                    config.SubjectsLen = 1
-                    config.Storage = js_FileStorage
-                    if let window = options.dupeWindow { config.Duplicates = Int64(window * 1e9) }
-                    var created: UnsafeMutablePointer<jsStreamInfo>? = nil
-                    defer { jsStreamInfo_Destroy(created) }
-                    return js_AddStream(&created, context, &config, nil, &code)
-                }
-            }
-        }
-        // Another forwarder may have created it in the meantime.
-        if made == NATS_OK || code == JSStreamNameExistErr { return }
-        throw ForwardingFailure(.tryAgain, "cannot create the stream \(name) for \(options.subject): \(explanation(of: made))")
     }
 
     static func milliseconds(_ seconds: Double) -> Int64 { Int64((seconds * 1000).rounded(.up)) }

@@ -1,14 +1,16 @@
 import CNATS
 
 /// Checks what a libnats call returned; anything but `NATS_OK` is a failure to try
-/// again later, since the records themselves were not at fault.
+/// again later, since the records themselves were not at fault, unless the caller
+/// knows it for the configuration's.
 /// - Parameters:
 ///   - status: what the call returned.
 ///   - what: what was being done, as in "cannot connect to nats://host:4222".
-/// - Throws: ``ForwardingFailure`` of kind `.tryAgain`, with the client's own explanation.
-func check(_ status: natsStatus, _ what: @autoclosure () -> String) throws(ForwardingFailure) {
+///   - kind: what a failure means for the batch.
+/// - Throws: ``ForwardingFailure`` of `kind`, with the client's own explanation.
+func check(_ status: natsStatus, _ what: @autoclosure () -> String, kind: ForwardingFailure.Kind = .tryAgain) throws(ForwardingFailure) {
     guard status != NATS_OK else { return }
-    throw ForwardingFailure(.tryAgain, "\(what()): \(explanation(of: status))")
+    throw ForwardingFailure(kind, "\(what()): \(explanation(of: status))")
 }
 
 /// The client's words for `status`, with the more precise last error of this thread when it has one.

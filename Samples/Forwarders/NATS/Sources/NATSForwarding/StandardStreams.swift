@@ -22,6 +22,9 @@ public struct StandardInputLines {
     /// A reader of this process's standard input, from where it stands.
     public init() {}
 
+    /// Whether standard input is a terminal: someone typing, not a batch.
+    public static var isTerminal: Bool { isatty(0) == 1 }
+
     /// Calls `body` with each complete line, without its newline, until the input ends.
     /// - Throws: what `body` throws, or ``ForwardingFailure`` when standard input cannot be read.
     public mutating func forEach(_ body: (UnsafeBufferPointer<UInt8>) throws(ForwardingFailure) -> Void) throws(ForwardingFailure) {
@@ -67,6 +70,17 @@ public struct StandardInputLines {
         buffer += piece[..<count]
         atEnd = count == 0
     }
+}
+
+/// Why the file at `path` cannot be read, or nil when it can be opened for reading.
+func unreadableReason(_ path: String) -> String? {
+    var descriptor: Int32 = -1
+    repeat { descriptor = open(path, O_RDONLY | O_CLOEXEC) } while descriptor < 0 && errno == EINTR
+    guard descriptor < 0 else {
+        close(descriptor)
+        return nil
+    }
+    return String(cString: strerror(errno))
 }
 
 /// Writes `text` to standard error, whole.

@@ -1,18 +1,21 @@
 import NATSForwarding
 
 // nats-stream-dump: what a JetStream stream holds, one message a line as
-// "<Nats-Msg-Id> TAB <data>", or with --count only the number of messages.
+// "<Nats-Msg-Id> TAB <data>", or with --count only the number of messages; with
+// --delete it deletes the stream instead (the tests' way to lose one).
 // The forwarding tests' witness: it reads the stream, not the forwarder's answers.
-let usage = "nats-stream-dump --stream NAME [--server URL] [--count]"
+let usage = "nats-stream-dump --stream NAME [--server URL] [--count | --delete]"
 var options = ForwarderOptions()
 var stream: String? = nil
 var countOnly = false
+var delete = false
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     switch argument {
     case "--server": options.server = arguments.popFirst() ?? ""
     case "--stream": stream = arguments.popFirst()
     case "--count": countOnly = true
+    case "--delete": delete = true
     case "-h", "--help":
         printOutput("OVERVIEW: Print what a JetStream stream holds, one message a line.\n\nUSAGE: \(usage)\n")
         exitProcess(0)
@@ -26,8 +29,11 @@ guard let stream, !options.server.isEmpty else {
     exitProcess(64)
 }
 do {
-    let contents = StreamContents(try JetStreamConnection(options), stream: stream)
-    if countOnly {
+    let connection = try JetStreamConnection(options)
+    let contents = StreamContents(connection, stream: stream)
+    if delete {
+        try connection.deleteStream(stream)
+    } else if countOnly {
         printOutput("\(try contents.count())\n")
     } else {
         var out: [UInt8] = []
