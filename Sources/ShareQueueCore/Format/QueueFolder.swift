@@ -109,15 +109,14 @@ final class QueueFolder: Sendable {
     }
 
     /// Clears the name of a temporary file or folder this process is about to create: a leftover of
-    /// an earlier process with the same id is removed, and what cannot be (a folder with something
-    /// in it, which anyone sharing the queue can make at every such name) is moved aside.
+    /// an earlier process with the same id is removed, and what cannot be (a folder, which anyone
+    /// sharing the queue can make at every such name) is moved aside.
     /// - Returns: the name it was moved to, if it was.
     func clearTemporary(_ name: String) throws(SystemError) -> String? {
         do {
             _ = try descriptor.removeIfPresent(name)
             return nil
         } catch {
-            if (try? descriptor.removeDirectory(name)) != nil { return nil }
             return try moveAside(name)
         }
     }
