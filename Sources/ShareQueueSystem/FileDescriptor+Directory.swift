@@ -66,6 +66,23 @@ extension FileDescriptor {
         throw error
     }
 
+    /// Removes the empty directory `name` from this directory; a name already gone is not an error.
+    /// The corresponding C function is `unlinkat` with `AT_REMOVEDIR`.
+    package func removeDirectory(_ name: String) throws(SystemError) {
+        if unlinkat(rawValue, name, AT_REMOVEDIR) != 0 {
+            let error = SystemError.last("unlinkat")
+            if !error.isNotFound { throw error }
+        } else {
+            SystemTrace.current?.changed("unlink", in: rawValue, name)
+        }
+    }
+
+    /// Whether this process, by its effective user and groups, may list and search the folder `name`
+    /// in this directory. The corresponding C function is `faccessat` with `AT_EACCESS`.
+    package func mayReadAndSearch(_ name: String) -> Bool {
+        faccessat(rawValue, name, R_OK | X_OK, AT_EACCESS) == 0
+    }
+
     /// Creates the directory `name` in this directory with `permissions` (less the umask); returns
     /// false if something (of any type) already has the name. The corresponding C function is `mkdirat`.
     package func makeDirectory(_ name: String, permissions: UInt16 = 0o700) throws(SystemError) -> Bool {

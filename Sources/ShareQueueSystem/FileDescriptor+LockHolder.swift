@@ -26,6 +26,33 @@ extension FileDescriptor {
         #endif
     }
 
+    /// The processes that hold a shared `flock` on this descriptor's file, where the system tells: each
+    /// with its user where `/proc` shows it, and a process id of 0 for one the system does not name
+    /// (in another PID namespace). Empty where there is none, or the system cannot tell.
+    /// The corresponding C functions are `fstat`, `open` and `read`.
+    package func sharedLockHolders() -> [(process: Int32, user: UInt32?)] {
+        #if os(Linux)
+        guard let status = try? status(), let table = Self.readLockTable() else { return [] }
+        let major = ((status.device >> 8) & 0xfff) | ((status.device >> 32) & ~0xfff)
+        let minor = (status.device & 0xff) | ((status.device >> 12) & ~0xff)
+        let file = Self.hex(major) + ":" + Self.hex(minor) + ":" + String(status.inode)
+        var holders: [(process: Int32, user: UInt32?)] = []
+        for line in table.split(separator: "\n") {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard fields.count >= 6, fields[1] == "FLOCK", fields[3] == "READ", fields[5] == file,
+                  let holder = Int32(fields[4]), holder >= 0 else { continue }
+            let user = holder > 0 ? (try? FileDescriptor.open("/proc/\(holder)", .directory)).flatMap { process in
+                defer { process.close() }
+                return try? process.status().owner
+            } : nil
+            holders.append((holder, user))
+        }
+        return holders
+        #else
+        return []
+        #endif
+    }
+
     /// At least two hex digits, as the kernel prints a device number.
     private static func hex(_ value: UInt64) -> String {
         let digits = String(value, radix: 16)

@@ -13,6 +13,8 @@ package enum OpenMode {
     case readOnly
     case readWrite
     case appendCreate
+    /// Appending to a file that must exist already.
+    case append
     case lockFile
     case writeCreateExclusive
     case directory
@@ -23,7 +25,18 @@ package enum OpenMode {
     package var creates: Bool {
         switch self {
         case .appendCreate, .lockFile, .writeCreateExclusive: true
-        case .readOnly, .readWrite, .directory, .ownDirectory: false
+        case .readOnly, .readWrite, .append, .directory, .ownDirectory: false
+        }
+    }
+
+    /// The same mode without creating: what opens a file once it was made whole under
+    /// another name and linked into place. Nil for modes that do not create, or that
+    /// create only a name of the caller's own (`writeCreateExclusive`).
+    package var existing: OpenMode? {
+        switch self {
+        case .appendCreate: .append
+        case .lockFile: .readWrite
+        case .readOnly, .readWrite, .append, .writeCreateExclusive, .directory, .ownDirectory: nil
         }
     }
 
@@ -33,6 +46,7 @@ package enum OpenMode {
         case .readOnly: return O_RDONLY | common | O_NONBLOCK
         case .readWrite: return O_RDWR | common | O_NONBLOCK
         case .appendCreate: return O_RDWR | O_APPEND | O_CREAT | common | O_NONBLOCK
+        case .append: return O_RDWR | O_APPEND | common | O_NONBLOCK
         case .lockFile: return O_RDWR | O_CREAT | common | O_NONBLOCK
         case .writeCreateExclusive: return O_WRONLY | O_CREAT | O_EXCL | common
         case .directory: return O_RDONLY | O_DIRECTORY | O_CLOEXEC

@@ -42,6 +42,8 @@ package struct SystemError: Error, CustomStringConvertible, Sendable {
     package static let untrustedSymlink = SystemError(call: "openat", errno: untrustedSymlinkCode)
     /// What a file that is not there gives: ENOENT.
     package static let missing = SystemError(call: "open", errno: ENOENT)
+    /// What a name that is taken gives: EEXIST.
+    package static let exists = SystemError(call: "mkdirat", errno: EEXIST)
 
     /// Nothing is at the path (ENOENT).
     package var isNotFound: Bool { errno == ENOENT }
@@ -65,6 +67,8 @@ package struct SystemError: Error, CustomStringConvertible, Sendable {
     }
     /// Something other than a directory stands where one was needed (ENOTDIR).
     package var isNotDirectory: Bool { errno == ENOTDIR }
+    /// A folder to be replaced holds something (ENOTEMPTY, or EEXIST as some systems say it).
+    package var isNotEmpty: Bool { errno == ENOTEMPTY }
     /// Something already has the name (EEXIST).
     package var isAlreadyExists: Bool { errno == EEXIST }
     /// The device failed (EIO).

@@ -37,11 +37,126 @@ final class QueueFolder: Sendable {
     /// The path of `name` in this folder, for messages.
     func path(of name: String) -> String { path + "/" + name }
 
-    /// Opens `name`, never following a symlink; a file this creates is given the sharing rule.
+    /// Opens `name`, never following a symlink. A mode that creates makes a missing file whole
+    /// first (see ``createWhole(_:)``), so that no other user ever finds it with the wrong mode;
+    /// `writeCreateExclusive`, which makes a temporary name of the caller's own, is given the sharing rule at once.
     func open(_ name: String, _ mode: OpenMode) throws(SystemError) -> FileDescriptor {
-        let file = try descriptor.open(name, mode, permissions: sharing.filePermissions)
-        if mode.creates { sharing.adopt(file) }
-        return file
+        guard let existing = mode.existing else {
+            let file = try descriptor.open(name, mode, permissions: sharing.filePermissions)
+            if mode.creates { sharing.adopt(file) }
+            return file
+        }
+        // Twice at most: the name can vanish between the link and the open only if another process removed it.
+        for _ in 0..<2 {
+            do { return try descriptor.open(name, existing) } catch where error.isNotFound {}
+            _ = try createWhole(name)
+        }
+        return try descriptor.open(name, existing)
+    }
+
+    /// Makes the empty file `name` whole under the name `<name>.tmp-<pid>` (its owner, group and
+    /// mode those of the sharing rule), then links it to `name`, never over a file there, and removes
+    /// the temporary name: Maildir's way, so that no process killed at any step leaves a file at
+    /// `name` with the mode its umask gave, which other users could not open.
+    /// - Returns: whether this process's file got the name: false if another's was there first,
+    ///   which is then the one to use.
+    func createWhole(_ name: String) throws(SystemError) -> Bool {
+        let temporary = QueueLayout.creationTemporary(name, processID: Host.processID)
+        _ = try clearTemporary(temporary)
+        let file = try descriptor.open(temporary, .writeCreateExclusive, permissions: sharing.filePermissions)
+        do throws(SystemError) {
+            CrashPoint.reached(.createTemporary)
+            sharing.adopt(file)
+            file.close()
+            CrashPoint.reached(.createShared)
+            do { try descriptor.link(temporary, to: name) } catch where error.isAlreadyExists {
+                try? descriptor.remove(temporary)
+                return false
+            }
+            CrashPoint.reached(.createLinked)
+            try descriptor.remove(temporary)
+            return true
+        } catch {
+            try? descriptor.remove(temporary)
+            throw error
+        }
+    }
+
+    /// Makes the folder `name` whole under `<name>.tmp-<pid>` (owner, group and mode of the sharing
+    /// rule), then renames it to `name`, never over anything there.
+    /// - Returns: whether this process's folder got the name: false if something was there first.
+    func createFolderWhole(_ name: String) throws(SystemError) -> Bool {
+        let temporary = QueueLayout.creationTemporary(name, processID: Host.processID)
+        _ = try clearTemporary(temporary)
+        guard try descriptor.makeDirectory(temporary, permissions: sharing.folderPermissions) else { throw SystemError.exists }
+        do throws(SystemError) {
+            CrashPoint.reached(.createTemporary)
+            let made = try descriptor.open(temporary, .ownDirectory)
+            sharing.adopt(made)
+            made.close()
+            CrashPoint.reached(.createShared)
+            do { try descriptor.renameWithoutReplacing(temporary, to: name) } catch where error.isAlreadyExists || error.isNotEmpty {
+                // Linking a folder is impossible, so a system that cannot rename without replacing says so here too.
+                try? descriptor.removeDirectory(temporary)
+                return false
+            }
+            CrashPoint.reached(.createLinked)
+            return true
+        } catch {
+            try? descriptor.removeDirectory(temporary)
+            throw error
+        }
+    }
+
+    /// Clears the name of a temporary file or folder this process is about to create: a leftover of
+    /// an earlier process with the same id is removed, and what cannot be (a folder, which anyone
+    /// sharing the queue can make at every such name) is moved aside.
+    /// - Returns: the name it was moved to, if it was.
+    func clearTemporary(_ name: String) throws(SystemError) -> String? {
+        do {
+            _ = try descriptor.removeIfPresent(name)
+            return nil
+        } catch {
+            return try moveAside(name)
+        }
+    }
+
+    /// Removes the temporary names (`<name>.tmp-<pid>`) that are still links to the file `name`, whose
+    /// status is `status`: a process killed between linking the file into place and removing its
+    /// temporary name left them, and with them the file would count as having other names.
+    /// - Returns: the file's status afterwards.
+    func dropCreationLinks(_ name: String, _ status: FileStatus) -> FileStatus {
+        guard status.isRegularFile, status.linkCount > 1, let names = try? entries() else { return status }
+        for other in names where QueueLayout.isCreationTemporary(other, of: name) {
+            if let found = try? self.status(of: other), found.isSameFile(as: status) { try? remove(other) }
+        }
+        return (try? self.status(of: name)) ?? status
+    }
+
+    /// Moves the entry `name` aside, unread, as `rejected-<ms>-<name>`, never over another entry,
+    /// so that nothing found in the folder is destroyed.
+    /// - Returns: the name it has now.
+    func moveAside(_ name: String) throws(SystemError) -> String {
+        let milliseconds = Host.millisecondsSince1970()
+        var target = QueueLayout.rejected(name, atMilliseconds: milliseconds)
+        var taken = 0
+        while true {
+            do {
+                try renameWithoutReplacing(name, to: target)
+                return target
+            } catch where error.isAlreadyExists {
+                // Names planted ahead, to stop every drain, give way to one no one can foresee.
+                taken += 1
+                guard taken < 8 else { throw error }
+                target = QueueLayout.rejected(name, atMilliseconds: milliseconds, tag: UInt64.random(in: .min ... .max))
+            } catch {
+                // A directory cannot be linked, so where the file system cannot rename without
+                // replacing either, rename plainly: the target's name holds the time, and a
+                // planted file must never stop every drain.
+                try rename(name, to: target)
+                return target
+            }
+        }
     }
 
     /// Opens one of the queue's own files and checks that it is a regular file
@@ -50,7 +165,8 @@ final class QueueFolder: Sendable {
     func openOwnFile(_ name: String, _ mode: OpenMode) throws(SystemError) -> FileDescriptor {
         let file = try open(name, mode)
         do throws(SystemError) {
-            let status = try file.status()
+            var status = try file.status()
+            if status.linkCount > 1 { status = dropCreationLinks(name, status) }
             guard status.isRegularFile, status.linkCount == 1 else { throw SystemError.notRegularFile }
             return file
         } catch {
@@ -63,12 +179,9 @@ final class QueueFolder: Sendable {
     /// With `creating`, it is made first (with the sharing rule) if missing.
     /// - Throws: a symlink or anything else that is not a directory stands there, or the system failed.
     func subfolder(_ name: String, creating: Bool) throws(SystemError) -> QueueFolder? {
-        if creating, try descriptor.makeDirectory(name, permissions: sharing.folderPermissions) {
+        if creating, try descriptor.linkStatus(of: name) == nil, try createFolderWhole(name) {
             // Durable before anything in it is: a record durable without its attachments' folder is lost.
             try descriptor.synchronizeDirectory(.folderCreated)
-            let made = try descriptor.open(name, .ownDirectory)
-            sharing.adopt(made)
-            return QueueFolder(path: path(of: name), descriptor: made, sharing: sharing)
         }
         do {
             return QueueFolder(path: path(of: name), descriptor: try descriptor.open(name, .ownDirectory), sharing: sharing)
@@ -82,6 +195,9 @@ final class QueueFolder: Sendable {
 
     /// Whether this process may read and write `name`, as the system would decide at an open.
     func mayReadAndWrite(_ name: String) -> Bool { descriptor.mayReadAndWrite(name) }
+
+    /// Whether this process may list and search the folder `name`, as the system would decide.
+    func mayReadAndSearch(_ name: String) -> Bool { descriptor.mayReadAndSearch(name) }
 
     /// Whether this process may read `name`, as the system would decide at an open.
     func mayRead(_ name: String) -> Bool { descriptor.mayRead(name) }

@@ -16,10 +16,12 @@
 ///     attachments/           attachment files; `.tmp-<file>` while one is copied in
 ///     keys/<sha256 of key>   the id and content digest of the last record published with the key;
 ///                            written as `keys/.tmp-<pid>` and renamed into place
+///     <name>.tmp-<pid>       a file or folder of the queue being made whole (mode, group) before
+///                            it is linked or renamed to <name>
 ///     rejected-<ms>-<name>   a file moved aside unread: nothing found in the directory is destroyed
 ///     rejected-<ms>-<tag>-<name>   the same, where that name was taken (16 hex digits, random)
 ///
-/// Temporary names (`format.tmp-<pid>`, `attempts.tmp-<pid>`, `keys/.tmp-<pid>`,
+/// Temporary names (`<name>.tmp-<pid>`, `keys/.tmp-<pid>`,
 /// `attachments/.tmp-<file>`) are removed on every error path; what a killed
 /// process left under them, a drain removes once it is a day old.
 ///
@@ -51,10 +53,22 @@ package enum QueueLayout {
     /// Where process `processID` writes the refusal counts before renaming them into place.
     package static func attemptsTemporary(processID: Int32) -> String { attempts + ".tmp-\(processID)" }
 
-    /// Whether `name`, in the queue directory, is a format marker or refusal counts
-    /// being written by some process (`format.tmp-<pid>`, `attempts.tmp-<pid>`).
+    /// The names of the queue directory that are made whole under a temporary name, then linked or renamed into place.
+    package static let madeWhole = [formatMarker, attempts, appendLock, drainLock, pending, checkpoint, quarantine, deadLetters, attachments, keys]
+
+    /// Where process `processID` makes the file or folder `name` whole (its mode and group set) before
+    /// it is linked or renamed into place: `<name>.tmp-<pid>`.
+    package static func creationTemporary(_ name: String, processID: Int32) -> String { name + ".tmp-\(processID)" }
+
+    /// Whether `name`, in the queue directory, is a file or folder being made whole by some process
+    /// (`<name>.tmp-<pid>` for one of ``madeWhole``: a format marker, refusal counts, `pending.log`, ...).
     package static func isTemporary(_ name: String) -> Bool {
-        [formatMarker, attempts].contains { isNumbered(name, after: $0 + ".tmp-") }
+        madeWhole.contains { isCreationTemporary(name, of: $0) }
+    }
+
+    /// Whether `name` is `<of>.tmp-<pid>`: where some process makes `of` whole.
+    package static func isCreationTemporary(_ name: String, of target: String) -> Bool {
+        isNumbered(name, after: target + ".tmp-")
     }
 
     /// Whether `name` is `prefix` followed by the decimal digits of a process id.

@@ -37,14 +37,15 @@ extension DrainRun {
         store.removeFiles(stale.filter { references.pending[ByteKey($0)] == nil && !references.deadLetters.contains(ByteKey($0)) })
     }
 
-    /// Removes the regular files of `folder` whose names `isTemporary` accepts and
+    /// Removes the regular files and empty folders of `folder` whose names `isTemporary` accepts and
     /// that are older than a day: a live writer's file is younger, since each
     /// writer removes its own temporary name before it writes it anew.
     private static func removeStaleTemporaries(in folder: QueueFolder, matching isTemporary: (String) -> Bool) {
         let cutoff = Host.millisecondsSince1970() / 1000 - QueueDrainer.staleAge
         for name in (try? folder.entries()) ?? [] where isTemporary(name) {
-            guard let status = try? folder.status(of: name), status.isRegularFile, status.modificationSeconds < cutoff else { continue }
-            try? folder.remove(name)
+            guard let status = try? folder.status(of: name), status.modificationSeconds < cutoff else { continue }
+            // A folder being made whole (`attachments.tmp-<pid>`) is removed only while empty.
+            if status.isDirectory { try? folder.descriptor.removeDirectory(name) } else if status.isRegularFile { try? folder.remove(name) }
         }
     }
 }

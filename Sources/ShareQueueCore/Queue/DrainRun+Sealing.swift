@@ -31,7 +31,14 @@ extension DrainRun {
     /// Renames the pending file to segment `sequence`; called under the producers' lock.
     /// - Returns: false if nothing was pending, or what stood there was set aside.
     private mutating func renamePending(to sequence: UInt64) throws -> Bool {
-        guard let status = try directory.folder.status(of: QueueLayout.pending), status.size > 0 || !status.isRegularFile else { return false }
+        guard var status = try directory.folder.status(of: QueueLayout.pending) else { return false }
+        if status.linkCount > 1 { status = directory.folder.dropCreationLinks(QueueLayout.pending, status) }
+        if let problem = directory.unusablePending(status) {
+            // Another user's producers could never append to it, and only the queue's owner can repair that.
+            try drainer.moveAsideForeign(QueueLayout.pending, problem)
+            return false
+        }
+        guard status.size > 0 || !status.isRegularFile else { return false }
         guard status.isRegularFile else {
             try setAsideFile(QueueLayout.pending)
             return false

@@ -266,11 +266,13 @@ public final class QueueAppender: @unchecked Sendable {
             do { try directory.folder.synchronize(.pendingReplaced) } catch { throw failure(error) }
         }
         let file: FileDescriptor
-        let status: FileStatus
+        var status: FileStatus
         do throws(SystemError) {
             file = try directory.folder.open(QueueLayout.pending, .appendCreate)
             status = try file.status()
         } catch { throw failure(error) }
+        // Made whole and linked into place, the file keeps its temporary name only if its maker was killed in between.
+        if status.linkCount > 1 { status = directory.folder.dropCreationLinks(QueueLayout.pending, status) }
         guard status.isRegularFile, status.linkCount == 1 else {
             file.close()
             throw ShareQueueError(.configuration, "refusing to append: the pending file has other names or is not a regular file", path: path)

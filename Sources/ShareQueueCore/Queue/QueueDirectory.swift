@@ -73,26 +73,7 @@ public struct QueueDirectory: Sendable {
     /// over another file, so that nothing found in the directory is destroyed.
     /// - Returns: the path it has now.
     func moveAside(_ name: String) throws(SystemError) -> String {
-        let milliseconds = Host.millisecondsSince1970()
-        var target = QueueLayout.rejected(name, atMilliseconds: milliseconds)
-        var taken = 0
-        while true {
-            do {
-                try folder.renameWithoutReplacing(name, to: target)
-                return path(of: target)
-            } catch where error.isAlreadyExists {
-                // Names planted ahead, to stop every drain, give way to one no one can foresee.
-                taken += 1
-                guard taken < 8 else { throw error }
-                target = QueueLayout.rejected(name, atMilliseconds: milliseconds, tag: UInt64.random(in: .min ... .max))
-            } catch {
-                // A directory cannot be linked, so where the file system cannot rename without
-                // replacing either, rename plainly: the target's name holds the time, and a
-                // planted file must never stop every drain.
-                try folder.rename(name, to: target)
-                return path(of: target)
-            }
-        }
+        path(of: try folder.moveAside(name))
     }
 
     /// Why the entry `name`, whose status is `status`, is no file of the queue's own, or nil if it is one.
@@ -110,7 +91,7 @@ public struct QueueDirectory: Sendable {
     /// (see ``foreignFile(_:_:)``); nil if it is one, or if there is none.
     func foreignFile(_ name: String) throws(ShareQueueError) -> ForeignFile? {
         guard let status = try status(of: name) else { return nil }
-        return foreignFile(name, status)
+        return foreignFile(name, folder.dropCreationLinks(name, status))
     }
 
     /// Why opening `name` failed with `error` because of what stands there (see ``foreignFile(_:_:)``),
@@ -125,9 +106,48 @@ public struct QueueDirectory: Sendable {
     /// What ``foreignFile(_:)`` finds, for a reader that changes nothing: another user's file that
     /// this process may read is read, since one that only looks may run as another user than the drains.
     func foreignFileToRead(_ name: String) throws(ShareQueueError) -> ForeignFile? {
-        guard let foreign = try foreignFile(name) else { return nil }
+        guard let status = try status(of: name), let foreign = foreignFile(name, status) else { return nil }
         if case .othersUnusable = foreign, folder.mayRead(name) { return nil }
         return foreign
+    }
+
+    /// Why the empty `pending.log`, whose status is `status`, is one that some producer of another user
+    /// could not append to, or nil if every producer can: it has other names, or in a queue shared with a
+    /// group it is not that group's to read and write, or in a queue of one user it is another user's.
+    /// Only a drain, which owns the queue, can repair this (it moves the file aside): a producer cannot.
+    func unusablePending(_ status: FileStatus) -> String? {
+        guard status.isRegularFile, status.size == 0 else { return nil }
+        if status.linkCount != 1 { return "is empty and has other names" }
+        let sharing = folder.sharing
+        if let group = sharing.group {
+            let groupBits = sharing.filePermissions & 0o060
+            if status.group != group || status.permissions & groupBits != groupBits {
+                return "is empty and not the group's to read and write (mode \(String(status.permissions, radix: 8)), group \(status.group))"
+            }
+        } else if let owner = try? folder.descriptor.status().owner, status.owner != owner {
+            return "is empty and belongs to user \(status.owner), not to the queue's owner"
+        }
+        return nil
+    }
+
+    /// Why the folder `name` (`attachments` or `keys`), whose status is `status`, is one that producers
+    /// of another user, or the host, could not use, or nil if it is the queue's own: this process (the
+    /// drain) may not list and search it; in a queue shared with a group, it is not that group's to
+    /// write; in a queue of one user, the queue's owner does not own it.
+    func unusableFolder(_ name: String, _ status: FileStatus) -> String? {
+        guard status.isDirectory else { return nil }
+        let sharing = folder.sharing
+        if sharing.group == nil, let owner = try? folder.descriptor.status().owner, status.owner != owner {
+            return "belongs to user \(status.owner), not to the queue's owner"
+        }
+        if !folder.mayReadAndSearch(name) { return "is not one this drain may list and search" }
+        if let group = sharing.group {
+            let groupBits = sharing.folderPermissions & 0o070
+            if status.group != group || status.permissions & groupBits != groupBits {
+                return "is not the group's to write (mode \(String(status.permissions, radix: 8)), group \(status.group))"
+            }
+        }
+        return nil
     }
 
     /// What ``foreignFile(_:_:)`` found.
@@ -149,12 +169,7 @@ public struct QueueDirectory: Sendable {
     /// anyone sharing the queue can make at every such name) is moved aside.
     /// - Returns: where it was moved, if it was.
     func clearTemporary(_ name: String) throws(SystemError) -> String? {
-        do {
-            _ = try folder.removeIfPresent(name)
-            return nil
-        } catch {
-            return try moveAside(name)
-        }
+        try folder.clearTemporary(name).map(path(of:))
     }
 
     /// The largest segment number the queue uses (`QueueLayout`'s rule).

@@ -187,8 +187,12 @@ public final class QueueDrainer: @unchecked Sendable {
         }
         // The attachments and keys folders must be directories of the queue's own, not links to somewhere else.
         for name in QueueLayout.folders {
-            if let status = try directory.status(of: name), !status.isDirectory {
+            guard let status = try directory.status(of: name) else { continue }
+            if !status.isDirectory {
                 try moveAsideForeign(name, "is not a directory", unread: "without following it")
+            } else if let problem = directory.unusableFolder(name, status) {
+                // Producers of other users (or this drain) could not use it, and only the queue's owner can repair that.
+                try moveAsideForeign(name, problem, unread: "without reading it; what it holds stays there, for its owner")
             }
         }
     }

@@ -26,12 +26,29 @@ enum QueueLock {
             throw ShareQueueError("cannot take a lock", path: path(), error)
         }
         guard !locked else { return }
+        if let cause = sharedHolding(file, path: path()) {
+            throw ShareQueueError(.tryAgain, busy, path: path(), cause: cause + "; \(consequence)")
+        }
         let holder = file.lockHolder().map { "process \($0)" } ?? "a process the system cannot name"
         // A lock held past a wait is most likely held by a process that is not running.
         let cause = seconds > 0
             ? "\(holder) held it throughout \(spelled(seconds)) s; \(consequence). A process stopped or suspended while it holds the lock keeps it until it continues or ends"
             : "\(holder) holds it; \(consequence)"
         throw ShareQueueError(.tryAgain, busy, path: path(), cause: cause)
+    }
+
+    /// What holds `file` with a shared lock, which no tool of the queue takes, and what to do about it;
+    /// nil if no shared lock is found. A member of a shared queue's group can hold one to stop every drain.
+    static func sharedHolding(_ file: FileDescriptor, path: String) -> String? {
+        let holders = file.sharedLockHolders()
+        guard !holders.isEmpty else { return nil }
+        let named = holders.filter { $0.process > 0 }
+        guard !named.isEmpty else {
+            return "a shared lock on it is held by a process the system does not name (another user's, or one in another container); "
+                + "no ShareQueue tool takes a shared lock. Find it with `fuser -v \(path)` as root and end it, or ask the user who runs it to"
+        }
+        let who = named.map { holder in "process \(holder.process)" + (holder.user.map { " of user \($0)" } ?? "") }.joined(separator: ", ")
+        return "\(who) holds a shared lock on it, which no ShareQueue tool takes: another program's; end it, or ask the user who runs it to"
     }
 
     /// Lets go of a lock taken with ``take(_:path:seconds:shouldStop:busy:consequence:)`` and closes its file.

@@ -41,8 +41,18 @@ package enum CrashPoint: String, CaseIterable, Sendable {
     /// A drain has renamed an attachment's copy into its destination; the sink has not taken its record.
     case attachmentDelivered = "attachment-delivered"
 
-    /// Whether `share-stress --crash-points` reaches this point: its records carry no attachments.
-    package var isReachedByStress: Bool { self != .attachmentCopied && self != .attachmentDelivered }
+    /// A file or folder of the queue exists under its temporary name, its mode and group not yet set.
+    case createTemporary = "create-temporary"
+    /// A file or folder of the queue is whole under its temporary name (mode and group set), not yet at its own.
+    case createShared = "create-shared"
+    /// A file of the queue has its own name and still its temporary one (a folder: has been renamed into place).
+    case createLinked = "create-linked"
+
+    /// Whether `share-stress --crash-points` reaches this point: its records carry no attachments,
+    /// and it creates the queue's files before the points it crashes at.
+    package var isReachedByStress: Bool {
+        ![.attachmentCopied, .attachmentDelivered, .createTemporary, .createShared, .createLinked].contains(self)
+    }
 
     /// Whether this process should crash now; counts the visit.
     static func isDue(_ point: CrashPoint) -> Bool {

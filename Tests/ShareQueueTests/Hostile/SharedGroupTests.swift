@@ -146,8 +146,9 @@ struct SharedGroupTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: queue).filter { $0.hasPrefix("rejected-") && $0.hasSuffix("dead-letters.log") }.count == 1)
     }
 
-    @Test("A member's attachment copy, or the attachments folder, that the host may not read makes that member's records dead letters: the host's drains go on",
-          .enabled(if: TestUsers.canRun, TestUsers.skipReason), arguments: ["chmod 600 attachments/*", "chmod 2700 attachments", "chmod 2760 attachments"])
+    // An attachments folder the host may not list and search, or the group may not write, is moved aside by the drain (see `membersFolderIsRepaired`).
+    @Test("A member's attachment copy that the host may not read makes that member's records dead letters: the host's drains go on",
+          .enabled(if: TestUsers.canRun, TestUsers.skipReason), arguments: ["chmod 600 attachments/*"])
     func membersUnreadableAttachments(_ lockOut: String) throws {
         guard TestUsers.require() else { return }
         let scratch = TemporaryDirectory()
@@ -315,5 +316,112 @@ struct SharedGroupTests {
         let drained = try TestUsers.run(as: TestUsers.producer, "host-drain", ["--dir", queue], in: scratch)
         #expect(drained.status == 0, "\(drained.stderr)")
         #expect(try ids(in: drained.stdout).count == 2)
+    }
+
+    @Test("A producer of another user killed at any step of making the queue's files, umask 077, leaves nothing that stops another producer",
+          .enabled(if: TestUsers.canRun, TestUsers.skipReason),
+          arguments: ["create-temporary", "create-shared", "create-linked"], [["first"], ["--attach", "NOTE", "first"], ["--key", "k", "--if-changed", "first"]])
+    func killedWhileCreating(_ point: String, _ arguments: [String]) throws {
+        guard TestUsers.require() else { return }
+        let scratch = TemporaryDirectory()
+        let queue = try sharedQueue(scratch)
+        let note = scratch.file("note.txt")
+        try Data("a note".utf8).write(to: URL(fileURLWithPath: note))
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: note)
+        let arguments = arguments.map { $0 == "NOTE" ? note : $0 }
+        // The queue made by its host: the producer's first append makes the pending file (and a folder, for an attachment or a key).
+        #expect(try TestUsers.run(as: TestUsers.host, "host-drain", ["--dir", queue], in: scratch).status == 0)
+        let killed = try TestUsers.run(as: TestUsers.producer, "share-append", ["--dir", queue] + arguments,
+                                       environment: ["SHARE_QUEUE_CRASH_AT": point], in: scratch)
+        #expect(killed.status != 0 && killed.lines.isEmpty, "\(killed.stderr)")
+        var ids: [String] = []
+        for user in [TestUsers.secondProducer, TestUsers.producer] {
+            let appended = try TestUsers.run(as: user, "share-append", ["--dir", queue, "--attach", note, "--key", "k2", "--if-changed", "after"], in: scratch)
+            #expect(appended.status == 0, "\(user) after a kill at \(point): \(appended.stderr)")
+            ids += appended.lines
+            let plain = try TestUsers.run(as: user, "share-append", ["--dir", queue] + arguments.filter { $0 != "first" } + ["again"], in: scratch)
+            #expect(plain.status == 0, "\(user) after a kill at \(point): \(plain.stderr)")
+            ids += plain.lines
+        }
+        // Everything at the queue's names is the group's; temporaries of the killed producer are at most its own leftovers.
+        for name in try FileManager.default.contentsOfDirectory(atPath: queue) where !name.contains(".tmp-") {
+            var status = stat()
+            #expect(lstat(queue + "/" + name, &status) == 0)
+            #expect(status.st_mode & 0o060 == 0o060 && status.st_gid == TestUsers.gid(TestUsers.group), "\(name): \(String(status.st_mode, radix: 8))")
+        }
+        let drain = try TestUsers.run(as: TestUsers.host, "host-drain", ["--dir", queue], in: scratch)
+        #expect(drain.status == 0, "\(drain.stderr)")
+        #expect(Set(try ShareQueueTests.ids(in: drain.stdout)).isSuperset(of: ids))
+    }
+
+    @Test("An empty pending file a member made that other producers cannot append to is moved aside by the next drain: producers go on",
+          .enabled(if: TestUsers.canRun, TestUsers.skipReason),
+          arguments: [("umask 077 && : > pending.log", 77), ("umask 007 && : > pending.log && ln pending.log mine", 78)])
+    func membersEmptyPendingIsRepaired(_ plant: String, _ refusal: Int32) throws {
+        guard TestUsers.require() else { return }
+        let scratch = TemporaryDirectory()
+        let queue = try sharedQueue(scratch)
+        #expect(try TestUsers.run(as: TestUsers.producer, "share-append", ["--dir", queue, "first"], in: scratch).status == 0)
+        #expect(try TestUsers.run(as: TestUsers.host, "host-drain", ["--dir", queue], in: scratch).status == 0)
+        try asSecondProducer("cd '\(queue)' && \(plant)", scratch)
+        let refused = try TestUsers.run(as: TestUsers.producer, "share-append", ["--dir", queue, "refused"], in: scratch)
+        #expect(refused.status == refusal, "\(refused.stderr)")
+        let drain = try TestUsers.run(as: TestUsers.host, "host-drain", ["--dir", queue], in: scratch)
+        #expect(drain.status == 0, "\(drain.stderr)")
+        #expect(drain.stderr.contains(queue + "/pending.log is empty and"), "\(drain.stderr)")
+        let appended = try TestUsers.run(as: TestUsers.producer, "share-append", ["--dir", queue, "second"], in: scratch)
+        #expect(appended.status == 0, "\(appended.stderr)")
+        let last = try TestUsers.run(as: TestUsers.host, "host-drain", ["--dir", queue], in: scratch)
+        #expect(try ShareQueueTests.ids(in: last.stdout) == appended.lines, "\(last.stderr)")
+    }
+
+    @Test("An attachments or keys folder a member put in place that other producers cannot write is moved aside by the next drain: producers go on",
+          .enabled(if: TestUsers.canRun, TestUsers.skipReason),
+          arguments: ["attachments", "keys"], ["0700", "0500"])
+    func membersFolderIsRepaired(_ folder: String, _ mode: String) throws {
+        guard TestUsers.require() else { return }
+        let scratch = TemporaryDirectory()
+        let queue = try sharedQueue(scratch)
+        let note = scratch.file("note.txt")
+        try Data("a note".utf8).write(to: URL(fileURLWithPath: note))
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: note)
+        let arguments = ["--dir", queue, "--attach", note, "--key", "k", "--if-changed", "text"]
+        let first = try TestUsers.run(as: TestUsers.producer, "share-append", arguments, in: scratch)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(try TestUsers.run(as: TestUsers.host, "host-drain", ["--dir", queue], in: scratch).status == 0)
+        try asSecondProducer("cd '\(queue)' && mv \(folder) real-\(folder) && mkdir \(folder) && chmod \(mode) \(folder)", scratch)
+        let refused = try TestUsers.run(as: TestUsers.producer, "share-append", arguments + ["changed"], in: scratch)
+        #expect(refused.status == 77, "\(refused.stderr)")
+        let drain = try TestUsers.run(as: TestUsers.host, "host-drain", ["--dir", queue], in: scratch)
+        #expect(drain.status == 0, "\(drain.stderr)")
+        #expect(drain.stderr.contains(queue + "/" + folder + " "), "\(drain.stderr)")
+        let appended = try TestUsers.run(as: TestUsers.producer, "share-append", arguments + ["changed again"], in: scratch)
+        #expect(appended.status == 0, "\(appended.stderr)")
+        let last = try TestUsers.run(as: TestUsers.host, "host-drain", ["--dir", queue], in: scratch)
+        #expect(try ShareQueueTests.ids(in: last.stdout) == appended.lines, "\(last.stderr)")
+    }
+
+    @Test("A member holding drain.lock with a shared lock: the drain says a shared lock holds it, whose, and what to do",
+          .enabled(if: TestUsers.canRun, TestUsers.skipReason))
+    func membersSharedDrainLock() throws {
+        guard TestUsers.require() else { return }
+        let scratch = TemporaryDirectory()
+        let queue = try sharedQueue(scratch)
+        #expect(try TestUsers.run(as: TestUsers.producer, "share-append", ["--dir", queue, "first"], in: scratch).status == 0)
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        holder.arguments = ["--reuid=\(TestUsers.secondProducer)", "--regid=nogroup", "--init-groups", "/usr/bin/flock", "-s", queue + "/drain.lock", "sleep", "5"]
+        try holder.run()
+        defer { holder.terminate(); holder.waitUntilExit() }
+        var drain = try TestUsers.run(as: TestUsers.host, "host-drain", ["--dir", queue, "--wait", "0"], in: scratch)
+        for _ in 0..<50 where drain.status == 0 {
+            // Until the holder has its lock.
+            usleep(100_000)
+            drain = try TestUsers.run(as: TestUsers.host, "host-drain", ["--dir", queue, "--wait", "0"], in: scratch)
+        }
+        #expect(drain.status == 75, "\(drain.stderr)")
+        #expect(drain.stderr.contains("holds a shared lock on it, which no ShareQueue tool takes"), "\(drain.stderr)")
+        #expect(drain.stderr.contains("of user \(TestUsers.uid(TestUsers.secondProducer))"), "\(drain.stderr)")
+        #expect(!drain.stderr.contains("cannot name"), "\(drain.stderr)")
     }
 }

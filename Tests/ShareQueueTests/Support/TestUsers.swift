@@ -51,8 +51,9 @@ enum TestUsers {
     /// Runs one of the tools as `user` (root when nil), with its groups and the
     /// umask given, so that nothing the files get comes from the test's own settings.
     static func run(as user: String?, _ tool: String, _ arguments: [String], umask: String = "077",
-                    stdin: String? = nil, in scratch: TemporaryDirectory) throws -> ProcessResult {
-        let program = [tools + "/" + tool] + arguments
+                    environment: [String: String] = [:], stdin: String? = nil, in scratch: TemporaryDirectory) throws -> ProcessResult {
+        let settings = environment.isEmpty ? [] : ["/usr/bin/env"] + environment.map { "\($0.key)=\($0.value)" }
+        let program = settings + [tools + "/" + tool] + arguments
         let shell = ["/bin/sh", "-c", "umask \(umask); exec \"$@\"", "sh"] + program
         guard let user else { return try ShareQueueTests.run(shell[0], Array(shell.dropFirst()), stdin: stdin, in: scratch) }
         return try ShareQueueTests.run("/usr/bin/setpriv", ["--reuid=\(user)", "--regid=nogroup", "--init-groups"] + shell, stdin: stdin, in: scratch)
