@@ -60,7 +60,7 @@ extension DrainRun {
     private mutating func offer<Sink: DrainSink>(_ records: ArraySlice<DrainedRecord>, into sink: inout Sink) throws -> [DeliveryStep] {
         try mutatedCheckpoint(before: records.last!.end)
         do {
-            try sink.deliver(DrainBatch(records: Array(records), end: records.last!.end))
+            try sink.deliver(DrainBatch(records: Array(records), end: positionForSink(ending: records.last!.end)))
         } catch let refusal as RecordRefusal where options.shouldStop?() != true {
             return try settle(records, refusing: refusal)
         } catch let error where sink.failuresAreRefusals && !(error is ShareQueueError) && options.shouldStop?() != true {
@@ -85,7 +85,7 @@ extension DrainRun {
         var refusedByID: [ByteKey: RecordRefusal.Refused] = [:]
         for refused in refusal.refused where refusedByID[ByteKey(refused.id)] == nil { refusedByID[ByteKey(refused.id)] = refused }
         var accepted: [DrainedRecord] = []
-        var final: [DeadLetters.Letter] = []
+        var final: [(DeadLetters.Letter, warning: String)] = []
         var counted: (index: Int, reason: String)?
         // Read once, and only if a refusal is counted: a record refused for the last
         // time is set aside in this pass, so that the rest are not offered once for each.
@@ -97,8 +97,8 @@ extension DrainRun {
             }
             let quotedID = DeadLetters.quoted(refused.id)
             if refused.isFinal {
-                final.append(DeadLetters.Letter(record: records[index], attempts: 1, error: refused.reason))
-                drainer.warn("record \(quotedID) was refused for good; moved it to the dead letters: \(refused.reason)")
+                final.append((DeadLetters.Letter(record: records[index], attempts: 1, error: refused.reason),
+                              "record \(quotedID) was refused for good; moved it to the dead letters: \(refused.reason)"))
                 continue
             }
             if attempts == nil { attempts = try DeadLetters(directory: directory, warn: drainer.warn).attempts().counts }
@@ -107,15 +107,15 @@ extension DrainRun {
                 counted = (index, refused.reason)
                 break
             }
-            final.append(DeadLetters.Letter(record: records[index], attempts: count, error: refused.reason))
-            drainer.warn("record \(quotedID) was refused \(count) times; moved it to the dead letters: \(refused.reason)")
+            final.append((DeadLetters.Letter(record: records[index], attempts: count, error: refused.reason),
+                          "record \(quotedID) was refused \(count) times; moved it to the dead letters: \(refused.reason)"))
         }
         guard !final.isEmpty || counted != nil else {
             throw ShareQueueError(.tryAgain, "the sink refused records that are not in the batch: \(refusal)", underlying: refusal)
         }
-        // Set aside before the others are delivered: a sink that stores its position
-        // past a refused record must find that record already in the dead letters.
-        try deadLetter(final)
+        // Written at the commit that passes them, once the others are delivered: if they are not, these stay
+        // queued with them. A sink that stores its position is given none past them (`positionForSink`).
+        for (letter, warning) in final { deadLetter(letter, warning: warning) }
         var steps: [DeliveryStep] = []
         if !accepted.isEmpty { steps.append(.offer(accepted[...])) }
         let settled = counted.map { records[records.startIndex..<$0.index] } ?? records
@@ -152,7 +152,10 @@ extension DrainRun {
         while count < uncommitted.count && uncommitted[count].end <= position { count += 1 }
         let done = uncommitted[firstUncommitted..<count]
         guard !done.isEmpty else { return }
+        // The letters first: a drain killed between the two finds them written and adds none again (§13).
+        try writeLetters(upTo: position)
         try checkpoint.write(position)
+        committedPosition = position
         CrashPoint.reached(.drainCheckpointed)
         for item in done {
             switch item {

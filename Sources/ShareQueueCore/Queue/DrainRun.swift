@@ -13,6 +13,11 @@ struct DrainRun {
     var firstUncommitted = 0
     /// Records dead-lettered in this batch, whose attachments must stay.
     var deadLettered: Set<ByteKey> = []
+    /// Dead letters waiting for the commit that passes their records, each with the warning that says so:
+    /// a record becomes a dead letter only when its batch is settled, so never while it is still queued.
+    var lettersAtCommit: [(letter: DeadLetters.Letter, warning: String)] = []
+    /// The position the checkpoint last recorded in this run, or the one the run began from.
+    var committedPosition: DrainPosition
     /// The SHA-256 digests of the records the dead-letter file holds, read when this drain first sets one aside.
     var knownDeadLetters: Set<DeadLetters.StoredDigest>?
     /// Where the newest record of each key ends, with `coalesceKeys`; keys as bytes.
@@ -38,6 +43,7 @@ struct DrainRun {
         self.drainer = drainer
         self.checkpoint = checkpoint
         self.buildRecords = buildRecords
+        committedPosition = checkpoint.position
     }
 
     var budgetLeft: Int { options.maxRecords.map { $0 - summary.delivered } ?? Int.max }
@@ -75,6 +81,7 @@ struct DrainRun {
             }
             try findNewestOfEachKey()
         }
+        committedPosition = position
         // No segment is below a plausible position: every one is read, none skipped.
         for sequence in segments {
             let start = sequence == position.segment ? position.offset : 0

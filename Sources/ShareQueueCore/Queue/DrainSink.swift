@@ -85,7 +85,11 @@ public struct DrainBatch: Sendable {
     /// The records, in queue order.
     public let records: [DrainedRecord]
     /// The position just after the batch; a sink that stores it with the
-    /// records returns it from ``DrainSink/deliveredPosition()``.
+    /// records returns it from ``DrainSink/deliveredPosition()``. When the drain
+    /// has yet to make records among them dead letters (refused ones, which it
+    /// writes at the commit after the batch), the position just before the first
+    /// of those, so that a stored position never passes a record that is neither
+    /// delivered nor a dead letter.
     public let end: DrainPosition
 }
 
