@@ -224,11 +224,12 @@ public enum HostDrainTool {
         let rows = try store.map { path throws(ShareQueueError) in try StoreSink.rowCount(path: path) }
         var inspector = QueueInspector(directory: directory)
         inspector.warn = tool.warn
-        let status = try inspector.status()
+        // One reading of the clock judges the dates and measures the ages.
+        let now = Host.millisecondsSince1970()
+        let status = try inspector.status(atMilliseconds: now)
         var text: String
         if prometheus {
-            text = QueueMetrics(queue: FileSystem.absoluteBytes(directory.path), status: status,
-                                nowMilliseconds: Host.millisecondsSince1970(), storeRows: rows).text
+            text = QueueMetrics(queue: FileSystem.absoluteBytes(directory.path), status: status, nowMilliseconds: now, storeRows: rows).text
         } else if json {
             var object: JSONMembers<JSONValue> = [
                 "directory": .string(directory.path),

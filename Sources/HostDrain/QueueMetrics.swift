@@ -61,7 +61,8 @@ struct QueueMetrics {
     /// (a producer may write any string there), so that no made-up age is shown.
     private var oldestPendingAgeMilliseconds: Int64? {
         guard let oldest = status.oldest else { return 0 }
-        guard let date = DateInstant(oldest).millisecondsSince1970 else { return nil }
+        // Judged as the status judged it, with the same reading of the clock: a date from the future is none.
+        guard let date = DateInstant(oldest).asRead(at: DateInstant(millisecondsSince1970: nowMilliseconds)).millisecondsSince1970 else { return nil }
         // A producer's clock ahead of the host's is not a negative wait.
         return max(0, nowMilliseconds - date)
     }

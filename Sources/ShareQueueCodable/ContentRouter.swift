@@ -19,7 +19,8 @@ import ShareQueueCore
 /// A record of a handled kind that does not decode is refused and becomes a
 /// dead letter after `maxAttempts` drains. A record of a kind no handler takes
 /// is treated as ``otherwise`` says: by default it is set aside as a dead letter
-/// at once, counted in ``setAside``, and comes back with `requeueDeadLetters()`
+/// when the batch commits (a handler that throws leaves it queued with the batch),
+/// counted in ``setAside``, and comes back with `requeueDeadLetters()`
 /// once the host has a handler for it.
 public struct ContentRouter: DrainSink, Sendable {
     private var routes: [Record.Kind: any Route] = [:]
@@ -30,7 +31,8 @@ public struct ContentRouter: DrainSink, Sendable {
     public var otherwise: OtherKindPolicy = .setAside
 
     /// How many records of each unhandled kind this router has set aside as
-    /// dead letters; empty after a drain that met none.
+    /// dead letters; empty after a drain that met none. Counted when the router
+    /// refuses them, so a batch whose handler then threw counts them too.
     public private(set) var setAside: [Record.Kind: Int] = [:]
 
     /// A router with no handlers, which sets every record aside until given some.

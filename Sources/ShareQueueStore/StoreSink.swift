@@ -6,7 +6,8 @@ import ShareQueueSystem
 /// resumes from the stored position, so however often a drain is killed every
 /// record lands in `records` once. Records that share a key also update
 /// `latest`, which keeps the newest of each: the latest instant its date
-/// denotes (see `DateInstant`), then the latest appended.
+/// denotes as read when it was stored, at its `ingested_at` (see
+/// `DateInstant.asRead(at:)`), then the latest appended.
 package struct StoreSink: DrainSink {
     private let database: SQLiteDatabase
     private let insertRecord: SQLiteStatement
@@ -38,7 +39,10 @@ package struct StoreSink: DrainSink {
             ON CONFLICT(key) DO UPDATE SET id = excluded.id, date = excluded.date, kind = excluded.kind,
                 text = excluded.text, json = excluded.json
             """)
-        latestDate = try database.prepare("SELECT date FROM latest WHERE key = ?")
+        // The stored latest is judged as it was when stored: against its own `ingested_at`.
+        latestDate = try database.prepare("""
+            SELECT latest.date, records.ingested_at FROM latest LEFT JOIN records ON records.id = latest.id WHERE latest.key = ?
+            """)
         savePosition = try database.prepare("""
             INSERT INTO drain_position (queue, segment, offset, updated_at) VALUES (?, ?, ?, ?)
             ON CONFLICT(queue) DO UPDATE SET segment = excluded.segment, offset = excluded.offset, updated_at = excluded.updated_at
@@ -49,7 +53,9 @@ package struct StoreSink: DrainSink {
     }
 
     package mutating func deliver(_ batch: DrainBatch) throws {
-        let now = Timestamp.now()
+        let milliseconds = Host.millisecondsSince1970()
+        let now = Timestamp.format(millisecondsSince1970: milliseconds)
+        let readAt = DateInstant(millisecondsSince1970: milliseconds)
         if Mutant.active == .storePositionFirst { try database.transaction { () throws(ShareQueueError) in try saveEnd(of: batch, at: now) } }
         try database.transaction { () throws(ShareQueueError) in
             let schema = try StoreSchema.changeCount(of: database)
@@ -67,9 +73,10 @@ package struct StoreSink: DrainSink {
                         .span(row.attachments?.indices), .span(row.extra?.indices), .text(now))
                     // A record seen before (the same id) changes nothing, not even `latest`.
                     guard database.changes > 0, let key = row.key else { return }
-                    // Newest by the instant the date denotes, as --coalesce decides; ties go to the later record.
-                    let date = String(decoding: row.date, as: UTF8.self)
-                    if let stored = try latestDate.allText(.bytes(key)).first, DateInstant(date) < DateInstant(stored) { return }
+                    // Newest by the instant the date denotes as read when stored, as --coalesce decides;
+                    // ties go to the later record.
+                    let date = DateInstant(String(decoding: row.date, as: UTF8.self)).asRead(at: readAt)
+                    if let stored = try latestDate.rows(.bytes(key), columns: 2).first, date < Self.instant(ofLatest: stored, readAt: readAt) { return }
                     try updateLatest.run(
                         reading: bytes, .span(key.indices), .span(row.id.indices), .span(row.date.indices), .span(row.kind.indices),
                         .span(row.text?.indices), .span(row.json?.indices))
@@ -78,6 +85,13 @@ package struct StoreSink: DrainSink {
             if Mutant.active != .storePositionFirst { try saveEnd(of: batch, at: now) }
         }
         Self.traceCommitted(batch)
+    }
+
+    /// The instant the row of `latest` (its `date` and its record's `ingested_at`) counts as:
+    /// its date as read when it was stored, or as read now if its record is gone from `records`.
+    private static func instant(ofLatest row: [String?], readAt: DateInstant) -> DateInstant {
+        let ingested = row[1].map(DateInstant.init).flatMap { $0.isParsed ? $0 : nil } ?? readAt
+        return DateInstant(row[0] ?? "").asRead(at: ingested)
     }
 
     /// Saves the position after `batch`, inside the transaction of its rows, or,

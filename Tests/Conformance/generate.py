@@ -543,6 +543,14 @@ case("coalesce-newest-instant-keys", "Format.md 12.2, drained with --coalesce: d
          keyed(127, "year 0", "0000-03-01T00:00:00.0000000000000000000001Z", "newest: 22 fraction digits, all compared"),
      ])}), options=["--coalesce"])
 
+case("coalesce-future-date", "Format.md 12.2, drained with --coalesce: a date more than 5 minutes after the moment the drain reads it counts as a date that does not parse, so a record dated 9999 is older than the key's next record with a date that counts, and of two such, the one appended last is newest.",
+     queue({"pending.log": b"".join(frame(p) for p in [
+         keyed(130, "wallpaper", "9999-12-31T23:59:59.999Z", "older: dated in the future"),
+         keyed(131, "wallpaper", DATE, "newest: dated before the drain"),
+         keyed(132, "ahead", "9999-12-31T00:00:00.000Z", "older: from the future, so no date, appended first"),
+         keyed(133, "ahead", "not a date", "newest: no date either, appended last"),
+     ])}), options=["--coalesce"])
+
 
 def main():
     for name, about, files, options in CASES:

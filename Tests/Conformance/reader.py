@@ -22,6 +22,7 @@ import re
 import stat
 import struct
 import sys
+import time
 
 HEADER = b"\xffSQR"
 END = b"\xffEND"
@@ -575,9 +576,25 @@ def instant(date):
     return (seconds, fraction.ljust(40, "0"))
 
 
-def newer_or_equal(a, b):
-    """Whether date `a` (appended later) is at least as new as `b`."""
-    ia, ib = instant(a), instant(b)
+# A date more than this many seconds after the moment it is read counts as one that does not parse.
+LEAD = 300
+
+
+def clock():
+    """The reading of this machine's clock, as `instant` gives an instant."""
+    ms = time.time_ns() // 1_000_000
+    return (instant("1970-01-01T00:00:00Z")[0] + ms // 1000, ("%03d" % (ms % 1000)).rstrip("0").ljust(40, "0"))
+
+
+def as_read(date, now):
+    """The instant of `date` as "newest" counts it when read at `now`: None when it does not parse or lies ahead."""
+    i = instant(date)
+    return None if i is None or i > (now[0] + LEAD, now[1]) else i
+
+
+def newer_or_equal(a, b, now):
+    """Whether date `a` (appended later) is at least as new as `b`, both read at `now`."""
+    ia, ib = as_read(a, now), as_read(b, now)
     if ia is None:
         return ib is None
     return ib is None or ia >= ib
@@ -631,10 +648,11 @@ def drain(queue, coalesce=False, max_attachment=MAX_ATTACHMENT, batch_size=BATCH
 
     newest = {}
     if coalesce:
+        now = clock()  # one reading for every record, as a drain reads them
         for item in items:
             if item[1] == "record" and isinstance(item[5].get("key"), str):
                 key = item[5]["key"].encode("utf-8", "surrogatepass")
-                if key not in newest or newer_or_equal(item[5]["date"], newest[key][1]):
+                if key not in newest or newer_or_equal(item[5]["date"], newest[key][1], now):
                     newest[key] = ((item[0], item[2]), item[5]["date"])  # known by its place, not its id
 
     delivered, set_aside = [], []

@@ -1,12 +1,17 @@
+import ShareQueueSystem
+
 /// With `coalesceKeys`: which record of each key is the one to deliver.
 extension DrainRun {
     /// Reads the sealed segments, without changing them, to learn the newest
-    /// record of each key: the latest instant its date denotes (see `DateInstant`),
-    /// and of equal instants the last appended.
+    /// record of each key: the latest instant its date denotes as read now (see
+    /// `DateInstant.asRead(at:)`: one from the future counts as none), and of equal
+    /// instants the last appended.
     mutating func findNewestOfEachKey() throws {
         // Known by where it ends, not by its id, which any producer can give two records.
         var newest: [ByteKey: (instant: DateInstant, end: DrainPosition, files: [String])] = [:]
         let store = attachments, options = options, checked = checkedFiles
+        // One reading of the clock for the whole look, so that every record is judged alike.
+        let now = DateInstant(millisecondsSince1970: Host.millisecondsSince1970())
         try QueueInspector(directory: directory).forEachPending(includingUnsealed: false) { drained in
             guard let key = drained.key.map(ByteKey.init) else { return }
             // Only a record that will itself be delivered may supersede others; one whose attachments
@@ -17,7 +22,7 @@ extension DrainRun {
                       try (record.attachments ?? []).allSatisfy({ attachment throws(ShareQueueError) in try store.problem(with: attachment, checked: checked) == nil }) else { return }
                 files = record.attachments?.map(\.file) ?? []
             }
-            let instant = DateInstant(drained.dateText)
+            let instant = DateInstant(drained.dateText).asRead(at: now)
             if let current = newest[key], instant < current.instant { return }
             newest[key] = (instant, drained.end, files)
         }

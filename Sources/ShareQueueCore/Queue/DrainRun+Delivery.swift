@@ -86,7 +86,7 @@ extension DrainRun {
         try mutatedCheckpoint(before: records.last!.end)
         do {
             // Behind a held record, a sink that stores its position must store the checkpoint's, not one past that record.
-            try sink.deliver(DrainBatch(records: Array(records), end: held.checkpoint ?? records.last!.end))
+            try sink.deliver(DrainBatch(records: Array(records), end: held.checkpoint ?? positionForSink(ending: records.last!.end)))
         } catch let refusal as RecordRefusal where options.shouldStop?() != true {
             return try settle(records, refusing: refusal)
         } catch let error where sink.failuresAreRefusals && !(error is ShareQueueError) && options.shouldStop?() != true {
@@ -103,16 +103,15 @@ extension DrainRun {
         return []
     }
 
-    /// Settles records the sink took in part: sets aside at once those it refused for
-    /// good, and returns, in queue order, offers of the others and a count for each
-    /// record it refused that is not final.
+    /// Settles records the sink took in part: makes those it refused for good dead letters
+    /// (written at the commit that passes them), and returns, in queue order, offers of the
+    /// others, commits, and a count for each record it refused that is not final.
     /// - Returns: the steps that follow: offering, committing, counting.
     mutating func settle(_ records: ArraySlice<DrainedRecord>, refusing refusal: RecordRefusal) throws -> [DeliveryStep] {
         var refusedByID: [ByteKey: RecordRefusal.Refused] = [:]
         for refused in refusal.refused where refusedByID[ByteKey(refused.id)] == nil { refusedByID[ByteKey(refused.id)] = refused }
         var steps: [DeliveryStep] = []
         var accepted: [DrainedRecord] = []
-        var final: [DeadLetters.Letter] = []
         for record in records {
             guard let refused = refusedByID[ByteKey(record.id)] else {
                 accepted.append(record)
@@ -121,8 +120,9 @@ extension DrainRun {
             if !accepted.isEmpty { steps.append(.offer(accepted[...])) }
             accepted = []
             if refused.isFinal {
-                final.append(DeadLetters.Letter(record: record, attempts: 1, error: refused.reason))
-                drainer.warn("record \(DeadLetters.quoted(refused.id)) was refused for good; moved it to the dead letters: \(refused.reason)")
+                // Written at the commit that passes it, once the records before it are delivered (see `deadLetter(_:warning:)`).
+                deadLetter(DeadLetters.Letter(record: record, attempts: 1, error: refused.reason),
+                           warning: "record \(DeadLetters.quoted(refused.id)) was refused for good; moved it to the dead letters: \(refused.reason)")
                 steps.append(.commit(record.end))
             } else {
                 steps.append(.countRefusal(record, reason: RefusalReason(recorded: refused.reason, shown: refused.reason)))
@@ -132,9 +132,6 @@ extension DrainRun {
             throw ShareQueueError(.tryAgain, "the sink refused records that are not in the batch: \(refusal)", underlying: refusal)
         }
         if !accepted.isEmpty { steps.append(.offer(accepted[...])) }
-        // Set aside before the others are delivered: a sink that stores its position
-        // past a refused record must find that record already in the dead letters.
-        try deadLetter(final)
         return steps
     }
 
@@ -167,6 +164,8 @@ extension DrainRun {
         let done = uncommitted[firstUncommitted..<count]
         guard !done.isEmpty else { return }
         if held.isEmpty {
+            // The letters first: a drain killed between the two finds them written and adds none again (§13).
+            try writeLetters(upTo: position)
             try checkpoint.write(position)
             committedPosition = position
             CrashPoint.reached(.drainCheckpointed)

@@ -6,8 +6,8 @@ extension DrainRun {
         let key = ByteKey(drained.id)
         let count = (try attempts()[key] ?? 0) + 1
         if count >= options.maxAttempts {
-            try deadLetter([DeadLetters.Letter(record: drained, attempts: count, error: reason.recorded)])
-            drainer.warn("record \(DeadLetters.quoted(drained.id)) was refused \(count) times; moved it to the dead letters: \(reason.shown)")
+            deadLetter(DeadLetters.Letter(record: drained, attempts: count, error: reason.recorded),
+                       warning: "record \(DeadLetters.quoted(drained.id)) was refused \(count) times; moved it to the dead letters: \(reason.shown)")
             try commit(upTo: drained.end)
             return
         }
@@ -37,26 +37,47 @@ extension DrainRun {
         attemptsChanged = false
     }
 
-    /// Moves records to the dead-letter file in one write, skipping any that a
-    /// drain which died before its checkpoint had already moved there, or that
-    /// another of `letters` holds byte for byte; counts those it writes.
-    mutating func deadLetter(_ letters: [DeadLetters.Letter]) throws {
+    /// Makes a record a dead letter at the commit that passes it (see ``writeLetters(upTo:)``), not
+    /// before: if its batch is not settled, the record stays queued and is no dead letter.
+    /// - Parameters:
+    ///   - letter: The record, and why.
+    ///   - warning: What the drain says once the letter is written.
+    mutating func deadLetter(_ letter: DeadLetters.Letter, warning: String) {
+        lettersAtCommit.append((letter, warning))
+        deadLettered.insert(ByteKey(letter.record.id))
+        // A dead letter names its files until it is put back: the queue's copies stay.
+        if letter.record.hasAttachments { letter.record.record.attachments?.forEach { filesOfDeadLetters.insert(ByteKey($0.file)) } }
+    }
+
+    /// Writes the dead letters of the records before `position` in one write, just before
+    /// the checkpoint passes them, skipping any that a drain which died before its checkpoint
+    /// had already written, or that another letter holds byte for byte; counts those it writes.
+    mutating func writeLetters(upTo position: DrainPosition) throws {
+        let due = lettersAtCommit.filter { $0.letter.record.end <= position }
+        guard !due.isEmpty else { return }
         let file = DeadLetters(directory: directory, warn: drainer.warn)
         if knownDeadLetters == nil { knownDeadLetters = try file.storedRecordDigests(options: options) }
         var new: [DeadLetters.Letter] = []
         var digests: Set<DeadLetters.StoredDigest> = []
-        for letter in letters {
+        for (letter, _) in due {
             let digest = DeadLetters.StoredDigest(letter.record.storedJSON)
             if !knownDeadLetters!.contains(digest) && digests.insert(digest).inserted { new.append(letter) }
         }
         try file.add(new)
         knownDeadLetters!.formUnion(digests)
-        for letter in letters {
-            deadLettered.insert(ByteKey(letter.record.id))
-            // A dead letter names its files until it is put back: the queue's copies stay.
-            if letter.record.hasAttachments { letter.record.record.attachments?.forEach { filesOfDeadLetters.insert(ByteKey($0.file)) } }
-        }
+        lettersAtCommit.removeAll { $0.letter.record.end <= position }
+        for (_, warning) in due { drainer.warn(warning) }
         summary.deadLettered += new.count
+    }
+
+    /// The position a sink may store with records ending at `end`: never past a record still
+    /// waiting for its dead letter, which a sink resuming from its own position would skip for
+    /// good if the drain stopped before writing the letter. So: the position just before the
+    /// first such record (the end of the item before it, or of the last commit), or `end`.
+    func positionForSink(ending end: DrainPosition) -> DrainPosition {
+        guard let first = lettersAtCommit.lazy.map(\.letter.record.end).filter({ $0 <= end }).min() else { return end }
+        guard let index = uncommitted.firstIndex(where: { $0.end == first }), index > 0 else { return committedPosition }
+        return uncommitted[index - 1].end
     }
 
     /// Forgets the refusals counted for the records among `items`, now delivered;

@@ -158,11 +158,11 @@ extension DrainRun {
     }
 
     /// A record whose attachments a drain does not read (see ``AttachmentStore/unread(_:options:)``): moved to the dead
-    /// letters before the records around it are delivered, without reading its files. A drain killed
-    /// before its checkpoint passes the record finds its letter already written (§13) and adds none.
+    /// letters, without reading its files, at the commit that passes it. A drain killed after the letter
+    /// is written and before its checkpoint finds the letter already there (§13) and adds none.
     private mutating func deadLetterUnread(_ drained: DrainedRecord, _ reason: String) throws -> BatchItem {
-        try deadLetter([DeadLetters.Letter(record: drained, attempts: 0, error: reason)])
-        drainer.warn("record \(DeadLetters.quoted(drained.id)) moved to the dead letters unread: \(reason)")
+        deadLetter(DeadLetters.Letter(record: drained, attempts: 0, error: reason),
+                   warning: "record \(DeadLetters.quoted(drained.id)) moved to the dead letters unread: \(reason)")
         return .deadLettered(drained)
     }
 }

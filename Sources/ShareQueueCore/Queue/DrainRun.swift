@@ -13,6 +13,12 @@ struct DrainRun {
     var firstUncommitted = 0
     /// Records dead-lettered in this batch, whose attachments must stay.
     var deadLettered: Set<ByteKey> = []
+    /// Dead letters waiting for the commit that passes their records, each with the warning that says so:
+    /// a record becomes a dead letter only when its batch is settled, so never while it is still queued.
+    var lettersAtCommit: [(letter: DeadLetters.Letter, warning: String)] = []
+    /// The position the checkpoint last recorded in this run, or the one the run began from:
+    /// it moves no further once a refused record is held.
+    var committedPosition: DrainPosition
     /// The SHA-256 digests of the records the dead-letter file holds, read when this drain first sets one aside.
     var knownDeadLetters: Set<DeadLetters.StoredDigest>?
     /// Where the newest record of each key ends, with `coalesceKeys`; keys as bytes.
@@ -37,8 +43,6 @@ struct DrainRun {
     /// The records this drain's sink refused and that stay queued: from the first of them on the
     /// checkpoint stays where it is for the rest of the run, though the records after it are delivered.
     var held = HeldRefusals()
-    /// Where the checkpoint is: it moves no further once a refused record is held.
-    var committedPosition = DrainPosition.start
     var directory: QueueDirectory { drainer.directory }
     var options: DrainOptions { drainer.options }
     var attachments: AttachmentStore { AttachmentStore(directory: directory) }
@@ -47,6 +51,7 @@ struct DrainRun {
         self.drainer = drainer
         self.checkpoint = checkpoint
         self.buildRecords = buildRecords
+        committedPosition = checkpoint.position
     }
 
     var budgetLeft: Int { options.maxRecords.map { $0 - summary.delivered } ?? Int.max }

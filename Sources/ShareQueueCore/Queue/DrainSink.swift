@@ -85,9 +85,12 @@ public struct DrainBatch: Sendable {
     /// The records, in queue order.
     public let records: [DrainedRecord]
     /// The position up to which everything is delivered or set aside: just after the
-    /// batch, or, while a record before it that the sink refused stays queued, just before
-    /// that record (the checkpoint's). A sink that stores it with the records returns it
-    /// from ``DrainSink/deliveredPosition()``.
+    /// batch; or, while a record before it that the sink refused stays queued, just before
+    /// that record (the checkpoint's); or, when the drain has yet to make records among
+    /// them dead letters (which it writes at the commit after the batch), just before the
+    /// first of those. So a stored position never passes a record that is neither delivered
+    /// nor a dead letter. A sink that stores it with the records returns it from
+    /// ``DrainSink/deliveredPosition()``.
     public let end: DrainPosition
 }
 

@@ -7,8 +7,9 @@ public struct QueueStatus: Sendable, Equatable {
     /// Bytes of segment files not yet delivered, frames included.
     public var pendingBytes: Int64 = 0
     /// The earliest `date` among the pending records, as written; the first record's when
-    /// no date is a time (Format.md §12.2). A date is its producer's word, so a record with
-    /// a date far ahead, or with none, cannot hide how long the others have waited.
+    /// no date is a time, or none but one more than 5 minutes ahead of the clock that read
+    /// it (Format.md §12.2). A date is its producer's word, so a record with a date far
+    /// ahead, or with none, cannot hide how long the others have waited.
     public var oldest: String? = nil
     /// Entries in the quarantine file.
     public var quarantined = 0
@@ -76,6 +77,12 @@ public struct QueueInspector: Sendable {
     ///   drain last recorded progress.
     /// - Throws: `.ioError` when the queue cannot be read.
     public func status() throws(ShareQueueError) -> QueueStatus {
+        try status(atMilliseconds: Host.millisecondsSince1970())
+    }
+
+    /// ``status()`` with dates read at `nowMilliseconds` since 1970, so that one who reports
+    /// ages judges the dates with the same reading of the clock (see `DateInstant.asRead(at:)`).
+    package func status(atMilliseconds nowMilliseconds: Int64) throws(ShareQueueError) -> QueueStatus {
         var setAside: Set<String> = []
         for name in QueueLayout.drainsOwnFiles {
             guard let foreign = try directory.foreignFileToRead(name) else { continue }
@@ -85,7 +92,7 @@ public struct QueueInspector: Sendable {
         for name in QueueLayout.folders {
             if let folder = try directory.status(of: name), !folder.isDirectory { notRead(name, "is not a directory") }
         }
-        var status = try walk(includingUnsealed: true) { _ in }
+        var status = try walk(includingUnsealed: true, now: DateInstant(millisecondsSince1970: nowMilliseconds)) { _ in }
         let quarantine = Quarantine(directory: directory)
         let readsQuarantine = !setAside.contains(QueueLayout.quarantine)
         status.quarantined = try quarantine.count(readingFile: readsQuarantine)
@@ -107,7 +114,10 @@ public struct QueueInspector: Sendable {
         warn("\(directory.path(of: name)) \(problem); nothing in it is counted: a drain sets such a file aside unread")
     }
 
-    private func walk(includingUnsealed: Bool, passingOverForeign: Bool = true, _ visit: (DrainedRecord) throws -> Void) throws(ShareQueueError) -> QueueStatus {
+    /// Visits the pending records and counts them, their dates read at `now` (by default
+    /// as they are, for a walk whose count nobody reads).
+    private func walk(includingUnsealed: Bool, passingOverForeign: Bool = true, now: DateInstant = .unparsed,
+                      _ visit: (DrainedRecord) throws -> Void) throws(ShareQueueError) -> QueueStatus {
         var status = QueueStatus()
         var earliest = DateInstant.unparsed
         let segments = try segmentsToRead()
@@ -142,7 +152,7 @@ public struct QueueInspector: Sendable {
                     status.pending += 1
                     // The earliest date that parses, not the first record's: a record put first with a date far
                     // ahead, or with none, would otherwise hide how long every other one has waited.
-                    let instant = DateInstant(summary.date)
+                    let instant = DateInstant(summary.date).asRead(at: now)
                     if status.oldest == nil || instant.isParsed && (!earliest.isParsed || instant < earliest) {
                         status.oldest = summary.date
                         earliest = instant

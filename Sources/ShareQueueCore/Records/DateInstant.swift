@@ -13,7 +13,9 @@
 ///
 /// A date that does not parse this way is older than every date that does, and
 /// two such dates are equal: the caller's tie rule (the record appended last)
-/// decides between them.
+/// decides between them. So is a date more than ``allowedLead`` after the moment
+/// it is read (``asRead(at:)``): a producer's date is its word, and a date from
+/// the future would otherwise stay "newest" until the future came.
 ///
 /// Pure arithmetic over bytes, with no calendar and no allocation for a fraction
 /// of up to 18 digits, since it runs once per record when a drain coalesces.
@@ -41,6 +43,27 @@ package struct DateInstant: Comparable, Sendable {
         let parsed = date.utf8.withContiguousStorageIfAvailable { DateInstant(utf8: $0) }
             ?? Array(date.utf8).withUnsafeBufferPointer { DateInstant(utf8: $0) }
         self = parsed ?? .unparsed
+    }
+
+    /// How far a date may be after the clock of whoever reads it and still count:
+    /// 5 minutes, for a producer's clock a correction has since set back.
+    package static let allowedLeadSeconds: Int64 = 300
+
+    /// The instant `millisecondsSince1970` milliseconds after 1970: a clock's reading.
+    package init(millisecondsSince1970 milliseconds: Int64) {
+        // Rounded down, so that the fraction is never negative.
+        let seconds = milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
+        self.init(seconds: seconds, fraction: UInt64(milliseconds - seconds * 1000) * 1_000_000_000_000_000, finerDigits: nil)
+    }
+
+    /// The instant as "newest" and the age of what waits count it when read at `now`
+    /// (Format.md §12.2): itself, or `unparsed` when it is more than ``allowedLeadSeconds``
+    /// after `now`, so that a date from the future is older than every date that counts.
+    package func asRead(at now: DateInstant) -> DateInstant {
+        guard isParsed, now.isParsed else { return self }
+        // `seconds` of a date is at most that of 9999-12-31, so the sum cannot overflow.
+        let limit = DateInstant(seconds: now.seconds + Self.allowedLeadSeconds, fraction: now.fraction, finerDigits: now.finerDigits)
+        return limit < self ? .unparsed : self
     }
 
     /// Whether the date parsed.

@@ -98,10 +98,68 @@ struct ContentRouterTests {
         let failure = #expect(throws: ShareQueueError.self) { try QueueDrainer(directory: try directory).drain(into: &inbox) }
         #expect(failure?.kind == .tryAgain)
         #expect(failure?.underlying as? StoreOffline == StoreOffline(attempt: 7))
-        // The text record, of no handled kind, was set aside first; the checkpoint did not
-        // move past it, so the queue still offers all five (a dead letter is never requeued twice).
-        #expect(try queue.deadLetters().count == 1)
+        // The text record, of no handled kind, is not set aside: its batch was not delivered, so it stays queued with it.
+        #expect(try queue.deadLetters().isEmpty)
         #expect(try queue.drain().lines.count == 5)
+    }
+
+    struct StoreOffline: Error {}
+
+    @Test("A record a router sets aside is a dead letter only once its batch commits, and after a requeue is delivered once")
+    func setAsideAtCommit() throws {
+        let appender = try QueueAppender(directory: try directory)
+        try appender.append(link(1), source: "s")
+        let noteID = try appender.append(note(1), source: "s")
+        try appender.append(link(2), source: "s")
+        var options = DrainOptions()
+        options.waitSeconds = 5
+        let drainer = QueueDrainer(directory: try directory, options: options)
+
+        var failing = ContentRouter()
+        failing.on(PlainLink.self) { _ in throw StoreOffline() }
+        #expect(throws: ShareQueueError.self) { try drainer.drain(into: &failing) }
+        #expect(try queue.deadLetters().isEmpty)
+        var pending: [String] = []
+        try QueueInspector(directory: try directory).forEachPending { pending.append($0.id) }
+        #expect(pending.count == 3 && pending.contains(noteID))
+
+        let links = Collected<PlainLink>()
+        var working = ContentRouter()
+        working.on(PlainLink.self) { links.add($0.map(\.value)) }
+        #expect(try drainer.drain(into: &working).deadLettered == 1)
+        #expect(try queue.deadLetters().map { ($0["record"] as? [String: Any])?["id"] as? String } == [noteID])
+        #expect(links.values == [link(1), link(2)])
+        #expect(try queue.status()["deadLetters"] as? Int == 1)
+
+        #expect(try drainer.requeueDeadLetters() == 1)
+        let notes = Collected<String>()
+        var knowing = ContentRouter()
+        knowing.on(PlainLink.self) { links.add($0.map(\.value)) }
+        knowing.on(NoteV1.self) { notes.add($0.map(\.id)) }
+        #expect(try drainer.drain(into: &knowing).delivered == 1)
+        #expect(notes.values == [noteID])
+        #expect(try queue.deadLetters().isEmpty && links.values.count == 2)
+    }
+
+    @Test("A requeue after a batch whose handler threw puts nothing back: a host that learns the kind receives the record once")
+    func requeueAfterFailedBatch() throws {
+        let appender = try QueueAppender(directory: try directory)
+        try appender.append(link(1), source: "s")
+        let noteID = try appender.append(note(1), source: "s")
+        var options = DrainOptions()
+        options.waitSeconds = 5
+        let drainer = QueueDrainer(directory: try directory, options: options)
+        var failing = ContentRouter()
+        failing.on(PlainLink.self) { _ in throw StoreOffline() }
+        #expect(throws: ShareQueueError.self) { try drainer.drain(into: &failing) }
+        #expect(try drainer.requeueDeadLetters() == 0)
+        let notes = Collected<String>()
+        var knowing = ContentRouter()
+        knowing.on(PlainLink.self) { _ in }
+        knowing.on(NoteV1.self) { notes.add($0.map(\.id)) }
+        let summary = try drainer.drain(into: &knowing)
+        #expect(summary.delivered == 2 && summary.deadLettered == 0)
+        #expect(notes.values == [noteID])
     }
 
     @Test("A record of a handled kind that does not decode is refused and counted; the others are delivered")

@@ -110,6 +110,71 @@ struct NewestTests {
         #expect(try sqlite(db, "SELECT count(*) FROM records") == ["2"])
     }
 
+    /// A member's date from the future, and the date an honest producer writes: now.
+    static let future = "9999-12-31T23:59:59.999Z"
+    static func now(plusSeconds seconds: Int64 = 0) -> String { Timestamp.format(millisecondsSince1970: Int64(Date().timeIntervalSince1970 * 1000) + seconds * 1000) }
+
+    @Test("--coalesce delivers an honest record of a key appended after one dated 9999-12-31")
+    func coalesceDoesNotTrustAFutureDate() throws {
+        let queue = TestQueue()
+        try queue.appendStored([record("from the future", date: Self.future, key: "wallpaper")])
+        try queue.appendStored([record("honest", date: Self.now(), key: "wallpaper")])
+        let drain = try queue.drain(["--coalesce"])
+        #expect(drain.status == 0, "\(drain.stderr)")
+        #expect(try jsonObjects(drain.stdout).map { $0["text"] as? String } == ["honest"])
+        #expect(drain.stderr.contains("1 superseded"), "\(drain.stderr)")
+    }
+
+    @Test("A date up to 5 minutes ahead still counts under --coalesce: a clock set back by a correction")
+    func coalesceTrustsASmallLead() throws {
+        let queue = TestQueue()
+        try queue.appendStored([record("a minute ahead", date: Self.now(plusSeconds: 60))])
+        try queue.appendStored([record("now", date: Self.now())])
+        let drain = try queue.drain(["--coalesce"])
+        #expect(drain.status == 0, "\(drain.stderr)")
+        #expect(try jsonObjects(drain.stdout).map { $0["text"] as? String } == ["a minute ahead"])
+    }
+
+    @Test("The store's latest takes an honest record stored after one dated 9999-12-31, in one drain and in two")
+    func latestDoesNotTrustAFutureDate() throws {
+        let queue = TestQueue()
+        let db = queue.scratch.file("inbox.sqlite")
+        try queue.appendStored([record("from the future", date: Self.future, key: "wallpaper")])
+        try queue.appendStored([record("honest", date: Self.now(), key: "wallpaper")])
+        #expect(try queue.drain(["--store", db]).status == 0)
+        #expect(try sqlite(db, "SELECT text FROM latest WHERE key = 'wallpaper'") == ["honest"])
+
+        // Two drains: the record dated 9999 is latest until the next one of its key is stored.
+        let apart = TestQueue(in: queue.scratch, name: "apart")
+        let separate = queue.scratch.file("apart.sqlite")
+        try apart.appendStored([record("from the future", date: Self.future, key: "wallpaper")])
+        #expect(try apart.drain(["--store", separate]).status == 0)
+        #expect(try sqlite(separate, "SELECT text FROM latest WHERE key = 'wallpaper'") == ["from the future"])
+        try apart.appendStored([record("honest", date: Self.now(), key: "wallpaper")])
+        #expect(try apart.drain(["--store", separate]).status == 0)
+        #expect(try sqlite(separate, "SELECT text FROM latest WHERE key = 'wallpaper'") == ["honest"])
+        // And a second future date does not take it back.
+        try apart.appendStored([record("from the future again", date: Self.future, key: "wallpaper")])
+        #expect(try apart.drain(["--store", separate]).status == 0)
+        #expect(try sqlite(separate, "SELECT text FROM latest WHERE key = 'wallpaper'") == ["honest"])
+        #expect(try sqlite(separate, "SELECT count(*) FROM records") == ["3"])
+    }
+
+    @Test("--status and the metrics pass over a date more than 5 minutes ahead, as a date that does not parse")
+    func statusDoesNotTrustAFutureDate() throws {
+        let queue = TestQueue()
+        try queue.appendStored([record("from the future", date: Self.future)])
+        #expect(try queue.status()["oldest"] as? String == Self.future)
+        let alone = try queue.drain(["--status", "--prometheus"])
+        #expect(alone.status == 0, "\(alone.stderr)")
+        #expect(!alone.output.contains("sharequeue_oldest_pending_age_seconds"), "\(alone.output)")
+        let ahead = Self.now(plusSeconds: 60)
+        try queue.appendStored([record("a minute ahead", date: ahead)])
+        #expect(try queue.status()["oldest"] as? String == ahead)
+        let both = try queue.drain(["--status", "--prometheus"])
+        #expect(both.output.contains("sharequeue_oldest_pending_age_seconds{"), "\(both.output)")
+    }
+
     /// A keyed record with one attachment: the file `file` in the queue's folder holding `bytes`,
     /// its record promising `promised` (by default, those bytes).
     func recordWithAttachment(_ queue: TestQueue, date: String, file: String, bytes: [UInt8], promised: [UInt8]? = nil) throws -> [UInt8] {
