@@ -16,7 +16,9 @@ extension QueueDirectory {
     /// a burst of appends notices come at most once per `minimumInterval`, and while the
     /// consumer is busy at most one waits for it. A notice carries nothing: it means
     /// "something may have arrived since the last notice", and the consumer drains. The
-    /// watch sees appends only: a drain of the queue brings no notice.
+    /// watch sees writes to the queue's pending file, which appends make; a drain's own
+    /// bookkeeping brings no notice. It watches the directory at ``path``: a directory
+    /// removed or moved away meanwhile brings no more notices.
     ///
     /// The watch waits in the kernel (inotify on Linux, kqueue on the Apple platforms)
     /// through a dispatch source: it holds no thread, cooperative or other, while it
@@ -25,8 +27,9 @@ extension QueueDirectory {
     /// reaches only a running process: drain at launch and on becoming active too.
     /// - Parameter minimumInterval: The least time between two notices during a burst; 100 ms by default.
     /// - Returns: The notices, for one consumer.
-    /// - Throws: `.tryAgain` (EMFILE, ENFILE, or the user's inotify instances used up) or
-    ///   another kind, naming the directory, if the directory cannot be watched.
+    /// - Throws: `.tryAgain` when descriptors or the user's inotify instances run out
+    ///   (EMFILE, ENFILE), and `.permissionDenied` or `.ioError` for a directory that
+    ///   cannot be watched otherwise (ENOSPC when the user's inotify watches run out), naming it.
     public func changes(minimumInterval: Duration = .milliseconds(100)) throws(ShareQueueError) -> QueueChanges {
         let watcher = try changeWatcher()
         let seconds = Double(minimumInterval.components.seconds) + Double(minimumInterval.components.attoseconds) / 1e18
