@@ -7,7 +7,7 @@ import PackageDescription
 //   ShareQueueCodable  typed content: Codable values in and out (over Foundation's Date, URL, UUID and Data)
 //   ShareQueue         what an app imports: both of the above re-exported, and the async forms
 //   ShareQueueStore    a SQLite store that takes records exactly once (over the system's SQLite)
-//   ToolSupport        what only the tools need: arguments, help and exit codes, child processes, signals, watching
+//   ToolSupport        what only the tools need: arguments, help and exit codes, child processes, signals
 //   ShareAppend, HostDrain, ShareQueueStress   each tool's logic; the executables are their entry points
 
 // share-append and host-drain link everything statically on Linux, the Swift

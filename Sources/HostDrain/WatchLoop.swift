@@ -26,10 +26,9 @@ struct WatchLoop {
 
     func run(into sink: inout any DrainSink) throws(ShareQueueError) {
         let stopFD = StopRequest.install()
-        let watcher: ChangeWatcher
-        do { watcher = try ChangeWatcher(directory: directory.path, stopFD: stopFD) } catch {
-            throw ShareQueueError("cannot watch the queue directory", path: directory.path, error)
-        }
+        let watcher = try directory.changeWatcher()
+        defer { watcher.close() }
+        let stopped = { StopRequest.isRequested }
         var lastDrain = -Double.infinity
         var retryDelay: Double? = nil
         while !StopRequest.isRequested {
@@ -37,7 +36,7 @@ struct WatchLoop {
             // per interval; after a failure, not before the retry delay, whatever arrives.
             let sinceLast = Host.monotonicSeconds() - lastDrain
             let wait = max(debounce, retryDelay ?? 0)
-            if sinceLast < wait && !watcher.pause(milliseconds: Int((wait - sinceLast) * 1000)) { break }
+            if sinceLast < wait && !watcher.pause(milliseconds: Int((wait - sinceLast) * 1000), stopFD: stopFD, isStopRequested: stopped) { break }
             lastDrain = Host.monotonicSeconds()
             do {
                 // Opened again for each drain, so that its format marker is read again: a queue that a newer
@@ -54,7 +53,7 @@ struct WatchLoop {
                 HostDrainTool.tool.warn("\(error); trying again")
                 retryDelay = min(60, (retryDelay ?? 0.5) * 2)
             }
-            let wake = watcher.wait(milliseconds: Int((retryDelay ?? Self.idleRecheck) * 1000))
+            let wake = watcher.wait(milliseconds: Int((retryDelay ?? Self.idleRecheck) * 1000), stopFD: stopFD, isStopRequested: stopped)
             if case .stopRequested = wake { break }
         }
     }
