@@ -70,7 +70,7 @@ extension QueueAppender {
     }
 
     /// Deprecated: see the blocking form; append an array's elements with
-    /// ``append(contentsOf:source:key:meta:)``.
+    /// `append(contentsOf:source:key:meta:)`.
     @available(*, deprecated, renamed: "append(contentsOf:source:key:meta:)",
                message: "an array is appended one record per element with append(contentsOf:source:)")
     @discardableResult

@@ -20,11 +20,11 @@ public struct DrainedValue<Value> {
     /// The producer's own labels.
     public let meta: JSONMembers<String>?
     /// Files that travel with the record, empty when there are none; each `path` (and
-    /// ``Attachment/url``) names the file the drain delivered.
+    /// `Attachment.url`) names the file the drain delivered.
     ///
     /// The files are the app's: a typed drain copies them out of the queue into
     /// `DrainOptions.attachmentsDestination`, or by default into
-    /// ``QueueDirectory/defaultAttachmentsDestination`` beside the queue, and no drain
+    /// `QueueDirectory.defaultAttachmentsDestination` beside the queue, and no drain
     /// removes them there. Move each where the app keeps it, or remove it, once the value
     /// is saved. A batch delivered again (a drain stopped before its checkpoint) names the
     /// same files.

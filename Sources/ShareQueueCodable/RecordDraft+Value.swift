@@ -50,7 +50,7 @@ extension QueueAppender {
     ///
     /// Each file is copied into the queue (and synced) before the record is appended; if
     /// a copy or the append fails, the copies made are removed, unless the error says the
-    /// record was written (``ShareQueueError/recordWasWritten``). The host receives them as
+    /// record was written (`ShareQueueError.recordWasWritten`). The host receives them as
     /// files of its own in ``DrainedValue/attachments``. The originals are left as they are.
     /// - Parameters:
     ///   - value: The content; its record's kind is `Record.Kind(for:)` of its type.
@@ -130,7 +130,7 @@ extension QueueAppender {
 
     /// Deprecated, and kept only so that an array is never appended as one value, one record
     /// of kind `Array<…>` that no drain of the element type takes. Append its elements with
-    /// ``append(contentsOf:source:key:meta:)``; to append a list as one record, wrap it in a
+    /// `append(contentsOf:source:key:meta:)`; to append a list as one record, wrap it in a
     /// content type of its own.
     @available(*, deprecated, renamed: "append(contentsOf:source:key:meta:)",
                message: "an array is appended one record per element with append(contentsOf:source:)")
