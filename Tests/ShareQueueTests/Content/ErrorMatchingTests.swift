@@ -14,7 +14,7 @@ struct ErrorMatchingTests {
         let directory = try QueueDirectory(path: queue.path)
         try QueueAppender(directory: directory).append(PlainLink(url: URL(string: "https://x")!, title: "x"), source: "s")
         var matched = false
-        let drainer = QueueDrainer(directory: directory)
+        let drainer = try QueueDrainer(directory: directory)
         do {
             try drainer.drain(PlainLink.self) { _ in throw StoreOffline() }
         } catch ShareQueueError.configuration {

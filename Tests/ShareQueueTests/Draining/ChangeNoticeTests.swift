@@ -21,9 +21,9 @@ struct ChangeNoticeTests {
         let drainer: QueueDrainer
         private(set) var ids: [String] = []
 
-        init(queue: QueueDirectory) {
+        init(queue: QueueDirectory) throws {
             self.queue = queue
-            drainer = QueueDrainer(directory: queue)
+            drainer = try QueueDrainer(directory: queue)
         }
 
         func refresh() async throws(ShareQueueError) -> DrainSummary {
@@ -95,7 +95,7 @@ struct ChangeNoticeTests {
     static func drainOnNotices(_ changes: QueueChanges, _ queue: QueueDirectory, notices: Collected<ContinuousClock.Instant>,
                                drained: Collected<String>) -> Task<Void, any Error> {
         Task {
-            let drainer = QueueDrainer(directory: queue)
+            let drainer = try QueueDrainer(directory: queue)
             for await _ in changes {
                 notices.add([ContinuousClock.now])
                 var sink = IDSink()
@@ -193,7 +193,7 @@ struct ChangeNoticeTests {
         let path = scratch.file("queue")
         let queue = try QueueDirectory(path: path)
         let before = try await Self.run("share-append", ["--dir", path, "before"], in: scratch)
-        let model = await InboxModel(queue: queue)
+        let model = try await InboxModel(queue: queue)
         let running = Task { try await model.drainWhileRunning(queue) }
         try await Self.waitUntil("the record queued before") { await model.ids.count == 1 }
         let after = try await Self.run("share-append", ["--dir", path, "after"], in: scratch)
