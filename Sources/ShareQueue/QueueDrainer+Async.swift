@@ -16,13 +16,13 @@ extension QueueDrainer {
     /// - Parameter sink: Where the records go; the drain works on a copy and
     ///   hands back what it became, after a failure too.
     /// - Returns: What was delivered, set aside and dead-lettered.
-    /// - Throws: What the blocking `drain(into:)` throws.
+    /// - Throws: What the blocking `drain(into:)` throws: the sink's own error as it is, or a `ShareQueueError`.
     @discardableResult
-    public func drain<Sink: DrainSink & Sendable>(into sink: inout Sink) async throws(ShareQueueError) -> DrainSummary {
+    public func drain<Sink: DrainSink & Sendable>(into sink: inout Sink) async throws -> DrainSummary {
         let start = sink
-        let (result, after) = await cancellable { drainer -> (Result<DrainSummary, ShareQueueError>, Sink) in
+        let (result, after) = await cancellable { drainer -> (Result<DrainSummary, any Error>, Sink) in
             var sink = start
-            do throws(ShareQueueError) { return (.success(try drainer.drain(into: &sink)), sink) } catch { return (.failure(error), sink) }
+            do { return (.success(try drainer.drain(into: &sink)), sink) } catch { return (.failure(error), sink) }
         } ?? (.success(Self.cancelledBeforeStart), start)
         sink = after
         return try result.get()
@@ -36,9 +36,10 @@ extension QueueDrainer {
     ///   - otherKinds: What to do with records of another kind; `OtherKindPolicy.fail` by default.
     ///   - body: Receives each batch's values in queue order; throwing keeps the batch queued.
     /// - Returns: What was delivered, set aside and dead-lettered.
+    /// - Throws: What `body` throws, as it is, or a `ShareQueueError`, as the blocking typed drain does.
     @discardableResult
     public func drain<Value: Decodable>(_ type: Value.Type, otherKinds: OtherKindPolicy = .fail,
-                                        _ body: @escaping @Sendable ([DrainedValue<Value>]) throws -> Void) async throws(ShareQueueError) -> DrainSummary {
+                                        _ body: @escaping @Sendable ([DrainedValue<Value>]) throws -> Void) async throws -> DrainSummary {
         // The blocking typed drain itself, on the drain's thread, so that the two cost the same: a
         // router of one kind would also look each record's kind up in a dictionary. Handed over as
         // any `BlockingDrain`, so that the closure for the drain's thread holds no generic type.
@@ -73,7 +74,7 @@ extension QueueDrainer {
 
 /// A blocking drain to run on the drain's thread.
 private protocol BlockingDrain: Sendable {
-    func run(_ drainer: QueueDrainer) -> Result<DrainSummary, ShareQueueError>
+    func run(_ drainer: QueueDrainer) -> Result<DrainSummary, any Error>
 }
 
 /// The blocking typed drain of one type.
@@ -81,7 +82,7 @@ private struct TypedDrain<Value: Decodable>: BlockingDrain {
     let otherKinds: OtherKindPolicy
     let body: @Sendable ([DrainedValue<Value>]) throws -> Void
 
-    func run(_ drainer: QueueDrainer) -> Result<DrainSummary, ShareQueueError> {
-        do throws(ShareQueueError) { return .success(try drainer.drain(Value.self, otherKinds: otherKinds, body)) } catch { return .failure(error) }
+    func run(_ drainer: QueueDrainer) -> Result<DrainSummary, any Error> {
+        do { return .success(try drainer.drain(Value.self, otherKinds: otherKinds, body)) } catch { return .failure(error) }
     }
 }

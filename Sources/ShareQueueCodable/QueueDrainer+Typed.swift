@@ -6,8 +6,8 @@ extension QueueDrainer {
     /// `try drainer.drain(SharedLink.self) { links in try save(links) }`
     ///
     /// A batch `body` returns from is delivered; if it throws, that batch and
-    /// everything after it stay queued (the drain throws `.tryAgain` with the
-    /// error as its `underlying`), so save idempotently, by ``DrainedValue/id``.
+    /// everything after it stay queued and the drain rethrows the error as it is,
+    /// so save idempotently, by ``DrainedValue/id``.
     /// A record of this kind that does not decode is refused, and becomes a
     /// dead letter after `maxAttempts` drains.
     ///
@@ -22,15 +22,15 @@ extension QueueDrainer {
     ///   - otherKinds: What to do with a record of another kind: ``OtherKindPolicy/fail`` (the default) or ``OtherKindPolicy/setAside``.
     ///   - body: Receives each batch's values in queue order.
     /// - Returns: What was delivered, set aside and dead-lettered.
-    /// - Throws: `.configuration` for a record of another kind under ``OtherKindPolicy/fail``, and what `drain(into:)` throws.
+    /// - Throws: What `body` throws, as it is; `.configuration` for a record of another kind under
+    ///   ``OtherKindPolicy/fail``; and what `drain(into:)` throws.
     @discardableResult
     public func drain<Value: Decodable>(_ type: Value.Type, otherKinds: OtherKindPolicy = .fail,
-                                        _ body: ([DrainedValue<Value>]) throws -> Void) throws(ShareQueueError) -> DrainSummary {
-        let result: Result<DrainSummary, ShareQueueError> = withoutActuallyEscaping(body) { body in
+                                        _ body: ([DrainedValue<Value>]) throws -> Void) throws -> DrainSummary {
+        try withoutActuallyEscaping(body) { body in
             var sink = ValueSink<Value>(kind: Record.Kind(for: type), otherKinds: otherKinds, body: body)
-            do throws(ShareQueueError) { return .success(try drain(into: &sink)) } catch { return .failure(error) }
+            return try drain(into: &sink)
         }
-        return try result.get()
     }
 }
 
