@@ -21,7 +21,7 @@ final class InboxModel {
 
     /// Drains every type this app knows in one pass.
     /// - Parameter afterBatch: Called on the drain's thread after each batch the store took.
-    func refresh(afterBatch: @escaping @Sendable () -> Void = {}) async throws(ShareQueueError) -> DrainSummary {
+    func refresh(afterBatch: @escaping @Sendable () -> Void = {}) async throws -> DrainSummary {
         let store = self.store
         var inbox = ContentRouter()
         inbox.on(SharedLink.self) { links in
@@ -37,7 +37,7 @@ final class InboxModel {
 
     /// Drains the links alone, for a queue that holds nothing else: at a record
     /// of another kind it stops, moves nothing, and throws `.configuration` naming the kind.
-    func refreshLinks() async throws(ShareQueueError) -> DrainSummary {
+    func refreshLinks() async throws -> DrainSummary {
         let store = self.store
         return try await drainer.drain(SharedLink.self) { links in try store.save(links) }
     }
