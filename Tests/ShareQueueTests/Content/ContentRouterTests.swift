@@ -115,7 +115,7 @@ struct ContentRouterTests {
 
         var failing = ContentRouter()
         failing.on(PlainLink.self) { _ in throw StoreOffline() }
-        #expect(throws: ShareQueueError.self) { try drainer.drain(into: &failing) }
+        #expect(throws: StoreOffline.self) { try drainer.drain(into: &failing) }
         #expect(try queue.deadLetters().isEmpty)
         var pending: [String] = []
         try QueueInspector(directory: try directory).forEachPending { pending.append($0.id) }
@@ -149,7 +149,7 @@ struct ContentRouterTests {
         let drainer = QueueDrainer(directory: try directory, options: options)
         var failing = ContentRouter()
         failing.on(PlainLink.self) { _ in throw StoreOffline() }
-        #expect(throws: ShareQueueError.self) { try drainer.drain(into: &failing) }
+        #expect(throws: StoreOffline.self) { try drainer.drain(into: &failing) }
         #expect(try drainer.requeueDeadLetters() == 0)
         let notes = Collected<String>()
         var knowing = ContentRouter()

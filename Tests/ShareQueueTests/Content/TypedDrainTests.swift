@@ -93,7 +93,7 @@ struct TypedDrainTests {
         try appender.append(contentsOf: (1...5).map(link), source: "s")
         let drainer = QueueDrainer(directory: try directory)
         for _ in 1...6 {
-            #expect(throws: ShareQueueError.self) { try drainer.drain(PlainLink.self) { _ in throw SaveFailed() } }
+            #expect(throws: SaveFailed.self) { try drainer.drain(PlainLink.self) { _ in throw SaveFailed() } }
         }
         var links: [PlainLink] = []
         let summary = try drainer.drain(PlainLink.self) { links += $0.map(\.value) }
