@@ -104,8 +104,8 @@ public final class QueueAppender: @unchecked Sendable {
     /// - Throws: `.invalidArgument` for a draft whose id, source or key breaks its rule,
     ///   `.noInput` for no drafts (or an attachments-only draft without any),
     ///   `.badData` for a URL that is not one, a record over the size limit or one a drain would
-    ///   refuse (checked on the very bytes written), `.tryAgain` when
-    ///   the queue is full or the producers' lock stays taken past `lockTimeoutSeconds`,
+    ///   refuse (checked on the very bytes written), `.queueFull` when the queue holds
+    ///   `maxPendingBytes`, `.busy` when the producers' lock stays taken past `lockTimeoutSeconds`,
     ///   `.ioError` when the disk fails; the queue is then unchanged, unless the records were written
     ///   and only their sync failed (``ShareQueueError/recordWasWritten``): they may then be delivered.
     public func append(_ drafts: [RecordDraft]) throws(ShareQueueError) -> [String] {
