@@ -101,7 +101,7 @@ public enum HostDrainTool {
         }
         if arguments.has("--peek") { return try peek(directory, format: format) }
         if arguments.has("--requeue-dead") {
-            let drainer = QueueDrainer(directory: directory, options: options)
+            let drainer = try QueueDrainer(directory: directory, options: options)
             drainer.warn = tool.warn
             let count = try drainer.requeueDeadLetters()
             if !arguments.has("--quiet") { tool.printError("\(tool.name): put \(count) dead letter\(count == 1 ? "" : "s") back in the queue\n") }
@@ -188,7 +188,7 @@ public enum HostDrainTool {
     }
 
     static func drain(_ directory: QueueDirectory, options: DrainOptions, into sink: inout any DrainSink) throws(ShareQueueError) -> DrainSummary {
-        let drainer = QueueDrainer(directory: directory, options: options)
+        let drainer = try QueueDrainer(directory: directory, options: options)
         drainer.warn = tool.warn
         do { return try drainer.drain(into: &sink) } catch {
             throw Tool.reported(error, "the sink failed; the batch and the rest stay queued")

@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 extension QueueAppender {
     /// Appends one record without blocking the caller, such as a main actor:
     /// the write and its `fsync` run on another thread. See `append(_:)-(RecordDraft)`.
@@ -28,35 +34,49 @@ extension QueueAppender {
         try await append(try RecordDraft(encoding: value, source: source, key: key, meta: meta))
     }
 
+    /// Appends one value as a record with files that travel with it, without blocking the
+    /// caller: the files are copied into the queue, and the record written and synced, on
+    /// another thread. See the blocking `append(_:source:key:meta:attaching:)`.
+    /// - Returns: The record's id. Once this returns the record and its files will be delivered.
+    /// - Throws: What the blocking form throws; the copies are then removed.
+    @discardableResult
+    public func append<Value: Encodable>(_ value: Value, source: String, key: String? = nil, meta: JSONMembers<String>? = nil,
+                                         attaching files: [URL]) async throws(ShareQueueError) -> String {
+        // Encoded here, so that the value need not be Sendable; the copies and the write on another thread.
+        let draft = try RecordDraft(encoding: value, source: source, key: key, meta: meta)
+        return try await OffThread.run { () -> Result<String, ShareQueueError> in
+            do throws(ShareQueueError) { return .success(try self.append(draft, attaching: files)) } catch { return .failure(error) }
+        }.get()
+    }
+
     /// Appends one record per value, as one atomic batch, without blocking the caller.
     /// - Parameters:
     ///   - values: The contents, in the order a drain delivers them.
     ///   - source: Who produces them, 1 to 256 bytes.
+    ///   - key: A key for every record, or nil.
+    ///   - meta: The producer's own labels, on every record.
     /// - Returns: The ids, in order.
-    /// - Throws: What the blocking `append(contentsOf:source:)` throws; the queue is then unchanged.
+    /// - Throws: What the blocking `append(contentsOf:source:key:meta:)` throws; the queue is then unchanged.
     @discardableResult
-    public func append<Values: Sequence>(contentsOf values: Values, source: String) async throws(ShareQueueError) -> [String]
+    public func append<Values: Sequence>(contentsOf values: Values, source: String, key: String? = nil,
+                                         meta: JSONMembers<String>? = nil) async throws(ShareQueueError) -> [String]
     where Values.Element: Encodable {
-        var drafts: [RecordDraft] = []
-        for value in values { drafts.append(try RecordDraft(encoding: value, source: source)) }
-        let batch = drafts
-        return try await OffThread.run { () -> Result<[String], ShareQueueError> in
-            do throws(ShareQueueError) { return .success(try self.append(batch)) } catch { return .failure(error) }
-        }.get()
-    }
-
-    /// Appends an array's elements as one atomic batch, one record each, without
-    /// blocking the caller; see the blocking `append(_:source:key:meta:)` for arrays.
-    /// - Returns: The ids, in order.
-    @discardableResult
-    public func append<Element: Encodable>(_ values: [Element], source: String, key: String? = nil,
-                                           meta: JSONMembers<String>? = nil) async throws(ShareQueueError) -> [String] {
         var drafts: [RecordDraft] = []
         for value in values { drafts.append(try RecordDraft(encoding: value, source: source, key: key, meta: meta)) }
         let batch = drafts
         return try await OffThread.run { () -> Result<[String], ShareQueueError> in
             do throws(ShareQueueError) { return .success(try self.append(batch)) } catch { return .failure(error) }
         }.get()
+    }
+
+    /// Deprecated: see the blocking form; append an array's elements with
+    /// `append(contentsOf:source:key:meta:)`.
+    @available(*, deprecated, renamed: "append(contentsOf:source:key:meta:)",
+               message: "an array is appended one record per element with append(contentsOf:source:)")
+    @discardableResult
+    public func append<Element: Encodable>(_ values: [Element], source: String, key: String? = nil,
+                                           meta: JSONMembers<String>? = nil) async throws(ShareQueueError) -> [String] {
+        try await append(contentsOf: values, source: source, key: key, meta: meta)
     }
 
     /// Publishes `value` under `key` without blocking the caller: appends it

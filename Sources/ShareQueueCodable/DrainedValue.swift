@@ -19,11 +19,24 @@ public struct DrainedValue<Value> {
     public let key: String?
     /// The producer's own labels.
     public let meta: JSONMembers<String>?
-    /// Files that travel with the record, with the paths the drain gave them.
-    public let attachments: [Attachment]?
+    /// Files that travel with the record, empty when there are none; each `path` (and
+    /// `Attachment.url`) names the file the drain delivered.
+    ///
+    /// The files are the app's: a typed drain copies them out of the queue into
+    /// `DrainOptions.attachmentsDestination`, or by default into
+    /// `QueueDirectory.defaultAttachmentsDestination` beside the queue, and no drain
+    /// removes them there. Move each where the app keeps it, or remove it, once the value
+    /// is saved. A batch delivered again (a drain stopped before its checkpoint) names the
+    /// same files.
+    public let attachments: [Attachment]
 }
 
 extension DrainedValue: Sendable where Value: Sendable {}
+
+extension Attachment {
+    /// The file the drain delivered, as a file URL; nil in the queue, before delivery.
+    public var url: URL? { path.map { URL(fileURLWithPath: $0) } }
+}
 
 extension DrainedValue where Value: Decodable {
     /// The value `drained` holds, found through its `layout`; nil, with a refusal saying why, for a date
@@ -43,7 +56,7 @@ extension DrainedValue where Value: Decodable {
             // Read where the drain checked it, in the stored bytes: no record and no JSON value are built.
             let value = try ContentDecoder.decode(Value.self, from: layout.json, at: content, recordID: id)
             return DrainedValue(value: value, id: id, date: date, source: layout.sourceText, key: drained.key,
-                                meta: layout.labels, attachments: drained.attachments)
+                                meta: layout.labels, attachments: drained.attachments ?? [])
         } catch {
             refused.append(.init(id: id, reason: error.message))
             return nil

@@ -3,10 +3,13 @@ import ShareQueueCore
 /// What a drain does with a record of a kind it has no handler for, such as one
 /// a newer extension appends.
 ///
-/// A ``ContentRouter`` sets such records aside by default, so that one unknown
-/// kind never holds up the others; a typed drain, `drain(_:otherKinds:_:)`,
-/// fails by default, so that a host draining one type at a time never sends
-/// another type's records away.
+/// Every typed drain, a ``ContentRouter`` and `drain(_:otherKinds:_:)` alike, fails by
+/// default: nothing leaves the queue unless a handler took it or the host said to set
+/// such records aside. An extension and its app ship together, so a kind the app does not
+/// know is a mistake to see at once (a type renamed without a `contentKind`, a handler
+/// left out), not a record to move away quietly; and two single-type drains one after
+/// the other never send each other's records away. A host that shares a queue with apps
+/// it does not update with, and must not stop at their kinds, says `.setAside`.
 public struct OtherKindPolicy: Sendable, Equatable {
     enum Action: Sendable, Equatable {
         case setAside, fail

@@ -3,13 +3,18 @@ import ShareQueueCore
 extension QueueDrainer {
     /// Drains the records of `type`'s kind, decoded, into `body`, a batch at a time.
     ///
-    /// `try drainer.drain(SharedLink.self) { links in try save(links) }`
+    /// ```swift
+    /// var links: [SharedLink] = []
+    /// try drainer.drain(SharedLink.self) { batch in links += batch.map(\.value) }
+    /// ```
     ///
-    /// A batch `body` returns from is delivered; if it throws, that batch and
-    /// everything after it stay queued and the drain rethrows the error as it is,
-    /// so save idempotently, by ``DrainedValue/id``.
+    /// `body` runs on the calling thread before this returns, so it may capture and
+    /// change local state. A batch `body` returns from is delivered; if it throws, that
+    /// batch and everything after it stay queued and the drain rethrows the error as it
+    /// is, so save idempotently, by ``DrainedValue/id``.
     /// A record of this kind that does not decode is refused, and becomes a
-    /// dead letter after `maxAttempts` drains.
+    /// dead letter after `maxAttempts` drains. Attachments are delivered as files the
+    /// app owns (see ``DrainedValue/attachments``).
     ///
     /// The queue delivers in order, so a record of another kind cannot be
     /// skipped and taken later: by default the drain stops before its batch and
@@ -27,24 +32,98 @@ extension QueueDrainer {
     @discardableResult
     public func drain<Value: Decodable>(_ type: Value.Type, otherKinds: OtherKindPolicy = .fail,
                                         _ body: ([DrainedValue<Value>]) throws -> Void) throws -> DrainSummary {
-        try withoutActuallyEscaping(body) { body in
+        let drainer = try deliveringAttachments()
+        return try withoutActuallyEscaping(body) { body in
             var sink = ValueSink<Value>(kind: Record.Kind(for: type), otherKinds: otherKinds, body: body)
-            return try drain(into: &sink)
+            return try drainer.drain(into: &sink)
         }
+    }
+
+    /// Drains the queue through `router`, each kind to its handler, on the calling thread.
+    ///
+    /// The handlers run on this thread before this returns, so they may capture and
+    /// change local state. Attachments are delivered as files the app owns (see
+    /// ``DrainedValue/attachments``).
+    /// - Parameter router: The handlers; it counts in ``ContentRouter/setAside`` what it refuses.
+    /// - Returns: What was delivered, set aside and dead-lettered.
+    /// - Throws: What a handler throws, as it is, with its batch and everything after it queued;
+    ///   `.configuration`, before anything is read, for a router with an `async` handler (drain
+    ///   it with `await`); and what `drain(into:)` throws.
+    @discardableResult
+    public func drain(into router: inout ContentRouter) throws -> DrainSummary {
+        let async = router.asyncKinds
+        guard async.isEmpty else {
+            throw ShareQueueError(.configuration, "the handlers of kind \(async.map { "'\($0)'" }.joined(separator: ", ")) are async: "
+                                  + "drain this router with `try await drainer.drain(into:)`")
+        }
+        return try deliveringAttachments().drainAnySink(&router)
+    }
+
+    /// The generic `drain(into:)`, for a sink that has an overload of its own.
+    private func drainAnySink<Sink: DrainSink>(_ sink: inout Sink) throws -> DrainSummary {
+        try drain(into: &sink)
+    }
+
+    /// This drainer, or, when its options name no `attachmentsDestination`, one like it that
+    /// delivers attachments to ``QueueDirectory/defaultAttachmentsDestination``: a typed drain
+    /// hands over files the app owns, never paths into the queue that a later drain removes.
+    package func deliveringAttachments() throws(ShareQueueError) -> QueueDrainer {
+        guard options.attachmentsDestination == nil else { return self }
+        var options = self.options
+        options.attachmentsDestination = directory.defaultAttachmentsDestination
+        let drainer = try QueueDrainer(directory: directory, options: options)
+        drainer.warn = warn
+        return drainer
+    }
+}
+
+extension QueueDirectory {
+    /// The folder a typed drain (`drain(_:otherKinds:_:)`, a ``ContentRouter``, `batches(of:)`)
+    /// delivers attachments to when `DrainOptions.attachmentsDestination` names none: the
+    /// queue's path with `.attachments` added, beside the queue, such as
+    /// `…/ShareQueue.attachments` for a queue at `…/ShareQueue` in the App Group container.
+    /// It is made when the first attachment arrives. The files there are the app's: no
+    /// drain removes them; the app moves or removes each once it has kept what it needs.
+    public var defaultAttachmentsDestination: String {
+        var folder = Substring(path)
+        while folder.count > 1 && folder.hasSuffix("/") { folder = folder.dropLast() }
+        return folder + ".attachments"
     }
 }
 
 /// Decodes each batch's records of one kind and hands the values on; refuses
 /// those that do not decode, and treats other kinds as its policy says.
 struct ValueSink<Value: Decodable>: DrainSink {
-    let kind: Record.Kind
-    let otherKinds: OtherKindPolicy
+    let decoder: ValueDecoder<Value>
     let body: ([DrainedValue<Value>]) throws -> Void
+
+    init(kind: Record.Kind, otherKinds: OtherKindPolicy, body: @escaping ([DrainedValue<Value>]) throws -> Void) {
+        decoder = ValueDecoder(kind: kind, otherKinds: otherKinds)
+        self.body = body
+    }
 
     /// False: values are decoded from the stored bytes the drain checked, without building records.
     var needsRecords: Bool { false }
 
     func deliver(_ batch: DrainBatch) throws {
+        try body(try decoder.decode(batch))
+    }
+}
+
+/// Decodes a batch's records of one kind: what a typed drain does on the drain's thread.
+package struct ValueDecoder<Value: Decodable>: Sendable {
+    package let kind: Record.Kind
+    package let otherKinds: OtherKindPolicy
+
+    package init(kind: Record.Kind, otherKinds: OtherKindPolicy) {
+        self.kind = kind
+        self.otherKinds = otherKinds
+    }
+
+    /// The batch's values.
+    /// - Throws: A `RecordRefusal` for records that do not decode or that are set aside, and
+    ///   `.configuration` for a record of another kind under ``OtherKindPolicy/fail``.
+    package func decode(_ batch: DrainBatch) throws -> [DrainedValue<Value>] {
         var values: [DrainedValue<Value>] = []
         values.reserveCapacity(batch.records.count)
         var refused: [RecordRefusal.Refused] = []
@@ -60,6 +139,6 @@ struct ValueSink<Value: Decodable>: DrainSink {
             if let value = DrainedValue<Value>.decoding(drained, layout: layout, refusing: &refused) { values.append(value) }
         }
         if !refused.isEmpty { throw RecordRefusal(refused) }
-        try body(values)
+        return values
     }
 }

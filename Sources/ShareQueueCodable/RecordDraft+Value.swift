@@ -1,3 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 import ShareQueueCore
 
 extension RecordDraft {
@@ -39,17 +44,69 @@ extension QueueAppender {
         try append(RecordDraft(encoding: value, source: source, key: key, meta: meta))
     }
 
-    /// Appends values as one atomic batch: after a crash either all of them are in the queue or none is.
+    /// Appends one value as a record with files that travel with it, and returns its id.
+    ///
+    /// `try appender.append(photo, source: "share-extension", attaching: [imageURL])`
+    ///
+    /// Each file is copied into the queue (and synced) before the record is appended; if
+    /// a copy or the append fails, the copies made are removed, unless the error says the
+    /// record was written (`ShareQueueError.recordWasWritten`). The host receives them as
+    /// files of its own in ``DrainedValue/attachments``. The originals are left as they are.
+    /// - Parameters:
+    ///   - value: The content; its record's kind is `Record.Kind(for:)` of its type.
+    ///   - source: Who produces it, 1 to 256 bytes.
+    ///   - key: Records with the same key supersede each other when a drain coalesces keys.
+    ///   - meta: The producer's own labels.
+    ///   - files: File URLs of the files to attach (a symlink is followed), each at most
+    ///     `Attachment.defaultMaxBytes`, at most `Attachment.maximumPerRecord` of them.
+    /// - Returns: The record's id. Once this returns the record and its files will be delivered.
+    /// - Throws: `.invalidArgument` for a URL that is not a file URL or too many files,
+    ///   `.badData` for a file over the limit or not a regular file, `.ioError` (or
+    ///   `.permissionDenied`) for one that cannot be read or copied, and what `append(_:)` throws.
+    @discardableResult
+    public func append<Value: Encodable>(_ value: Value, source: String, key: String? = nil, meta: JSONMembers<String>? = nil,
+                                         attaching files: [URL]) throws(ShareQueueError) -> String {
+        try append(RecordDraft(encoding: value, source: source, key: key, meta: meta), attaching: files)
+    }
+
+    /// Copies `files` into the queue and appends `draft` with them; removes the copies if that fails.
+    package func append(_ draft: RecordDraft, attaching files: [URL]) throws(ShareQueueError) -> String {
+        guard files.count <= Attachment.maximumPerRecord else {
+            throw ShareQueueError(.invalidArgument, "cannot attach \(files.count) files to one record: at most \(Attachment.maximumPerRecord)")
+        }
+        let store = AttachmentStore(directory: directory)
+        var copies: [Attachment] = []
+        do throws(ShareQueueError) {
+            for file in files {
+                guard file.isFileURL else { throw ShareQueueError(.invalidArgument, "an attachment must be a file URL: \(file)") }
+                copies.append(try store.add(copyOf: file.path(percentEncoded: false), maxBytes: Attachment.defaultMaxBytes))
+            }
+            var attached = draft
+            attached.attachments = (attached.attachments ?? []) + copies
+            return try append(attached)
+        } catch {
+            if !error.recordWasWritten { copies.forEach(store.remove) }
+            throw error
+        }
+    }
+
+    /// Appends values as one atomic batch, one record each: after a crash either all of
+    /// them are in the queue or none is.
+    ///
+    /// `try appender.append(contentsOf: links, source: "share-extension")`
     /// - Parameters:
     ///   - values: The contents, in the order a drain delivers them.
     ///   - source: Who produces them, 1 to 256 bytes.
+    ///   - key: A key for every record, or nil.
+    ///   - meta: The producer's own labels, on every record.
     /// - Returns: The ids, in order. Once this returns they will be delivered.
     /// - Throws: What `append(_:source:key:meta:)` throws; the queue is then unchanged.
     @discardableResult
-    public func append<Values: Sequence>(contentsOf values: Values, source: String) throws(ShareQueueError) -> [String]
+    public func append<Values: Sequence>(contentsOf values: Values, source: String, key: String? = nil,
+                                         meta: JSONMembers<String>? = nil) throws(ShareQueueError) -> [String]
     where Values.Element: Encodable {
         var drafts: [RecordDraft] = []
-        for value in values { drafts.append(try RecordDraft(encoding: value, source: source)) }
+        for value in values { drafts.append(try RecordDraft(encoding: value, source: source, key: key, meta: meta)) }
         return try append(drafts)
     }
 
@@ -71,22 +128,15 @@ extension QueueAppender {
         try appendIfChanged(RecordDraft(encoding: value, source: source, key: key, meta: meta))
     }
 
-    /// Appends an array's elements as one atomic batch, one record each, as
-    /// `append(contentsOf:source:)` does: the array itself as one record would be
-    /// of kind `Array<…>`, which no drain of the element type takes. To append a
-    /// list as one record, wrap it in a content type of its own.
-    /// - Parameters:
-    ///   - values: The contents, in the order a drain delivers them.
-    ///   - source: Who produces them, 1 to 256 bytes.
-    ///   - key: A key for every record, or nil.
-    ///   - meta: The producer's own labels, on every record.
-    /// - Returns: The ids, in order. Once this returns they will be delivered.
-    /// - Throws: What `append(_:source:key:meta:)` throws; the queue is then unchanged.
+    /// Deprecated, and kept only so that an array is never appended as one value, one record
+    /// of kind `Array<…>` that no drain of the element type takes. Append its elements with
+    /// `append(contentsOf:source:key:meta:)`; to append a list as one record, wrap it in a
+    /// content type of its own.
+    @available(*, deprecated, renamed: "append(contentsOf:source:key:meta:)",
+               message: "an array is appended one record per element with append(contentsOf:source:)")
     @discardableResult
     public func append<Element: Encodable>(_ values: [Element], source: String, key: String? = nil,
                                            meta: JSONMembers<String>? = nil) throws(ShareQueueError) -> [String] {
-        var drafts: [RecordDraft] = []
-        for value in values { drafts.append(try RecordDraft(encoding: value, source: source, key: key, meta: meta)) }
-        return try append(drafts)
+        try append(contentsOf: values, source: source, key: key, meta: meta)
     }
 }

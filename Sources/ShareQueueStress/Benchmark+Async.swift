@@ -48,7 +48,7 @@ extension Benchmark {
         case .blocking:
             try QueueDrainer(directory: queue).drain(SharedLink.self) { counted.value += $0.count }
         case .async:
-            let drainer = QueueDrainer(directory: queue)
+            let drainer = try QueueDrainer(directory: queue)
             _ = try Self.wait { try await drainer.drain(SharedLink.self) { values in counted.value += values.count } }
         case .router:
             var inbox = ContentRouter()

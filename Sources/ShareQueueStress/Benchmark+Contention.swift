@@ -16,7 +16,7 @@ extension Benchmark {
         // so a drain started just then waits for it instead of giving up.
         var options = DrainOptions()
         options.waitSeconds = 10
-        let drainer = QueueDrainer(directory: queue, options: options)
+        let drainer = try QueueDrainer(directory: queue, options: options)
         var sink = JSONLinesFileSink(file: try JSONLinesFile(scratch("contention.jsonl")))
         defer { sink.file.close() }
         let queueSeconds = try whileProducing({

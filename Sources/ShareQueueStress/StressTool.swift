@@ -54,6 +54,7 @@ public enum StressTool {
         case "bench-append", "bench-sqlite": benchHelper(CommandLine.arguments[1])
         case "power-cut": PowerCutCommand.main()
         case "power-cut-typed": TypedProgram.main()
+        case "notices": NoticeProgram.main()
         default: break
         }
         let arguments = tool.parse()

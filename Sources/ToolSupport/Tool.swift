@@ -168,7 +168,7 @@ package struct Tool {
         case .cannotCreate: return 73  // EX_CANTCREAT
         case .ioError: return 74  // EX_IOERR
         // Nothing was lost and nothing needs fixing: run again later.
-        case .busy, .queueFull, .handlerFailed, .sinkRefused, .nameTaken, .resourceShortage: return 75  // EX_TEMPFAIL
+        case .busy, .queueFull, .handlerFailed, .sinkRefused, .nameTaken, .resourceShortage, .recordHeld: return 75  // EX_TEMPFAIL
         case .permissionDenied: return 77  // EX_NOPERM
         // What a tool cannot repair in the queue's setup: a newer format, a planted file, a format marker or store no version wrote.
         case .configuration, .damaged: return 78  // EX_CONFIG

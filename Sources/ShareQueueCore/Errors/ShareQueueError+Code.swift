@@ -8,7 +8,7 @@ extension ShareQueueError {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Value: Hashable, Sendable {
             case invalidArgument, badData, noInput, cannotCreate, ioError, permissionDenied, configuration, damaged
-            case busy, queueFull, handlerFailed, sinkRefused, nameTaken, resourceShortage
+            case busy, queueFull, handlerFailed, sinkRefused, nameTaken, resourceShortage, recordHeld
         }
 
         private let value: Value
@@ -52,9 +52,14 @@ extension ShareQueueError {
         /// The system ran short of something that comes back by itself: descriptors, memory, inotify
         /// instances, or a call that signals kept interrupting. Try again later.
         public static let resourceShortage = Code(.resourceShortage)
+        /// A drain kept a record queued, neither delivered nor set aside, because something it needs
+        /// is out of this drain's reach for now: a copy of its attachment in a folder moved aside that
+        /// this user may not read, or an attachments folder that changed into one it may not read
+        /// while it ran. Nothing was lost; once that is repaired, the next drain delivers it.
+        public static let recordHeld = Code(.recordHeld)
 
         /// Once busy, full, a failed sink and a shortage alike; match the one you mean.
-        @available(*, unavailable, message: "split into busy, queueFull, handlerFailed, sinkRefused, nameTaken and resourceShortage")
+        @available(*, unavailable, message: "split into busy, queueFull, handlerFailed, sinkRefused, nameTaken, resourceShortage and recordHeld")
         public static var tryAgain: Code { fatalError("unavailable") }
 
         /// The code's name, as in `queueFull`.

@@ -35,6 +35,8 @@ extension ShareQueueError {
     public static let nameTaken = Code.nameTaken
     /// Matches a shortage of descriptors, memory or the like; see ``Code/resourceShortage``.
     public static let resourceShortage = Code.resourceShortage
+    /// Matches a record a drain kept queued until what it needs is in reach; see ``Code/recordHeld``.
+    public static let recordHeld = Code.recordHeld
 }
 
 extension ShareQueueError.Code {

@@ -99,6 +99,6 @@ extension ShareQueueError {
     public var kind: Code { code }
 
     /// Once busy, full, a failed sink and a shortage alike; match the one you mean.
-    @available(*, unavailable, message: "split into busy, queueFull, handlerFailed, sinkRefused, nameTaken and resourceShortage; a drain rethrows a handler's own error as it is")
+    @available(*, unavailable, message: "split into busy, queueFull, handlerFailed, sinkRefused, nameTaken, resourceShortage and recordHeld; a drain rethrows a handler's own error as it is")
     public static var tryAgain: Code { fatalError("unavailable") }
 }

@@ -8,7 +8,7 @@ import ShareQueueSystem
 public struct AttachmentStore: Sendable {
     /// The queue whose `attachments` folder this is.
     public let directory: QueueDirectory
-    private static let chunkSize = 256 << 10
+    static let chunkSize = 256 << 10
 
     /// The attachments folder of `directory`; nothing is created until a file is added.
     /// - Parameter directory: The queue.
@@ -115,7 +115,7 @@ public struct AttachmentStore: Sendable {
     /// `options.maxAttachmentBytes`, each entry counted, or one is
     /// mostly holes (unless `options.readsSparseAttachments`). Either costs a producer little
     /// and a drain a read of every byte: one file named many times, sparse files as large as a disk.
-    /// Nor does it when another user's copy or folder bars it (see `othersUnreadable`).
+    /// Nor does it when another user's copy bars it (see `othersUnreadable`).
     func unread(_ files: [Attachment], options: DrainOptions) -> String? {
         let total = Attachment.totalBytes(files), limit = options.maxAttachmentBytes
         if files.count > Attachment.maximumPerRecord {
@@ -130,27 +130,17 @@ public struct AttachmentStore: Sendable {
         return othersUnreadable(files)
     }
 
-    /// Why a record's copies cannot be read by this drain, where another user owns what stands in
-    /// the way (a copy, or the folder) and may not let it: in a queue shared with a group, any member
+    /// Why a record's copies cannot be read by this drain, where another user owns a copy and
+    /// may not let it: in a queue shared with a group, any member
     /// can do so, and the record would stop every drain at it. Put back once its owner lets the
     /// drain read it. Nil otherwise: a copy's own check says what else it is.
     private func othersUnreadable(_ files: [Attachment]) -> String? {
         guard !files.isEmpty else { return nil }
-        func owner(_ name: String, in folder: QueueFolder) -> UInt32? {
-            guard let status = try? folder.status(of: name), status.owner != Host.effectiveUserID else { return nil }
-            return status.owner
-        }
-        func folderBarred() -> String? {
-            owner(QueueLayout.attachments, in: directory.folder).map { "the attachments folder belongs to user \($0) and this drain may not read it" }
-        }
-        let folder: QueueFolder?
-        do { folder = try openFolder() } catch { return error.systemError?.isAccessDenied == true ? folderBarred() : nil }
-        guard let folder else { return nil }
+        // A folder this drain may not read bars no record for good: the check keeps the record queued,
+        // and the next drain moves the folder aside and brings its copies back (see `restoreMissing`).
+        guard let folder = try? openFolder() else { return nil }
         for attachment in files where attachment.hasSafeFileName {
-            let status: FileStatus?
-            // A folder that may be listed but not searched (read without execute) bars every copy in it.
-            do { status = try folder.status(of: attachment.file) } catch { return error.isAccessDenied ? folderBarred() : nil }
-            guard let status, status.owner != Host.effectiveUserID else { continue }
+            guard let status = try? folder.status(of: attachment.file), status.owner != Host.effectiveUserID else { continue }
             do { try folder.open(attachment.file, .readOnly).close() } catch where error.isAccessDenied {
                 return "attachment \(attachment.file) belongs to user \(status.owner) and this drain may not read it"
             } catch {}
@@ -168,6 +158,11 @@ public struct AttachmentStore: Sendable {
               let file = try? folderFD.open(attachment.file, .readOnly) else { return false }
         defer { file.close() }
         guard let status = try? file.status(), status.isRegularFile, status.size == attachment.size else { return false }
+        return Self.isMostlyHoles(file, status)
+    }
+
+    /// Whether more than half of the regular file `file`, whose status is `status`, is holes.
+    static func isMostlyHoles(_ file: FileDescriptor, _ status: FileStatus) -> Bool {
         // Holes and data alternate: one pair of calls a stretch, and none past half.
         var holes: Int64 = 0
         var offset: Int64 = 0
@@ -340,7 +335,7 @@ public struct AttachmentStore: Sendable {
 
     /// The SHA-256 of a file that should hold `size` bytes, read in order and each piece handed to `use`;
     /// nil if it holds another number of bytes.
-    private static func digest(of file: FileDescriptor, size: Int64, _ use: (ArraySlice<UInt8>) throws(SystemError) -> Void) throws(SystemError) -> String? {
+    static func digest(of file: FileDescriptor, size: Int64, _ use: (ArraySlice<UInt8>) throws(SystemError) -> Void) throws(SystemError) -> String? {
         var hasher = SHA256()
         var chunk = [UInt8](repeating: 0, count: chunkSize)
         var offset: Int64 = 0

@@ -139,6 +139,20 @@ package enum QueueLayout {
     /// Whether `name` is a file moved aside by `rejected`.
     package static func isRejected(_ name: String) -> Bool { name.utf8.starts(with: rejectedPrefix.utf8) }
 
+    /// The time in milliseconds in `name` if it is a name `target` was moved aside to
+    /// (`rejected-<ms>-<target>`, or `rejected-<ms>-<tag>-<target>` with a tag of 16 lower-case
+    /// hexadecimal digits); nil for any other name.
+    package static func movedAsideMilliseconds(_ name: String, from target: String) -> Int64? {
+        let bytes = Array(name.utf8), prefix = Array(rejectedPrefix.utf8), suffix = Array(("-" + target).utf8)
+        guard bytes.count > prefix.count + suffix.count, bytes.starts(with: prefix), bytes.suffix(suffix.count).elementsEqual(suffix) else { return nil }
+        var time = bytes[prefix.count ..< bytes.count - suffix.count]
+        let isDigit = { (byte: UInt8) in (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
+        let isHexDigit = { (byte: UInt8) in isDigit(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte) }
+        if time.count > 17, time[time.endIndex - 17] == UInt8(ascii: "-"), time.suffix(16).allSatisfy(isHexDigit) { time = time.dropLast(17) }
+        guard (1...18).contains(time.count), time.allSatisfy(isDigit) else { return nil }
+        return Int64(String(decoding: time, as: UTF8.self))
+    }
+
     /// The name `name` is moved aside to when the one above is taken: with 16
     /// hexadecimal digits of `tag` (random) after the time.
     package static func rejected(_ name: String, atMilliseconds milliseconds: Int64, tag: UInt64) -> String {

@@ -39,4 +39,15 @@ public struct DrainOptions: Sendable {
     /// The defaults: batches of 1000 records or 4 MiB, no limit, no waiting,
     /// no coalescing, attachments left in the queue and read up to 256 MiB each, five attempts.
     public init() {}
+
+    /// What makes these options impossible to follow, in words; nil if nothing.
+    var problem: String? {
+        if batchSize < 1 { return "batchSize is \(batchSize), under 1" }
+        if batchBytes < 1 { return "batchBytes is \(batchBytes), under 1" }
+        if maxAttempts < 1 { return "maxAttempts is \(maxAttempts), under 1" }
+        if let maxRecords, maxRecords < 0 { return "maxRecords is \(maxRecords), under 0" }
+        if maxAttachmentBytes < 0 { return "maxAttachmentBytes is \(maxAttachmentBytes), under 0" }
+        if !waitSeconds.isFinite || waitSeconds < 0 { return "waitSeconds is \(waitSeconds), not a number of seconds from 0" }
+        return nil
+    }
 }

@@ -9,7 +9,7 @@ extension DrainRun {
     mutating func findNewestOfEachKey() throws {
         // Known by where it ends, not by its id, which any producer can give two records.
         var newest: [ByteKey: (instant: DateInstant, end: DrainPosition, files: [String])] = [:]
-        let store = attachments, options = options, checked = checkedFiles
+        let store = attachments, options = options, checked = checkedFiles, warn = drainer.warn, directory = directory
         // One reading of the clock for the whole look, so that every record is judged alike.
         let now = DateInstant(millisecondsSince1970: Host.millisecondsSince1970())
         try QueueInspector(directory: directory).forEachPending(includingUnsealed: false) { drained in
@@ -18,9 +18,15 @@ extension DrainRun {
             // a drain does not read (see `AttachmentStore.unread`) is not, and its files are not read.
             var files: [String] = []
             if drained.hasAttachments {
-                guard let record = try? Record(jsonBytes: drained.storedJSON), store.unread(record.attachments ?? [], options: options) == nil,
-                      try (record.attachments ?? []).allSatisfy({ attachment throws(ShareQueueError) in try store.problem(with: attachment, checked: checked) == nil }) else { return }
-                files = record.attachments?.map(\.file) ?? []
+                guard let record = try? Record(jsonBytes: drained.storedJSON) else { return }
+                let list = record.attachments ?? []
+                // Its copies brought back first, as delivery would: a record is not passed over for a folder moved aside.
+                for copy in try store.restoreMissing(list, of: record.id, options: options, checked: checked) {
+                    warn(AttachmentStore.restoredWarning(copy, of: record.id, in: directory))
+                }
+                guard store.unread(list, options: options) == nil,
+                      try list.allSatisfy({ attachment throws(ShareQueueError) in try store.problem(with: attachment, checked: checked) == nil }) else { return }
+                files = list.map(\.file)
             }
             let instant = DateInstant(drained.dateText).asRead(at: now)
             if let current = newest[key], instant < current.instant { return }

@@ -123,6 +123,8 @@ extension DrainRun {
                 // Written at the commit that passes it, once the records before it are delivered (see `deadLetter(_:warning:)`).
                 deadLetter(DeadLetters.Letter(record: record, attempts: 1, error: refused.reason),
                            warning: "record \(DeadLetters.quoted(refused.id)) was refused for good; moved it to the dead letters: \(refused.reason)")
+                // Records refused for good one after another are settled by one commit, their letters in one write.
+                if case .commit? = steps.last { steps.removeLast() }
                 steps.append(.commit(record.end))
             } else {
                 steps.append(.countRefusal(record, reason: RefusalReason(recorded: refused.reason, shown: refused.reason)))

@@ -121,6 +121,7 @@ extension DrainRun {
             do { record = try Record(jsonBytes: payload) } catch { return damaged(error.message) }
         }
         if var list = record.attachments {
+            try restoreMissingCopies(list, of: record.id)
             if let reason = attachments.unread(list, options: options) {
                 return try deadLetterUnread(DrainedRecord(record: record, storedJSON: payload, end: end), reason)
             }
@@ -150,11 +151,20 @@ extension DrainRun {
     /// checks, set aside as damage if not (§7.3), as it would be without coalescing.
     private mutating func supersede(_ drained: DrainedRecord, _ damaged: (String) -> BatchItem) throws -> BatchItem {
         let files = drained.hasAttachments ? drained.record.attachments ?? [] : []
+        try restoreMissingCopies(files, of: drained.id)
         if let reason = attachments.unread(files, options: options) { return try deadLetterUnread(drained, reason) }
         for attachment in files {
             if let problem = try attachments.problem(with: attachment, checked: checkedFiles) { return damaged(problem) }
         }
         return .superseded(drained)
+    }
+
+    /// Brings back the copies `files` names that `attachments` lacks from the folders a drain moved
+    /// aside (see ``AttachmentStore/restoreMissing(_:of:options:checked:)``), saying so for each.
+    func restoreMissingCopies(_ files: [Attachment], of id: String) throws(ShareQueueError) {
+        for copy in try attachments.restoreMissing(files, of: id, options: options, checked: checkedFiles) {
+            drainer.warn(AttachmentStore.restoredWarning(copy, of: id, in: directory))
+        }
     }
 
     /// A record whose attachments a drain does not read (see ``AttachmentStore/unread(_:options:)``): moved to the dead

@@ -30,10 +30,19 @@ public final class QueueDrainer: @unchecked Sendable {
     static let staleAge: Int64 = 86_400
 
     /// A drainer for `directory`; nothing is locked or read until `drain(into:)`.
+    ///
+    /// It throws, as `QueueAppender.init` does, so that both are made with `try`: here for
+    /// options no drain can follow.
     /// - Parameters:
     ///   - directory: The queue to drain.
     ///   - options: How to batch, and when to stop.
-    public init(directory: QueueDirectory, options: DrainOptions = DrainOptions()) {
+    /// - Throws: `.invalidArgument` for a `batchSize`, `batchBytes` or `maxAttempts` under 1,
+    ///   a negative `maxRecords` or `maxAttachmentBytes`, a `waitSeconds` that is negative or
+    ///   not finite.
+    public init(directory: QueueDirectory, options: DrainOptions = DrainOptions()) throws(ShareQueueError) {
+        if let problem = options.problem {
+            throw ShareQueueError(.invalidArgument, "cannot drain with these options: \(problem)", path: directory.path)
+        }
         self.directory = directory
         self.options = options
     }

@@ -92,6 +92,18 @@ struct FileImage {
         return out
     }
 
+    /// Moves the folder `from`, with every folder and name under it, to `to`.
+    static func moveTree(from: String, to: String, directories: inout Set<String>, names: inout [String: Int]) {
+        func moved(_ path: String) -> String? {
+            if path == from { return to }
+            return path.hasPrefix(from + "/") ? to + path.dropFirst(from.count) : nil
+        }
+        directories = Set(directories.map { moved($0) ?? $0 })
+        var renamed: [String: Int] = [:]
+        for (name, inode) in names { renamed[moved(name) ?? name] = inode }
+        names = renamed
+    }
+
     /// Whether every directory above `name` exists in this state.
     func isReachable(_ name: String) -> Bool {
         var parent = CrashOperation.parent(name)
@@ -102,13 +114,14 @@ struct FileImage {
         return true
     }
 
-    /// Writes the state into the empty directory `root`.
-    func materialize(into root: String) throws {
+    /// Writes the state into the empty directory `root`: folders 0700 and files 0600, or, for a
+    /// group-shared queue, 2770 and 0660, the modes the tools give them before they have their names.
+    func materialize(into root: String, groupShared: Bool = false) throws {
         let manager = FileManager.default
         try manager.createDirectory(atPath: root, withIntermediateDirectories: true)
         for directory in directories.sorted(by: { $0.count < $1.count }) where isReachable(directory) {
             try manager.createDirectory(atPath: root + "/" + directory, withIntermediateDirectories: false,
-                                        attributes: [.posixPermissions: 0o700])
+                                        attributes: [.posixPermissions: groupShared ? 0o2770 : 0o700])
         }
         var first: [Int: String] = [:]
         for name in names.keys.sorted() where isReachable(name) {
@@ -118,7 +131,7 @@ struct FileImage {
                 try manager.linkItem(atPath: root + "/" + earlier, toPath: path)
             } else {
                 first[inode] = name
-                guard manager.createFile(atPath: path, contents: Data(contents[inode] ?? []), attributes: [.posixPermissions: 0o600]) else {
+                guard manager.createFile(atPath: path, contents: Data(contents[inode] ?? []), attributes: [.posixPermissions: groupShared ? 0o660 : 0o600]) else {
                     throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
                 }
             }

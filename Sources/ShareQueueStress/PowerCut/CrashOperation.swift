@@ -67,14 +67,20 @@ enum CrashOperation {
                     operations.append(.fileSync(inode: inode))
                 }
             case .rename(let from, let to):
-                if let inode = names[from] { names[to] = inode }
-                names[from] = nil
+                if directories.contains(from) {
+                    // A folder made whole under a temporary name and renamed into place: everything under it moves too.
+                    FileImage.moveTree(from: from, to: to, directories: &directories, names: &names)
+                } else {
+                    if let inode = names[from] { names[to] = inode }
+                    names[from] = nil
+                }
                 operations.append(.entry(.rename(from, to: to), parents: Array(Set([Self.parent(from), Self.parent(to)]))))
             case .link(let from, let to):
                 names[to] = names[from]
                 operations.append(.entry(.link(from, to: to), parents: [Self.parent(to)]))
             case .unlink(let path):
                 names[path] = nil
+                directories.remove(path)
                 operations.append(.entry(.unlink(path), parents: [Self.parent(path)]))
             case .mark(let words):
                 operations.append(.mark(words))

@@ -166,12 +166,19 @@ struct CrashStates {
             if image.contents[inode] == nil { image.contents[inode] = [] }
         case .mkdir(let path): image.directories.insert(path)
         case .rename(let from, let to):
+            if image.directories.contains(from) {
+                FileImage.moveTree(from: from, to: to, directories: &image.directories, names: &image.names)
+                return
+            }
             guard let inode = image.names[from] else { return }
             image.names[to] = inode
             image.names[from] = nil
         case .link(let from, let to):
             if let inode = image.names[from] { image.names[to] = inode }
-        case .unlink(let path): image.names[path] = nil
+        case .unlink(let path):
+            // An empty folder's removal is traced as an unlink too.
+            image.names[path] = nil
+            image.directories.remove(path)
         }
     }
 

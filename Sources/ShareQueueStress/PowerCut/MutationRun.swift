@@ -11,10 +11,10 @@ enum MutationRun {
         /// The workload, state and first problem of the violation that caught it; nil if none did.
         let caught: (workload: String, state: Int, problem: String)?
         let states: Int
+        let mode: CrashMode
 
         var expectedHarmless: Bool { entry.harmless[mode] != nil }
         var matches: Bool { (caught == nil) == expectedHarmless }
-        let mode: CrashMode
     }
 
     /// Runs the catalogue (or the entries named `only`) under `options.mode`; true if every verdict is the catalogue's.

@@ -19,8 +19,7 @@ struct PowerCutRecovery {
     ///   - delivered: The ids sinks took before the cut (a store's must be in it after the recovery).
     ///   - directory: An empty directory to recover in.
     func check(_ state: FileImage, printed: [String], delivered reported: [String], in directory: String) throws -> [String] {
-        try state.materialize(into: directory)
-        if workload.groupShared { chmod(directory + "/q", 0o2770) }
+        try state.materialize(into: directory, groupShared: workload.groupShared)
         // What a drain wrote into a file was delivered if the file still holds it after the cut, whatever the drain reported.
         let delivered = workload.outputFile.map { PowerCutContext.ids(inJSONLines: Array((try? Data(contentsOf: URL(fileURLWithPath: directory + "/" + $0))) ?? Data())) } ?? reported
         // A copy handed over before the cut must still be there: the consumer holds its path.

@@ -19,6 +19,53 @@ struct AttachmentTests {
         #expect(records.count == 2 && (records.last?["attachments"] as? [[String: Any]])?.count == 1, "\(drain.output)")
     }
 
+    @Test("The folders a copy is looked for in: those moved aside from attachments, newest first by their time, at most 8")
+    func movedAsideFolders() {
+        #expect(QueueLayout.movedAsideMilliseconds("rejected-1700000000000-attachments", from: "attachments") == 1_700_000_000_000)
+        #expect(QueueLayout.movedAsideMilliseconds("rejected-17-00112233445566ff-attachments", from: "attachments") == 17)
+        for name in ["rejected--attachments", "rejected-17-attachments.x", "rejected-17-keys", "rejected-1x-attachments", "attachments",
+                     "rejected-17-00112233445566FF-attachments", "rejected-17-0011-attachments", "rejected-1234567890123456789-attachments"] {
+            #expect(QueueLayout.movedAsideMilliseconds(name, from: "attachments") == nil, "\(name)")
+        }
+        let names = (1...10).map { "rejected-\($0)-attachments" } + ["rejected-10-00000000000000aa-attachments", "rejected-99-keys", "pending.log"]
+        #expect(AttachmentStore.movedAsideFolders(among: names.shuffled())
+                == ["rejected-10-00000000000000aa-attachments", "rejected-10-attachments"] + (4...9).reversed().map { "rejected-\($0)-attachments" })
+    }
+
+    @Test("A copy missing from attachments is brought back from the newest folder moved aside that holds its bytes; one held by none is damage")
+    func copiesComeBackFromFoldersMovedAside() throws {
+        let scratch = TemporaryDirectory()
+        let queue = TestQueue(in: scratch)
+        let a = try Self.makeFile(scratch, "a.txt", bytes: 10)
+        let b = try Self.makeFile(scratch, "b.pdf", bytes: 70_000)
+        let kept = try queue.append(["--attach", a.path, "kept"]).lines
+        let lost = try queue.append(["--attach", b.path, "lost"]).lines
+        let folder = queue.file("attachments")
+        let copies = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
+        try #require(copies.count == 2)
+        let copyOfA = try #require(copies.first { $0.hasSuffix(".txt") })
+        // An older folder holds a's copy; a newer one a file of its name with other bytes, and nothing holds b's.
+        try FileManager.default.moveItem(atPath: folder, toPath: queue.file("rejected-5-attachments"))
+        try FileManager.default.removeItem(atPath: queue.file("rejected-5-attachments/") + copies.first { $0.hasSuffix(".pdf") }!)
+        try FileManager.default.createDirectory(atPath: queue.file("rejected-6-0123456789abcdef-attachments"), withIntermediateDirectories: false)
+        try Data(repeating: 1, count: 10).write(to: URL(fileURLWithPath: queue.file("rejected-6-0123456789abcdef-attachments/" + copyOfA)))
+
+        let inbox = scratch.file("inbox")
+        let drain = try queue.drain(["--attachments-to", inbox])
+        #expect(drain.status == 0, "\(drain.stderr)")
+        #expect(try ids(in: drain.stdout) == kept, "\(drain.stderr)")
+        #expect(drain.stderr.contains("brought back the copy in \(queue.file("rejected-5-attachments"))"), "\(drain.stderr)")
+        let path = try #require(((try jsonObjects(drain.stdout).first?["attachments"]) as? [[String: Any]])?.first?["path"] as? String)
+        #expect(SHA256.hex([UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))) == a.sha256)
+        let quarantined = try jsonObjects(FileManager.default.contents(atPath: queue.file("quarantine.log")) ?? Data())
+        try #require(quarantined.count == 1)
+        #expect((quarantined[0]["reason"] as? String)?.hasSuffix(" is missing") == true, "\(quarantined)")
+        let frame = Data(base64Encoded: quarantined[0]["data"] as? String ?? "") ?? Data()
+        #expect(String(decoding: frame, as: UTF8.self).contains(lost[0]), "\(quarantined)")
+        // What was moved aside stays as it was.
+        #expect(FileManager.default.fileExists(atPath: queue.file("rejected-5-attachments/" + copyOfA)))
+    }
+
     @Test("--peek shows exactly what a drain delivers: not a record whose attachments break a record rule, and no path a writer stored")
     func peekAppliesTheDrainsRules() throws {
         let queue = TestQueue()

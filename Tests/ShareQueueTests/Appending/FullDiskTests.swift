@@ -173,7 +173,9 @@ struct FullDiskTests {
         let clean = try queue.drain()
         #expect(clean.status == 0, "\(clean.stderr)")
         let delivered = try ids(in: Data(contentsOf: URL(fileURLWithPath: out))) + ids(in: clean.stdout)
-        #expect(delivered == appended)
+        // Counting a refusal, the run goes on past the refused record and delivers "b", which the next run,
+        // from the checkpoint before "poison", delivers again; a dead letter it cannot write stops it there.
+        #expect(delivered == (limit.isEmpty ? [appended[0], appended[2], appended[1], appended[2]] : appended))
     }
 
     @Test("Attachments delivered to a full disk: 74 and nothing set aside; delivered intact once there is room")

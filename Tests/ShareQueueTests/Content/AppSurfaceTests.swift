@@ -52,13 +52,13 @@ struct AppSurfaceTests {
         #expect(titles == ["a"])
     }
 
-    @Test("An array appended is one record per element, blocking or awaited, never one record of kind Array")
+    @Test("A batch appended with contentsOf is one record per element, blocking or awaited, never one record of kind Array")
     func arrays() async throws {
         let directory = try QueueDirectory(path: queue.path)
         let appender = try QueueAppender(directory: directory)
         let links = (1...3).map { PlainLink(url: URL(string: "https://example.com/\($0)")!, title: "\($0)") }
-        let blocking = try { () throws in try appender.append(links, source: "s") }()
-        let awaited = try await appender.append(links, source: "s")
+        let blocking = try { () throws in try appender.append(contentsOf: links, source: "s") }()
+        let awaited = try await appender.append(contentsOf: links, source: "s", key: "k")
         #expect(blocking.count == 3 && awaited.count == 3)
         var kinds: [Record.Kind] = []
         try QueueInspector(directory: directory).forEachPending { kinds.append($0.record.kind) }

@@ -28,7 +28,7 @@ struct ContentRouterTests {
         // A process another test forks at the same moment holds a copy of the drain lock until its exec.
         var options = DrainOptions()
         options.waitSeconds = 5
-        let drainer = QueueDrainer(directory: try directory, options: options)
+        let drainer = try QueueDrainer(directory: try directory, options: options)
         for _ in 1...2 {
             var links = 0
             let linkFailure = #expect(throws: ShareQueueError.self) { try drainer.drain(PlainLink.self) { links += $0.count } }
@@ -54,11 +54,12 @@ struct ContentRouterTests {
         var inbox = ContentRouter()
         inbox.on(PlainLink.self) { links.add($0.map(\.value)) }
         inbox.on(NoteV1.self) { notes.add($0.map(\.value)) }
+        inbox.otherwise = .setAside
         // Three lock-taking calls in a row: a process another test spawns at that moment
         // can hold a copy of the drain lock's descriptor until it execs, so wait a little.
         var options = DrainOptions()
         options.waitSeconds = 5
-        let drainer = QueueDrainer(directory: try directory, options: options)
+        let drainer = try QueueDrainer(directory: try directory, options: options)
         let warnings = Collected<String>()
         drainer.warn = { warnings.add([$0]) }
         let summary = try drainer.drain(into: &inbox)
@@ -75,13 +76,13 @@ struct ContentRouterTests {
         #expect(links.values.count == 2)
     }
 
-    @Test("Under .fail a router stops at an unknown kind and leaves it and all after it queued")
+    @Test("By default, as under .fail, a router stops at an unknown kind and leaves it and all after it queued")
     func failsOnUnknown() throws {
         try appendMixed()
         var inbox = ContentRouter()
         inbox.on(PlainLink.self) { _ in }
         inbox.on(NoteV1.self) { _ in }
-        inbox.otherwise = .fail
+        #expect(inbox.otherwise == .fail)
         let failure = #expect(throws: ShareQueueError.self) { try QueueDrainer(directory: try directory).drain(into: &inbox) }
         #expect((failure?.underlying as? UnhandledKind)?.kind == .text)
         #expect(try queue.deadLetters().isEmpty)
@@ -95,6 +96,7 @@ struct ContentRouterTests {
         var inbox = ContentRouter()
         inbox.on(PlainLink.self) { _ in }
         inbox.on(NoteV1.self) { _ in throw StoreOffline(attempt: 7) }
+        inbox.otherwise = .setAside
         #expect(throws: StoreOffline(attempt: 7)) { try QueueDrainer(directory: try directory).drain(into: &inbox) }
         // The text record, of no handled kind, is not set aside: its batch was not delivered, so it stays queued with it.
         #expect(try queue.deadLetters().isEmpty)
@@ -111,10 +113,11 @@ struct ContentRouterTests {
         try appender.append(link(2), source: "s")
         var options = DrainOptions()
         options.waitSeconds = 5
-        let drainer = QueueDrainer(directory: try directory, options: options)
+        let drainer = try QueueDrainer(directory: try directory, options: options)
 
         var failing = ContentRouter()
         failing.on(PlainLink.self) { _ in throw StoreOffline() }
+        failing.otherwise = .setAside
         #expect(throws: StoreOffline.self) { try drainer.drain(into: &failing) }
         #expect(try queue.deadLetters().isEmpty)
         var pending: [String] = []
@@ -124,6 +127,7 @@ struct ContentRouterTests {
         let links = Collected<PlainLink>()
         var working = ContentRouter()
         working.on(PlainLink.self) { links.add($0.map(\.value)) }
+        working.otherwise = .setAside
         #expect(try drainer.drain(into: &working).deadLettered == 1)
         #expect(try queue.deadLetters().map { ($0["record"] as? [String: Any])?["id"] as? String } == [noteID])
         #expect(links.values == [link(1), link(2)])
@@ -146,9 +150,10 @@ struct ContentRouterTests {
         let noteID = try appender.append(note(1), source: "s")
         var options = DrainOptions()
         options.waitSeconds = 5
-        let drainer = QueueDrainer(directory: try directory, options: options)
+        let drainer = try QueueDrainer(directory: try directory, options: options)
         var failing = ContentRouter()
         failing.on(PlainLink.self) { _ in throw StoreOffline() }
+        failing.otherwise = .setAside
         #expect(throws: StoreOffline.self) { try drainer.drain(into: &failing) }
         #expect(try drainer.requeueDeadLetters() == 0)
         let notes = Collected<String>()
@@ -158,6 +163,26 @@ struct ContentRouterTests {
         let summary = try drainer.drain(into: &knowing)
         #expect(summary.delivered == 2 && summary.deadLettered == 0)
         #expect(notes.values == [noteID])
+    }
+
+    @Test("A blocking drain's handlers capture and change local state, on the calling thread")
+    func handlersChangeLocalState() throws {
+        try appendMixed()
+        var links: [PlainLink] = []
+        var notes = 0
+        var inbox = ContentRouter()
+        inbox.on(PlainLink.self) { links += $0.map(\.value) }
+        inbox.on(NoteV1.self) { notes += $0.count }
+        inbox.otherwise = .setAside
+        let thread = Thread.current
+        var sameThread = true
+        inbox.on(NoteV1.self) { batch in
+            notes += batch.count
+            sameThread = sameThread && Thread.current == thread
+        }
+        let summary = try QueueDrainer(directory: try directory).drain(into: &inbox)
+        #expect(links == [link(1), link(2)] && notes == 2 && sameThread)
+        #expect(summary.delivered == 4 && inbox.setAside == [.text: 1])
     }
 
     @Test("A record of a handled kind that does not decode is refused and counted; the others are delivered")

@@ -85,7 +85,7 @@ struct ErrorMatchingTests {
     @Test("A typed drain rethrows its handler's own error as it is, caught by its type, and keeps the batch queued")
     func typedHandlerError() throws {
         let directory = try appendLinks(2)
-        let drainer = QueueDrainer(directory: directory)
+        let drainer = try QueueDrainer(directory: directory)
         var caught: StoreOffline? = nil
         do {
             try drainer.drain(PlainLink.self) { _ in throw StoreOffline(attempt: 3) }
@@ -102,10 +102,10 @@ struct ErrorMatchingTests {
         #expect(delivered.map(\.title) == ["1", "2"])
     }
 
-    @Test("Every drain rethrows the app's own error as it is and keeps the batch queued: into a sink, its position, a router, and each async form")
+    @Test("Every drain rethrows the app's own error as it is and keeps the batch queued: into a sink, its position, a router, each async form with a sync or async body or handler, and a loop over batches")
     func everyDrainRethrows() async throws {
         let directory = try appendLinks(1)
-        let drainer = QueueDrainer(directory: directory)
+        let drainer = try QueueDrainer(directory: directory)
         var sink = FailingSink()
         #expect(throws: StoreOffline(attempt: 1)) { try drainer.drain(into: &sink) }
         var position = FailingSink(failsPosition: true)
@@ -117,6 +117,21 @@ struct ErrorMatchingTests {
         await #expect(throws: StoreOffline(attempt: 4)) { try await drainer.drain(into: &router) }
         await #expect(throws: StoreOffline(attempt: 5)) {
             try await drainer.drain(PlainLink.self) { _ in throw StoreOffline(attempt: 5) }
+        }
+        await #expect(throws: StoreOffline(attempt: 7)) {
+            try await drainer.drain(PlainLink.self) { _ in
+                await Task.yield()
+                throw StoreOffline(attempt: 7)
+            }
+        }
+        var asyncRouter = ContentRouter()
+        asyncRouter.on(PlainLink.self) { _ in
+            await Task.yield()
+            throw StoreOffline(attempt: 8)
+        }
+        await #expect(throws: StoreOffline(attempt: 8)) { try await drainer.drain(into: &asyncRouter) }
+        await #expect(throws: StoreOffline(attempt: 9)) {
+            for try await _ in drainer.batches(of: PlainLink.self) { throw StoreOffline(attempt: 9) }
         }
         // Nothing was taken: the record is there still, and no dead letter was made.
         let status = try QueueInspector(directory: directory).status()
@@ -156,7 +171,7 @@ struct ErrorMatchingTests {
         let directory = try appendLinks(3)
         var sink = RefusesFirst()
         var matched = false
-        do { try QueueDrainer(directory: directory).drain(into: &sink) } catch ShareQueueError.sinkRefused { matched = true } catch {
+        do { _ = try QueueDrainer(directory: directory).drain(into: &sink) } catch ShareQueueError.sinkRefused { matched = true } catch {
             Issue.record("not matched: \(error)")
         }
         #expect(matched)

@@ -62,7 +62,7 @@ struct TypedDrainTests {
         try appender.append(link(3), source: "s")
         var options = DrainOptions()
         options.maxAttempts = 3
-        let drainer = QueueDrainer(directory: try directory, options: options)
+        let drainer = try QueueDrainer(directory: try directory, options: options)
         var links: [PlainLink] = []
         for attempt in 1...2 {
             do {
@@ -91,7 +91,7 @@ struct TypedDrainTests {
         struct SaveFailed: Error {}
         let appender = try QueueAppender(directory: try directory)
         try appender.append(contentsOf: (1...5).map(link), source: "s")
-        let drainer = QueueDrainer(directory: try directory)
+        let drainer = try QueueDrainer(directory: try directory)
         for _ in 1...6 {
             #expect(throws: SaveFailed.self) { try drainer.drain(PlainLink.self) { _ in throw SaveFailed() } }
         }
@@ -161,16 +161,70 @@ struct TypedDrainTests {
     func withAttachments() throws {
         let photo = queue.scratch.file("photo.jpg")
         try Data("not really a JPEG".utf8).write(to: URL(fileURLWithPath: photo))
-        let attachment = try AttachmentStore(directory: try directory).add(copyOf: photo, maxBytes: 1 << 20)
-        try QueueAppender(directory: try directory).append(RecordDraft(encoding: link(1), source: "s", attachments: [attachment]))
+        try QueueAppender(directory: try directory).append(link(1), source: "s", attaching: [URL(fileURLWithPath: photo)])
         var options = DrainOptions()
         options.attachmentsDestination = queue.scratch.file("received")
         var values: [DrainedValue<PlainLink>] = []
         try QueueDrainer(directory: try directory, options: options).drain(PlainLink.self) { values += $0 }
-        let received = try #require(values.first?.attachments?.first)
+        let received = try #require(values.first?.attachments.first)
         #expect(values.first?.value == link(1))
         #expect(received.name == "photo.jpg")
-        #expect(try String(contentsOfFile: try #require(received.path), encoding: .utf8) == "not really a JPEG")
+        #expect(try #require(received.path).hasPrefix(queue.scratch.file("received") + "/"))
+        #expect(try String(contentsOf: try #require(received.url), encoding: .utf8) == "not really a JPEG")
+    }
+
+    @Test("Without a destination, a typed drain delivers attachments beside the queue, as files no later drain removes")
+    func attachmentsTheAppOwns() throws {
+        let photo = queue.scratch.file("photo.jpg")
+        try Data("pixels".utf8).write(to: URL(fileURLWithPath: photo))
+        let appender = try QueueAppender(directory: try directory)
+        try appender.append(link(1), source: "s", attaching: [URL(fileURLWithPath: photo)])
+        try appender.append(link(2), source: "s")
+        var values: [DrainedValue<PlainLink>] = []
+        try QueueDrainer(directory: try directory).drain(PlainLink.self) { values += $0 }
+        #expect(values.count == 2 && values[1].attachments.isEmpty)
+        let path = try #require(values.first?.attachments.first?.path)
+        let folder = try directory.defaultAttachmentsDestination
+        #expect(folder == queue.path + ".attachments")
+        #expect(path.hasPrefix(folder + "/"), "\(path)")
+        // The queue's own copy is gone once the batch committed; the app's copy stays, however old, through later drains.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: queue.path + "/attachments").isEmpty)
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -3 * 86_400)], ofItemAtPath: path)
+        for _ in 1...2 {
+            try appender.append(link(3), source: "s")
+            try QueueDrainer(directory: try directory).drain(PlainLink.self) { _ in }
+        }
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "pixels")
+    }
+
+    @Test("An append attaching files leaves no copy behind when one of them cannot be copied")
+    func attachingCleansUp() throws {
+        let photo = queue.scratch.file("photo.jpg")
+        try Data("pixels".utf8).write(to: URL(fileURLWithPath: photo))
+        let appender = try QueueAppender(directory: try directory)
+        let missing = URL(fileURLWithPath: queue.scratch.file("missing.jpg"))
+        #expect(throws: ShareQueueError.self) {
+            try appender.append(link(1), source: "s", attaching: [URL(fileURLWithPath: photo), missing])
+        }
+        let remote = #expect(throws: ShareQueueError.self) {
+            try appender.append(link(1), source: "s", attaching: [URL(fileURLWithPath: photo), URL(string: "https://example.com/a.jpg")!])
+        }
+        #expect(remote?.code == .invalidArgument)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: queue.path + "/attachments").isEmpty)
+        #expect(try queue.drain().lines.isEmpty)
+    }
+
+    @Test("A drainer is made with try, as an appender is: options no drain can follow are refused")
+    func drainerOptions() throws {
+        for change in [{ (options: inout DrainOptions) in options.batchSize = 0 }, { $0.maxAttempts = 0 }, { $0.waitSeconds = -1 },
+                       { $0.waitSeconds = .infinity }, { $0.batchBytes = 0 }, { $0.maxRecords = -1 }] {
+            var options = DrainOptions()
+            change(&options)
+            let failure = #expect(throws: ShareQueueError.self) { try QueueDrainer(directory: try directory, options: options) }
+            #expect(failure?.code == .invalidArgument)
+        }
+        #expect(try QueueDirectory(url: URL(fileURLWithPath: queue.path)).path == queue.path)
+        #expect(throws: ShareQueueError.self) { try QueueDirectory(url: URL(string: "https://example.com/queue")!) }
     }
 
     @Test("A dead letter put back is the newest record of its key: publishing the newer value appends it again")

@@ -135,7 +135,7 @@ struct WatchTests {
         #expect(Self.lineCount(out) == 1)
     }
 
-    @Test("A burst of 500 separate share-append processes becomes a few dozen deliveries")
+    @Test("A burst of 500 separate share-append processes becomes at most one delivery per debounce window")
     func burstCoalesces() throws {
         let scratch = TemporaryDirectory()
         let queue = TestQueue(in: scratch)
@@ -157,10 +157,10 @@ struct WatchTests {
         let seconds = Date().timeIntervalSince(start)
         try waitUntil("all 501 records") { Self.lineCount(out) == 501 }
         let count = Self.lineCount(deliveries) - 1
-        // At most one delivery per 100 ms of the burst, plus the first and the last.
+        // At most one delivery per 100 ms of the burst, plus the first and the last: how many that is
+        // depends on how fast processes start here (a debug build, or a sanitizer, starts them slower).
         #expect(count <= Int(seconds / 0.1) + 3, "\(count) deliveries in \(seconds) s")
-        // Under a sanitizer a burst of processes takes longer, so it spans more debounce windows.
-        #expect(count < 100 * sanitizerAllowance, "\(count) deliveries")
+        #expect(count < 500, "\(count) deliveries: one a record")
         kill(watcher.pid, SIGINT)
         #expect(watcher.wait().status == 0)
         #expect(try ids(in: Data(contentsOf: URL(fileURLWithPath: out))).count == 501)

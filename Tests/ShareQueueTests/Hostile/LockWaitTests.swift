@@ -6,6 +6,9 @@ import Testing
 /// longer than the wait allows, and the lock then held like any other.
 @Suite("Waiting for a lock", .serialized, .runTimeLimit(minutes: 2))
 struct LockWaitTests {
+    /// These tests are of the wait the tools choose (see `letLockWaitsUseSignals`); a library left alone polls.
+    init() { FileDescriptor.letLockWaitsUseSignals() }
+
     /// Two open descriptions of one new lock file.
     static func twoDescriptions(_ scratch: TemporaryDirectory) throws -> (FileDescriptor, FileDescriptor) {
         let path = scratch.path + "/test.lock"

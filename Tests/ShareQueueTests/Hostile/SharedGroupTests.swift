@@ -401,6 +401,115 @@ struct SharedGroupTests {
         #expect(try ShareQueueTests.ids(in: last.stdout) == appended.lines, "\(last.stderr)")
     }
 
+    /// A queue whose `attachments/` the second producer made, honestly, by the first `--attach`, with
+    /// attachments of both producers in it: the acknowledged ids, and each attachment's bytes by its name.
+    private func honestAttachments(_ queue: String, _ scratch: TemporaryDirectory) throws -> (ids: [String], files: [String: Data]) {
+        var ids: [String] = []
+        var files: [String: Data] = [:]
+        for (index, user) in [TestUsers.secondProducer, TestUsers.producer, TestUsers.secondProducer, TestUsers.producer].enumerated() {
+            let name = "note-\(index).txt"
+            let path = scratch.file(name)
+            files[name] = Data("note \(index) by \(user) ".utf8) + Data(repeating: UInt8(index), count: 1000 * (index + 1))
+            try files[name]!.write(to: URL(fileURLWithPath: path))
+            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
+            let appended = try TestUsers.run(as: user, "share-append", ["--dir", queue, "--attach", path, "from \(user)"], in: scratch)
+            try #require(appended.status == 0, "\(user): \(appended.stderr)")
+            ids += appended.lines
+        }
+        var status = stat()
+        #expect(lstat(queue + "/attachments", &status) == 0 && status.st_uid == TestUsers.uid(TestUsers.secondProducer))
+        return (ids, files)
+    }
+
+    /// Every record in `output` has its attachment, delivered to `received` with the bytes its producer attached.
+    private func expectIntact(_ output: Data, _ files: [String: Data], sourceLocation: SourceLocation = #_sourceLocation) throws {
+        for record in try jsonObjects(output) {
+            let attachment = try #require((record["attachments"] as? [[String: Any]])?.first, sourceLocation: sourceLocation)
+            let name = try #require(attachment["name"] as? String, sourceLocation: sourceLocation)
+            let path = try #require(attachment["path"] as? String, sourceLocation: sourceLocation)
+            #expect(FileManager.default.contents(atPath: path) == files[name], "\(name)", sourceLocation: sourceLocation)
+        }
+    }
+
+    /// Nothing was set aside as damage or moved to the dead letters.
+    private func expectNothingSetAside(_ queue: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        for name in ["quarantine.log", "dead-letters.log"] {
+            #expect(!FileManager.default.fileExists(atPath: queue + "/" + name), "\(name)", sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test("A member who made the attachments folder honestly and then locks others out of it: one drain moves it aside, brings every copy back and delivers every record intact; producers go on",
+          .enabled(if: TestUsers.canRun, TestUsers.skipReason),
+          arguments: [("0700", nil), ("2750", TestUsers.host), ("2750", nil)] as [(String, String?)])
+    func membersLockedFolderComesBack(_ mode: String, _ drainer: String?) throws {
+        guard TestUsers.require() else { return }
+        let scratch = TemporaryDirectory()
+        let queue = try sharedQueue(scratch)
+        let received = scratch.file("received")
+        try FileManager.default.createDirectory(atPath: received, withIntermediateDirectories: false)
+        TestUsers.chown(received, TestUsers.host)
+        let (acknowledged, files) = try honestAttachments(queue, scratch)
+        try asSecondProducer("cd '\(queue)' && chmod \(mode) attachments", scratch)
+
+        let drain = try TestUsers.run(as: drainer, "host-drain", ["--dir", queue, "--attachments-to", received], in: scratch)
+        #expect(drain.status == 0, "\(drain.stderr)")
+        #expect(try ids(in: drain.stdout) == acknowledged, "\(drain.stderr)")
+        try expectIntact(drain.stdout, files)
+        expectNothingSetAside(queue)
+        #expect(drain.stderr.contains(queue + "/attachments ") && drain.stderr.contains("brought back the copy"), "\(drain.stderr)")
+        // The folder is the queue's again: the group's, 2770.
+        var status = stat()
+        #expect(lstat(queue + "/attachments", &status) == 0)
+        #expect(status.st_mode & 0o7777 == 0o2770 && status.st_gid == TestUsers.gid(TestUsers.group), "\(String(status.st_mode, radix: 8))")
+
+        let note = scratch.file("after.txt")
+        try Data("after".utf8).write(to: URL(fileURLWithPath: note))
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: note)
+        let appended = try TestUsers.run(as: TestUsers.producer, "share-append", ["--dir", queue, "--attach", note, "after"], in: scratch)
+        #expect(appended.status == 0, "\(appended.stderr)")
+        let last = try TestUsers.run(as: TestUsers.host, "host-drain", ["--dir", queue, "--attachments-to", received], in: scratch)
+        #expect(last.status == 0, "\(last.stderr)")
+        #expect(try ids(in: last.stdout) == appended.lines, "\(last.stderr)")
+        try expectIntact(last.stdout, ["after.txt": Data("after".utf8)])
+        expectNothingSetAside(queue)
+    }
+
+    @Test("A member's attachments folder the host may not read: the drain exits 75 naming the folder it moved it aside to and keeps every record queued; once the folder is readable, the next drain delivers them all intact",
+          .enabled(if: TestUsers.canRun, TestUsers.skipReason), arguments: [true, false])
+    func membersUnreadableFolderWaits(_ memberRepairs: Bool) throws {
+        guard TestUsers.require() else { return }
+        let scratch = TemporaryDirectory()
+        let queue = try sharedQueue(scratch)
+        let received = scratch.file("received")
+        try FileManager.default.createDirectory(atPath: received, withIntermediateDirectories: false)
+        TestUsers.chown(received, TestUsers.host)
+        let (acknowledged, files) = try honestAttachments(queue, scratch)
+        try asSecondProducer("cd '\(queue)' && chmod 0700 attachments", scratch)
+
+        for _ in 0..<2 {
+            let drain = try TestUsers.run(as: TestUsers.host, "host-drain", ["--dir", queue, "--attachments-to", received], in: scratch)
+            #expect(drain.status == 75, "\(drain.stderr)")
+            #expect(drain.stdout.isEmpty, "\(drain.stderr)")
+            let aside = try FileManager.default.contentsOfDirectory(atPath: queue).filter { $0.hasPrefix("rejected-") && $0.hasSuffix("-attachments") }
+            try #require(aside.count == 1, "\(aside)")
+            #expect(drain.stderr.contains(queue + "/" + aside[0]) && drain.stderr.contains("user \(TestUsers.uid(TestUsers.secondProducer))"), "\(drain.stderr)")
+            expectNothingSetAside(queue)
+        }
+        let status = try TestUsers.run(as: TestUsers.host, "host-drain", ["--dir", queue, "--status", "--json"], in: scratch)
+        #expect(try jsonObjects(status.stdout).first?["pending"] as? Int == acknowledged.count, "\(status.stderr)")
+
+        if memberRepairs {
+            try asSecondProducer("cd '\(queue)' && chmod 2750 rejected-*-attachments", scratch)
+        } else {
+            _ = try run("/bin/sh", ["-c", "chmod g+rx '\(queue)'/rejected-*-attachments"], in: scratch)
+        }
+        let drain = try TestUsers.run(as: TestUsers.host, "host-drain", ["--dir", queue, "--attachments-to", received], in: scratch)
+        #expect(drain.status == 0, "\(drain.stderr)")
+        #expect(try ids(in: drain.stdout) == acknowledged, "\(drain.stderr)")
+        try expectIntact(drain.stdout, files)
+        expectNothingSetAside(queue)
+    }
+
     @Test("A member holding drain.lock with a shared lock: the drain says a shared lock holds it, whose, and what to do",
           .enabled(if: TestUsers.canRun, TestUsers.skipReason))
     func membersSharedDrainLock() throws {

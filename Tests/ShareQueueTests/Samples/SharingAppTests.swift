@@ -111,7 +111,8 @@ struct SharingAppTests {
                 == "HostApp: 8 delivered, 7 new links, 7 stored, wallpaper Forest, \(superseded) superseded, 0 dead-lettered\n")
         let saved = try Data(contentsOf: URL(fileURLWithPath: store))
         let contents = try #require(try JSONSerialization.jsonObject(with: saved) as? [String: Any])
-        #expect(Set(contents.keys) == ["links", "wallpaper"])
+        #expect(Set(contents.keys) == ["links", "files", "wallpaper"])
+        #expect((contents["files"] as? [String: Any])?.isEmpty == true)
         #expect(contents["wallpaper"] as? [String: String] == ["name": "Forest", "imageSHA256": sha])
         let links = try #require(contents["links"] as? [String: [String: Any]])
         #expect(Set(links.keys) == Set(expected.keys))
@@ -171,6 +172,58 @@ struct SharingAppTests {
         #expect(try pendingKinds(queue).count == 3)
         #expect(try host(bin, ["--dir", queue, "--store", store, "--batch-size", "2"], in: scratch)
                 == "HostApp: 3 delivered, 3 new links, 5 stored, wallpaper none, 0 superseded, 0 dead-lettered\n")
+    }
+
+    @Test("A running host drains on every change notice: links shared while it runs reach its store")
+    func drainsWhileRunning() throws {
+        let bin = try Self.built.get()
+        let scratch = TemporaryDirectory()
+        let queue = scratch.queue
+        let store = scratch.file("links.json")
+        _ = try share(bin, queue, Self.links[0].arguments, in: scratch)
+        let host = try RunningTool(bin + "/HostApp", ["--dir", queue, "--store", store, "--watch-until-links", "3"], in: scratch)
+        defer { host.kill() }
+        // The link queued before it began is taken on the first notice, at once.
+        try waitUntil("the link queued before the host began", seconds: 30) {
+            (try? Data(contentsOf: URL(fileURLWithPath: store)))?.isEmpty == false
+        }
+        _ = try share(bin, queue, Self.links[1].arguments, in: scratch)
+        _ = try share(bin, queue, Self.links[2].arguments, in: scratch)
+        let result = host.wait()
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.output.hasPrefix("HostApp: ") && result.output.contains(", 3 new links, 3 stored, "), "\(result.output)")
+        #expect(try pendingKinds(queue).isEmpty)
+    }
+
+    @Test("Files shared with a link become the host's: kept beside its store, and no longer in the queue")
+    func attachments() throws {
+        let bin = try Self.built.get()
+        let scratch = TemporaryDirectory()
+        let queue = scratch.queue
+        let store = scratch.file("links.json")
+        let photo = scratch.file("preview.jpg")
+        try Data("a preview".utf8).write(to: URL(fileURLWithPath: photo))
+        let id = try share(bin, queue, Self.links[2].arguments + ["--attach", photo], in: scratch).lines[0]
+        #expect(try host(bin, ["--dir", queue, "--store", store], in: scratch)
+                == "HostApp: 1 delivered, 1 new links, 1 stored, wallpaper none, 0 superseded, 0 dead-lettered\n")
+        let contents = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: store))) as? [String: Any])
+        #expect(contents["files"] as? [String: [String]] == [id: [id + "-preview.jpg"]])
+        #expect(try String(contentsOfFile: store + ".files/" + id + "-preview.jpg", encoding: .utf8) == "a preview")
+        // Neither the queue nor the folder the drain delivered to keeps a copy; the original is untouched.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: queue + "/attachments").isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: queue + ".attachments").isEmpty)
+        #expect(FileManager.default.fileExists(atPath: photo))
+    }
+
+    @Test("The sample's app code holds no lock and no @unchecked Sendable")
+    func noLocks() throws {
+        let sources = try #require(FileManager.default.enumerator(atPath: Self.package + "/Sources")?.allObjects as? [String])
+        for file in sources where file.hasSuffix(".swift") {
+            let text = try String(contentsOfFile: Self.package + "/Sources/" + file, encoding: .utf8)
+            for word in ["@unchecked", "NSLock", "Mutex", "DispatchSemaphore", "withLock"] {
+                #expect(!text.contains(word), "\(file) has \(word)")
+            }
+        }
     }
 
     @Test("The sample is built as an outside app: Swift 6 mode, member imports checked, and only import ShareQueue")

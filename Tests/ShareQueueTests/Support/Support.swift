@@ -45,6 +45,13 @@ enum Executables {
         return dir
     }()
 
+    /// The release build beside the tests' own (`.build/release`), which CI builds before the tests: its tools are static executables.
+    static let releaseDirectory = directory.deletingLastPathComponent().appendingPathComponent("release")
+
+    /// Runs a test of the released tools where they are built, and always in CI.
+    static let needsRelease = ConditionTrait.enabled(if: OptionalProgram.isCI || FileManager.default.fileExists(atPath: releaseDirectory.appendingPathComponent("host-drain").path),
+                                                     "no release build: swift build -c release")
+
     /// One of the package's tools by name, or any program by its absolute path.
     static func path(_ name: String) -> String { name.hasPrefix("/") ? name : directory.appendingPathComponent(name).path }
 }

@@ -29,15 +29,10 @@ struct LinkageTests {
     }
 
     #if os(Linux)
-    /// The release build beside the tests' own: `.build/release`, which CI builds first.
-    static let release = Executables.directory.deletingLastPathComponent().appendingPathComponent("release")
-
     @Test("Released, share-append and host-drain are static position-independent executables that run: ASLR, no loader, no shared library, no runpath",
-          .enabled(if: OptionalProgram.isCI || FileManager.default.fileExists(atPath: release.appendingPathComponent("host-drain").path),
-                   "no release build: swift build -c release"),
-          arguments: ["share-append", "host-drain"])
+          Executables.needsRelease, arguments: ["share-append", "host-drain"])
     func staticPositionIndependent(tool: String) throws {
-        let path = Self.release.appendingPathComponent(tool).path
+        let path = Executables.releaseDirectory.appendingPathComponent(tool).path
         let image = try #require(try ELFImage(path: path), "\(path) is not a 64-bit ELF file")
         #expect(image.isPositionIndependent, "\(tool) is not position-independent: it would load at a fixed address")
         #expect(image.interpreter == nil, "\(tool) asks for the program loader \(image.interpreter ?? "")")

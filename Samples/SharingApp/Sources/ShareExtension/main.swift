@@ -3,13 +3,13 @@ import ShareQueue
 import SharedTypes
 
 // The share extension, as a command-line program:
-//   ShareExtension --dir DIR link URL TITLE [--tag T]... [--note TEXT]
+//   ShareExtension --dir DIR link URL TITLE [--tag T]... [--note TEXT] [--attach FILE]...
 //   ShareExtension --dir DIR wallpaper NAME [--sha256 HEX]
 // It appends and prints the record's id. On iOS the extension would call
 // completeRequest once append returns: the record is then on disk.
 
 let usage = """
-    usage: ShareExtension --dir DIR link URL TITLE [--tag T]... [--note TEXT]
+    usage: ShareExtension --dir DIR link URL TITLE [--tag T]... [--note TEXT] [--attach FILE]...
            ShareExtension --dir DIR wallpaper NAME [--sha256 HEX]
     """
 
@@ -24,7 +24,7 @@ var options: [String: [String]] = [:]
 var positional: [String] = []
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
-    if ["--dir", "--tag", "--note", "--sha256"].contains(argument) {
+    if ["--dir", "--tag", "--note", "--sha256", "--attach"].contains(argument) {
         guard let value = arguments.popFirst() else { fail("\(argument) needs a value", status: 64) }
         options[argument, default: []].append(value)
     } else if argument.hasPrefix("-") {
@@ -46,7 +46,10 @@ func share() async throws(ShareQueueError) {
         let link = SharedLink(url: url, title: positional[2], sharedAt: Date(), tags: options["--tag"] ?? [], note: options["--note"]?.last)
         // The lock is held for one write; once append returns, the record will be delivered.
         // Awaited: the write and its fsync run off the caller's thread, as an extension's main actor wants.
-        let id = try await appender.append(link, source: "share-extension")
+        // Files the user shared with it (a page's preview, say) are copied into the queue
+        // first; if the append fails, the copies are removed. The host receives files of its own.
+        let files = (options["--attach"] ?? []).map { URL(fileURLWithPath: $0) }
+        let id = try await appender.append(link, source: "share-extension", attaching: files)
         print(id)
     case ("wallpaper", 2):
         let current = CurrentWallpaper(name: positional[1], imageSHA256: options["--sha256"]?.last)

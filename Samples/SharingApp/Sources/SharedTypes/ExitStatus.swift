@@ -12,7 +12,7 @@ extension ShareQueueError {
         case .cannotCreate: 73         // EX_CANTCREAT
         case .ioError: 74              // EX_IOERR
         // Nothing was lost, run again later.
-        case .busy, .queueFull, .handlerFailed, .sinkRefused, .nameTaken, .resourceShortage: 75  // EX_TEMPFAIL
+        case .busy, .queueFull, .handlerFailed, .sinkRefused, .nameTaken, .resourceShortage, .recordHeld: 75  // EX_TEMPFAIL
         case .permissionDenied: 77     // EX_NOPERM
         case .configuration, .damaged: 78  // EX_CONFIG
         default: 70                    // EX_SOFTWARE

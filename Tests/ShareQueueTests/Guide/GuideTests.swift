@@ -1,0 +1,109 @@
+import Foundation
+import Testing
+import ShareQueue
+
+/// The guide's and the DocC catalog's code: every snippet is in GuideSnippets.swift, word for
+/// word, so that it compiles; and the host's code drains what the extension's code appends.
+@Suite("Guide snippets")
+struct GuideTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().path
+    static let documents = ["Documentation/Library.md"] + ["ShareQueue.md", "Installation.md", "DrainingSeveralTypes.md", "Concurrency.md",
+                                                           "DrainingWhileRunning.md", "Attachments.md"].map { "Sources/ShareQueue/ShareQueue.docc/" + $0 }
+
+    /// The Swift code blocks of a Markdown document, each as its lines.
+    static func snippets(of document: String) throws -> [[String]] {
+        let text = try String(contentsOfFile: root + "/" + document, encoding: .utf8)
+        var blocks: [[String]] = [], current: [String]?
+        for line in text.components(separatedBy: "\n") {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if current == nil, trimmed == "```swift" { current = [] }
+            else if current != nil, trimmed == "```" { blocks.append(current!); current = nil }
+            else { current?.append(line) }
+        }
+        return blocks
+    }
+
+    /// Lines without their indentation, blank ones left out: snippets are indented as their place in the file needs.
+    static func normalized(_ lines: [String]) -> [String] {
+        lines.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    @Test("Every Swift snippet of the guide and of the DocC catalog an app reads is compiled, word for word", arguments: documents)
+    func snippetsCompile(document: String) throws {
+        let source = try String(contentsOfFile: Self.root + "/Tests/ShareQueueTests/Guide/GuideSnippets.swift", encoding: .utf8)
+        let file = Self.normalized(source.components(separatedBy: "\n"))
+        let imports = Set(file.filter { $0.hasPrefix("import ") })
+        let snippets = try Self.snippets(of: document)
+        #expect(!snippets.isEmpty)
+        for snippet in snippets {
+            let lines = Self.normalized(snippet)
+            // An import is the file's own, at its top; the rest must stand together in the file.
+            for line in lines where line.hasPrefix("import ") && line != "import PackageDescription" { #expect(imports.contains(line), "\(document): \(line)") }
+            let code = lines.filter { !$0.hasPrefix("import ") && !$0.hasPrefix("// swift-tools-version") }
+            guard !code.isEmpty else { continue }
+            let found = (0...max(0, file.count - code.count)).contains { start in Array(file[start..<min(file.count, start + code.count)]) == code }
+            #expect(found, "\(document): this snippet is not in GuideSnippets.swift as it stands:\n\(snippet.joined(separator: "\n"))")
+        }
+    }
+
+    @Test("The guide's extension appends, and its main-actor model, its blocking forms and its loop take what was appended")
+    func hostTakesWhatTheExtensionShares() async throws {
+        let scratch = TemporaryDirectory()
+        let dir = scratch.queue
+        let url = URL(string: "https://swift.org")!
+        let id = try await GuideExtension.share(dir: dir, url: url, title: "Swift", tags: ["lang"], note: nil)
+        let appender = try QueueAppender(directory: QueueDirectory(path: dir))
+        #expect(try await GuideExtension.publish(appender, name: "Dunes", sha256: nil))
+        #expect(try await !GuideExtension.publish(appender, name: "Dunes", sha256: nil))
+        let model = await InboxModel(drainer: try QueueDrainer(directory: QueueDirectory(path: dir)))
+        let summary = try await model.refresh()
+        #expect(summary.delivered == 2)
+        #expect(await model.links[id]?.url == url)
+        #expect(await model.wallpaper?.name == "Dunes")
+
+        let link = SharedLink(url: url, title: "Swift", sharedAt: Date(), tags: [], note: nil)
+        let image = scratch.file("image.jpg")
+        try Data("image".utf8).write(to: URL(fileURLWithPath: image))
+        let ids = try await GuideExtension.shareSeveral(appender, links: [link, link], link: link, imageURL: URL(fileURLWithPath: image))
+        let drainer = try QueueDrainer(directory: QueueDirectory(path: dir))
+        let photos = URL(fileURLWithPath: scratch.file("photos"))
+        try FileManager.default.createDirectory(at: photos, withIntermediateDirectories: true)
+        let database = LinkDatabase()
+        #expect(try await model.refreshIntoDatabase(database, photos: photos).isEmpty)
+        #expect(await Set(database.saved.keys) == Set(ids))
+
+        try await appender.append(contentsOf: [link, link], source: "s")
+        #expect(try GuideHost.countLinks(drainer) == 2)
+        try await appender.append(contentsOf: [link], source: "s")
+        #expect(try await GuideHost.loop(drainer).count == 1)
+        #expect(try await GuideHost.overview(queue: QueueDirectory(path: dir), url: url, title: "Swift").map(\.url) == [url])
+        await model.refreshNow()
+    }
+
+    @Test("The guide's loop drains on every change notice until its task is cancelled; its plain records drain as they are")
+    func loopAndPlainRecords() async throws {
+        let scratch = TemporaryDirectory()
+        let queue = try QueueDirectory(path: scratch.queue)
+        let model = await InboxModel(drainer: try QueueDrainer(directory: queue))
+        let running = Task { try await model.drainWhileRunning(queue) }
+        let appender = try QueueAppender(directory: queue)
+        let link = SharedLink(url: URL(string: "https://swift.org")!, title: "Swift", sharedAt: Date(), tags: [], note: nil)
+        let id = try await appender.append(link, source: "s")
+        try await waitUntil("the link appended while it runs") { await model.links[id] != nil }
+        running.cancel()
+        try await running.value
+        #expect(try GuidePlainRecords.run(containerPath: scratch.file("container")).delivered == 2)
+    }
+
+    /// Waits until `condition` holds, checking every 10 ms, failing after 30 seconds.
+    func waitUntil(_ what: String, _ condition: () async -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while await !condition() {
+            guard ContinuousClock.now < deadline else { throw GuideTimeout(what: what) }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    struct GuideTimeout: Error { let what: String }
+}
