@@ -32,8 +32,8 @@ struct CommandSink: DrainSink {
         case stopped
         /// The command is wrong, not the records: 64 (usage), 78 (configuration), 126 (not executable)
         /// and 127 (not found) give `configuration` (exit 78); a signal other than a stop or a crash
-        /// gives `tryAgain` (75). The batch waits, uncounted.
-        case broken(ShareQueueError.Kind)
+        /// gives `handlerFailed` (75). The batch waits, uncounted.
+        case broken(ShareQueueError.Code)
         /// Any other status, a crash's signals and SIGKILL included: the records are refused.
         case refused
     }
@@ -46,7 +46,7 @@ struct CommandSink: DrainSink {
         case 64, 78, 126, 127: return .broken(.configuration)
         case _ where Host.wasStopped(status): return .stopped
         case _ where Host.wasCrashed(status): return .refused
-        case 129...(128 + 64): return .broken(.tryAgain)
+        case 129...(128 + 64): return .broken(.handlerFailed)
         default: return .refused
         }
     }
@@ -76,7 +76,7 @@ struct CommandSink: DrainSink {
         for record in batch.records { RecordFormat.json.append(record, to: &input) }
         let child: (pid: Int32, input: FileDescriptor)
         do { child = try Host.spawnShell(command) } catch {
-            throw ShareQueueError(.tryAgain, "cannot start the command", path: "/bin/sh", underlying: error)
+            throw ShareQueueError.handlerFailed("cannot start the command", path: "/bin/sh", underlying: error)
         }
         let deadline = timeout.map { Host.monotonicSeconds() + $0 }
         let mustEnd = { StopRequest.isRequested || deadline.map { Host.monotonicSeconds() >= $0 } == true }
@@ -91,34 +91,34 @@ struct CommandSink: DrainSink {
             status = fed ? try Host.waitForExit(child.pid, unless: mustEnd) : nil
             if status == nil { _ = try Host.endProcessGroup(child.pid, grace: Self.grace) }
         } catch {
-            throw ShareQueueError(.tryAgain, "cannot wait for the command", underlying: error)
+            throw ShareQueueError.handlerFailed("cannot wait for the command", underlying: error)
         }
         guard let status else {
             if StopRequest.isRequested {
-                throw ShareQueueError(.tryAgain, "stopped: ended the command '\(command)' before it finished")
+                throw ShareQueueError.handlerFailed("stopped: ended the command '\(command)' before it finished")
             }
-            throw ShareQueueError(.tryAgain, "the command '\(command)' did not finish within \(Self.format(timeout ?? 0)) (--exec-timeout); ended it")
+            throw ShareQueueError.handlerFailed("the command '\(command)' did not finish within \(Self.format(timeout ?? 0)) (--exec-timeout); ended it")
         }
         switch Self.outcome(of: status) {
         case .delivered:
             break
         case .stopped:
-            throw ShareQueueError(.tryAgain, "the command '\(command)' was stopped before it finished (status \(status))")
+            throw ShareQueueError.handlerFailed("the command '\(command)' was stopped before it finished (status \(status))")
         case _ where StopRequest.isRequested:
             // Asked to stop, this process ended the command itself: whatever its status, nothing is counted.
-            throw ShareQueueError(.tryAgain, "the command '\(command)' was stopped before it finished (status \(status))")
+            throw ShareQueueError.handlerFailed("the command '\(command)' was stopped before it finished (status \(status))")
         case .tryAgain:
             // The command says its destination is unavailable (a server down), not that these records are wrong.
-            throw ShareQueueError(.tryAgain, "the command '\(command)' asked to try again later (status 75)")
-        case .broken(let kind):
-            throw ShareQueueError(kind, "the command '\(command)' \(Self.statusText(status)), which says the command is broken, not the records: "
+            throw ShareQueueError.handlerFailed("the command '\(command)' asked to try again later (status 75)")
+        case .broken(let code):
+            throw ShareQueueError(code, "the command '\(command)' \(Self.statusText(status)), which says the command is broken, not the records: "
                                   + "its batch stays queued and nothing is counted against it")
         case .refused:
             throw Refusal(command: command, status: status)
         }
         // A command that exits 0 without reading all its input has still accepted the batch.
         if let writeError, !writeError.isBrokenPipe {
-            throw ShareQueueError(.tryAgain, "cannot write to the command", underlying: writeError)
+            throw ShareQueueError.handlerFailed("cannot write to the command", underlying: writeError)
         }
         SystemTrace.current?.mark(["delivered"] + batch.records.map(\.id))
     }

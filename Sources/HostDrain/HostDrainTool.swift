@@ -190,7 +190,9 @@ public enum HostDrainTool {
     static func drain(_ directory: QueueDirectory, options: DrainOptions, into sink: inout any DrainSink) throws(ShareQueueError) -> DrainSummary {
         let drainer = try QueueDrainer(directory: directory, options: options)
         drainer.warn = tool.warn
-        return try drainer.drain(into: &sink)
+        do { return try drainer.drain(into: &sink) } catch {
+            throw Tool.reported(error, "the sink failed; the batch and the rest stay queued")
+        }
     }
 
     static func report(_ summary: DrainSummary) {

@@ -34,7 +34,7 @@ struct StandardOutputSink: DrainSink {
                 #endif
             } else if try !output.writeAllShared(out, unless: { StopRequest.isRequested }) {
                 // Asked to stop while no one reads: the batch stays queued, as when its command is ended.
-                throw ShareQueueError(.tryAgain, "stopped while standard output was not being read; the batch stays queued")
+                throw ShareQueueError.handlerFailed("stopped while standard output was not being read; the batch stays queued")
             }
         } catch let error as SystemError {
             if let start { output.cutBack(to: start) }

@@ -46,7 +46,7 @@ struct WatchLoop {
                     HostDrainTool.report(summary)
                 }
                 retryDelay = nil
-            } catch where error.kind == .tryAgain || error.kind == .ioError {
+            } catch where Tool.isPassing(error) {
                 if StopRequest.isRequested { break }
                 // No batch can reach a reader that is gone: trying again would go on for good.
                 if (sink as? StandardOutputSink)?.readerIsGone == true { throw error }

@@ -98,19 +98,19 @@ extension ShareAppendTool {
             failedLine = chunkFirstLine
             if !chunk.isEmpty { try appendChunk(endingBefore: lastLine + 1) }
         } catch {
-            guard appended > 0 || error.kind != .invalidArgument && error.kind != .noInput else { throw error }
+            guard appended > 0 || error.code != .invalidArgument && error.code != .noInput else { throw error }
             progress?.finish()
             let records = "\(appended) record\(appended == 1 ? "" : "s")"
             // An id goes out only once its record is durable, so records whose ids were lost are in the queue all the same.
             if unprinted > 0 {
                 let line = chunkFirstLine - 1
-                throw ShareQueueError(error.kind, "stopped after line \(line)\(inputEnded ? ", the last" : ""): the \(records) of lines 1 to \(line) "
+                throw ShareQueueError(error.code, "stopped after line \(line)\(inputEnded ? ", the last" : ""): the \(records) of lines 1 to \(line) "
                                       + "were appended, but the ids of the last \(unprinted) could not all be printed"
                                       + (inputEnded ? "" : "; nothing from line \(chunkFirstLine) on"), underlying: error.underlying ?? error)
             }
             let what = appended == 0 ? "nothing was appended"
                 : "the \(records) of the lines before line \(chunkFirstLine) were appended (their ids are printed), nothing from line \(chunkFirstLine) on"
-            throw ShareQueueError(error.kind, "stopped at line \(failedLine): \(what)", underlying: error)
+            throw ShareQueueError(error.code, "stopped at line \(failedLine): \(what)", underlying: error)
         }
         if appended == 0 { throw ShareQueueError(.noInput, "nothing to append: standard input has no non-empty line") }
     }

@@ -13,7 +13,8 @@ final class BatchHandOff<Batch: Sendable>: @unchecked Sendable {
     // @unchecked: `events`, `waiter` and `verdict` are only touched while `lock` is held.
     enum Event: Sendable {
         case batch(Batch)
-        case finished(Result<DrainSummary, ShareQueueError>)
+        /// The drain's result: its summary, or what it threw, a handler's own error as it is.
+        case finished(Result<DrainSummary, any Error>)
     }
 
     /// What the handling task made of a batch.
@@ -29,7 +30,7 @@ final class BatchHandOff<Batch: Sendable>: @unchecked Sendable {
     private let answered = DispatchSemaphore(value: 0)
 
     /// Starts `drain` on a dispatch thread; its result is the last event.
-    func start(_ drain: @escaping @Sendable () -> Result<DrainSummary, ShareQueueError>) {
+    func start(_ drain: @escaping @Sendable () -> Result<DrainSummary, any Error>) {
         DispatchQueue.global(qos: .utility).async { self.post(.finished(drain())) }
     }
 

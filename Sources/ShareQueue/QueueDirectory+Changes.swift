@@ -27,7 +27,7 @@ extension QueueDirectory {
     /// reaches only a running process: drain at launch and on becoming active too.
     /// - Parameter minimumInterval: The least time between two notices during a burst; 100 ms by default.
     /// - Returns: The notices, for one consumer.
-    /// - Throws: `.tryAgain` when descriptors or the user's inotify instances run out
+    /// - Throws: `.resourceShortage` when descriptors or the user's inotify instances run out
     ///   (EMFILE, ENFILE), and `.permissionDenied` or `.ioError` for a directory that
     ///   cannot be watched otherwise (ENOSPC when the user's inotify watches run out), naming it.
     public func changes(minimumInterval: Duration = .milliseconds(100)) throws(ShareQueueError) -> QueueChanges {

@@ -16,13 +16,13 @@ extension QueueDrainer {
     /// - Parameter sink: Where the records go; the drain works on a copy and
     ///   hands back what it became, after a failure too.
     /// - Returns: What was delivered, set aside and dead-lettered.
-    /// - Throws: What the blocking `drain(into:)` throws.
+    /// - Throws: What the blocking `drain(into:)` throws: the sink's own error as it is, or a `ShareQueueError`.
     @discardableResult
-    public func drain<Sink: DrainSink & Sendable>(into sink: inout Sink) async throws(ShareQueueError) -> DrainSummary {
+    public func drain<Sink: DrainSink & Sendable>(into sink: inout Sink) async throws -> DrainSummary {
         let start = sink
-        let (result, after) = try await cancellable { drainer -> (Result<DrainSummary, ShareQueueError>, Sink) in
+        let (result, after) = try await cancellable { drainer -> (Result<DrainSummary, any Error>, Sink) in
             var sink = start
-            do throws(ShareQueueError) { return (.success(try drainer.drain(into: &sink)), sink) } catch { return (.failure(error), sink) }
+            do { return (.success(try drainer.drain(into: &sink)), sink) } catch { return (.failure(error), sink) }
         } ?? (.success(Self.cancelledBeforeStart), start)
         sink = after
         return try result.get()
@@ -51,11 +51,12 @@ extension QueueDrainer {
     ///   - isolation: The caller's actor, where `body` runs; left to its default.
     ///   - body: Receives each batch's values in queue order; throwing keeps the batch queued.
     /// - Returns: What was delivered, set aside and dead-lettered.
-    /// - Throws: What the blocking typed drain throws.
+    /// - Throws: What `body` throws, as it is, with its batch and everything after it queued;
+    ///   otherwise a ``ShareQueueError``, as the blocking typed drain does.
     @discardableResult
     public func drain<Value: Decodable & Sendable>(_ type: Value.Type, otherKinds: OtherKindPolicy = .fail,
                                                    isolation: isolated (any Actor)? = #isolation,
-                                                   _ body: ([DrainedValue<Value>]) async throws -> Void) async throws(ShareQueueError) -> DrainSummary {
+                                                   _ body: ([DrainedValue<Value>]) async throws -> Void) async throws -> DrainSummary {
         let decoder = ValueDecoder<Value>(kind: Record.Kind(for: type), otherKinds: otherKinds)
         return try await handingOff(decode: { batch in try decoder.decode(batch) }, isolation: isolation, body)
     }
@@ -68,7 +69,7 @@ extension QueueDrainer {
     @discardableResult
     public func drain<Value: Decodable & Sendable>(_ type: Value.Type, otherKinds: OtherKindPolicy = .fail,
                                                    isolation: isolated (any Actor)? = #isolation,
-                                                   _ body: ([DrainedValue<Value>]) throws -> Void) async throws(ShareQueueError) -> DrainSummary {
+                                                   _ body: ([DrainedValue<Value>]) throws -> Void) async throws -> DrainSummary {
         let decoder = ValueDecoder<Value>(kind: Record.Kind(for: type), otherKinds: otherKinds)
         return try await handingOff(decode: { batch in try decoder.decode(batch) }, isolation: isolation) { values in
             // Naming `isolation` isolates this closure to it (SE-0420), so that `body` runs in the caller's isolation.
@@ -94,13 +95,14 @@ extension QueueDrainer {
     ///   - router: The handlers; it counts in ``ContentRouter/setAside`` what it refuses.
     ///   - isolation: The caller's actor, where the handlers run; left to its default.
     /// - Returns: What was delivered, set aside and dead-lettered.
-    /// - Throws: What the blocking `drain(into:)` throws.
+    /// - Throws: What a handler throws, as it is, with its batch and everything after it queued;
+    ///   otherwise what the blocking `drain(into:)` throws.
     @discardableResult
-    public func drain(into router: inout ContentRouter, isolation: isolated (any Actor)? = #isolation) async throws(ShareQueueError) -> DrainSummary {
+    public func drain(into router: inout ContentRouter, isolation: isolated (any Actor)? = #isolation) async throws -> DrainSummary {
         let plan = router.plan
         let refused = Locked<[Record.Kind: Int]>([:])
-        let result: Result<DrainSummary, ShareQueueError>
-        do throws(ShareQueueError) {
+        let result: Result<DrainSummary, any Error>
+        do {
             result = .success(try await handingOff(decode: { batch in
                 do { return try plan.split(batch) } catch let refusal as RouterPlan.Refusal {
                     // Only the drain's thread writes it, and the task reads it once the drain is over.
@@ -117,18 +119,20 @@ extension QueueDrainer {
 
     /// Runs a drain on a thread of its own that decodes each batch with `decode`, and hands
     /// each batch to `handle` in the caller's isolation, committing it once `handle` returns.
+    /// - Throws: What `handle` throws, as it is (the drain rethrows its sink's own error), with
+    ///   that batch and everything after it queued; otherwise a ``ShareQueueError``.
     private func handingOff<Batch: Sendable>(decode: @escaping @Sendable (DrainBatch) throws -> Batch, isolation: isolated (any Actor)?,
-                                             _ handle: (Batch) async throws -> Void) async throws(ShareQueueError) -> DrainSummary {
+                                             _ handle: (Batch) async throws -> Void) async throws -> DrainSummary {
         let cancelled = CancellationFlag()
         let drainer = try deliveringAttachments().stopping(when: cancelled)
         let handOff = BatchHandOff<Batch>()
-        let result: Result<DrainSummary, ShareQueueError> = await withTaskCancellationHandler {
+        let result: Result<DrainSummary, any Error> = await withTaskCancellationHandler {
             // Naming `isolation` isolates this closure to it (SE-0420): the loop stays in the caller's isolation.
             _ = isolation
             if Task.isCancelled { return .success(Self.cancelledBeforeStart) }
             handOff.start {
                 var sink = HandOffSink(decode: decode, handOff: handOff)
-                do throws(ShareQueueError) { return .success(try drainer.drain(into: &sink)) } catch { return .failure(error) }
+                do { return .success(try drainer.drain(into: &sink)) } catch { return .failure(error) }
             }
             while true {
                 switch await handOff.next() {

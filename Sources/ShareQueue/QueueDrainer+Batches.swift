@@ -30,7 +30,8 @@ extension QueueDrainer {
 /// The batches of one content type a drain takes, from ``QueueDrainer/batches(of:otherKinds:)``.
 ///
 /// Iterate it once. The iterator throws what the drain throws (a ``ShareQueueError``), or
-/// `CancellationError` when its task is cancelled.
+/// `CancellationError` when its task is cancelled. An error the loop's body throws leaves
+/// the loop as it is, never wrapped, and the batch the loop held stays queued.
 public struct DrainedBatches<Value: Decodable & Sendable>: AsyncSequence, Sendable {
     /// One batch's values, in queue order.
     public typealias Element = [DrainedValue<Value>]
@@ -119,7 +120,7 @@ final class BatchRun<Value: Decodable & Sendable>: @unchecked Sendable {
         lock.withLock { state = .running(holding: false) }
         handOff.start {
             var sink = HandOffSink(decode: { batch in try decoder.decode(batch) }, handOff: handOff)
-            do throws(ShareQueueError) { return .success(try drainer.drain(into: &sink)) } catch { return .failure(error) }
+            do { return .success(try drainer.drain(into: &sink)) } catch { return .failure(error) }
         }
     }
 

@@ -10,8 +10,8 @@ extension QueueDrainer {
     ///
     /// `body` runs on the calling thread before this returns, so it may capture and
     /// change local state. A batch `body` returns from is delivered; if it throws, that
-    /// batch and everything after it stay queued (the drain throws `.tryAgain` with the
-    /// error as its `underlying`), so save idempotently, by ``DrainedValue/id``.
+    /// batch and everything after it stay queued and the drain rethrows the error as it
+    /// is, so save idempotently, by ``DrainedValue/id``.
     /// A record of this kind that does not decode is refused, and becomes a
     /// dead letter after `maxAttempts` drains. Attachments are delivered as files the
     /// app owns (see ``DrainedValue/attachments``).
@@ -27,16 +27,16 @@ extension QueueDrainer {
     ///   - otherKinds: What to do with a record of another kind: ``OtherKindPolicy/fail`` (the default) or ``OtherKindPolicy/setAside``.
     ///   - body: Receives each batch's values in queue order.
     /// - Returns: What was delivered, set aside and dead-lettered.
-    /// - Throws: `.configuration` for a record of another kind under ``OtherKindPolicy/fail``, and what `drain(into:)` throws.
+    /// - Throws: What `body` throws, as it is; `.configuration` for a record of another kind under
+    ///   ``OtherKindPolicy/fail``; and what `drain(into:)` throws.
     @discardableResult
     public func drain<Value: Decodable>(_ type: Value.Type, otherKinds: OtherKindPolicy = .fail,
-                                        _ body: ([DrainedValue<Value>]) throws -> Void) throws(ShareQueueError) -> DrainSummary {
+                                        _ body: ([DrainedValue<Value>]) throws -> Void) throws -> DrainSummary {
         let drainer = try deliveringAttachments()
-        let result: Result<DrainSummary, ShareQueueError> = withoutActuallyEscaping(body) { body in
+        return try withoutActuallyEscaping(body) { body in
             var sink = ValueSink<Value>(kind: Record.Kind(for: type), otherKinds: otherKinds, body: body)
-            do throws(ShareQueueError) { return .success(try drainer.drain(into: &sink)) } catch { return .failure(error) }
+            return try drainer.drain(into: &sink)
         }
-        return try result.get()
     }
 
     /// Drains the queue through `router`, each kind to its handler, on the calling thread.
@@ -46,10 +46,11 @@ extension QueueDrainer {
     /// ``DrainedValue/attachments``).
     /// - Parameter router: The handlers; it counts in ``ContentRouter/setAside`` what it refuses.
     /// - Returns: What was delivered, set aside and dead-lettered.
-    /// - Throws: `.configuration`, before anything is read, for a router with an `async`
-    ///   handler (drain it with `await`), and what `drain(into:)` throws.
+    /// - Throws: What a handler throws, as it is, with its batch and everything after it queued;
+    ///   `.configuration`, before anything is read, for a router with an `async` handler (drain
+    ///   it with `await`); and what `drain(into:)` throws.
     @discardableResult
-    public func drain(into router: inout ContentRouter) throws(ShareQueueError) -> DrainSummary {
+    public func drain(into router: inout ContentRouter) throws -> DrainSummary {
         let async = router.asyncKinds
         guard async.isEmpty else {
             throw ShareQueueError(.configuration, "the handlers of kind \(async.map { "'\($0)'" }.joined(separator: ", ")) are async: "
@@ -59,7 +60,7 @@ extension QueueDrainer {
     }
 
     /// The generic `drain(into:)`, for a sink that has an overload of its own.
-    private func drainAnySink<Sink: DrainSink>(_ sink: inout Sink) throws(ShareQueueError) -> DrainSummary {
+    private func drainAnySink<Sink: DrainSink>(_ sink: inout Sink) throws -> DrainSummary {
         try drain(into: &sink)
     }
 

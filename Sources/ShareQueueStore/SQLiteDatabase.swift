@@ -36,7 +36,7 @@ final class SQLiteDatabase {
             let shortage = Self.resourceShortage(handle, code: result)
             sqlite3_close(handle)
             handle = nil
-            if let shortage { throw ShareQueueError(.tryAgain, "cannot open the store", path: path, cause: "\(message) (\(shortage))") }
+            if let shortage { throw ShareQueueError(.resourceShortage, "cannot open the store", path: path, cause: "\(message) (\(shortage))") }
             throw ShareQueueError(result == SQLITE_CANTOPEN ? .cannotCreate : .ioError, "cannot open the store", path: path, cause: message)
         }
         do throws(ShareQueueError) {
@@ -103,17 +103,17 @@ final class SQLiteDatabase {
     func failure(_ what: String, code: Int32? = nil) -> ShareQueueError {
         let result = code ?? sqlite3_errcode(handle)
         if let shortage = Self.resourceShortage(handle, code: result) {
-            return ShareQueueError(.tryAgain, what, path: path, cause: "\(String(cString: sqlite3_errmsg(handle))) (\(shortage))")
+            return ShareQueueError(.resourceShortage, what, path: path, cause: "\(String(cString: sqlite3_errmsg(handle))) (\(shortage))")
         }
-        let kind: ShareQueueError.Kind
+        let errorCode: ShareQueueError.Code
         switch result & 0xFF {
-        case SQLITE_BUSY, SQLITE_LOCKED: kind = .tryAgain
-        case SQLITE_FULL, SQLITE_IOERR: kind = .ioError
-        case SQLITE_READONLY, SQLITE_PERM, SQLITE_AUTH: kind = .permissionDenied
-        case SQLITE_CORRUPT, SQLITE_NOTADB: kind = .configuration
-        default: kind = .ioError
+        case SQLITE_BUSY, SQLITE_LOCKED: errorCode = .busy
+        case SQLITE_FULL, SQLITE_IOERR: errorCode = .ioError
+        case SQLITE_READONLY, SQLITE_PERM, SQLITE_AUTH: errorCode = .permissionDenied
+        case SQLITE_CORRUPT, SQLITE_NOTADB: errorCode = .damaged
+        default: errorCode = .ioError
         }
-        return ShareQueueError(kind, what, path: path, cause: String(cString: sqlite3_errmsg(handle)))
+        return ShareQueueError(errorCode, what, path: path, cause: String(cString: sqlite3_errmsg(handle)))
     }
 
     /// Runs statements that return no rows.

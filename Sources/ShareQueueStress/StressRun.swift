@@ -202,7 +202,7 @@ final class StressRun: @unchecked Sendable {
                 locked {
                     countSelfKill(outcome, pid: pid, planned: plan)
                     ledger.addDrainOutput(outcome.output)
-                    if ![0, Tool.exitCode(.tryAgain)].contains(outcome.status) && !outcome.wasKilled { failures.append("host-drain exited with \(outcome.status)") }
+                    if ![0, 75].contains(outcome.status) && !outcome.wasKilled { failures.append("host-drain exited with \(outcome.status)") }
                 }
             } catch {
                 locked { failures.append("cannot run host-drain: \(error)") }

@@ -99,7 +99,7 @@ private final class FaultPlan: @unchecked Sendable {
     private static let errnos: [String: Int32] = [
         "EIO": EIO, "EACCES": EACCES, "EPERM": EPERM, "EAGAIN": EAGAIN, "ENOMEM": ENOMEM, "EINTR": EINTR,
         "EMFILE": EMFILE, "ENFILE": ENFILE, "ENOSPC": ENOSPC, "EDQUOT": EDQUOT, "ENOBUFS": ENOBUFS, "EROFS": EROFS,
-        "ENOSYS": ENOSYS, "EINVAL": EINVAL, "ENOTSUP": ENOTSUP, "EFBIG": EFBIG,
+        "ENOSYS": ENOSYS, "EINVAL": EINVAL, "ENOTSUP": ENOTSUP, "EFBIG": EFBIG, "EEXIST": EEXIST,
     ]
 
     #if SHARE_QUEUE_TEST_HOOKS

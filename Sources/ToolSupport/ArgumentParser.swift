@@ -106,7 +106,7 @@ package func commandLineWords() throws(ShareQueueError) -> [String] {
     // Every program is given its name at least. Swift reads the words from /proc/self/cmdline
     // on Linux, so a process that may open no file more gets none; it must not run as if given none.
     guard CommandLine.argc >= 1 else {
-        throw ShareQueueError(.tryAgain, "cannot read the command line (from /proc/self/cmdline: no descriptor was free, or reading failed); nothing was done")
+        throw ShareQueueError(.resourceShortage, "cannot read the command line (from /proc/self/cmdline: no descriptor was free, or reading failed); nothing was done")
     }
     var words: [String] = []
     for index in 1..<Int(CommandLine.argc) {

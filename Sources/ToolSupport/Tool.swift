@@ -136,9 +136,9 @@ package struct Tool {
     /// Prints `<tool>: error: ...` (and the usage line for a usage error) and exits with its sysexits code.
     package func fail(_ error: ShareQueueError) -> Never {
         var text = "\(name): error: \(TerminalText.shown("\(error)"[...]))\n"
-        if error.kind == .invalidArgument { text += "USAGE: \(usage)\n  See '\(name) --help'.\n" }
+        if error.code == .invalidArgument { text += "USAGE: \(usage)\n  See '\(name) --help'.\n" }
         printError(text)
-        Host.exit(Self.exitCode(error.kind))
+        Host.exit(Self.exitCode(error))
     }
 
     /// Prints `<tool>: warning: ...`, the message on one line with what a terminal would act on escaped.
@@ -159,19 +159,33 @@ package struct Tool {
         ("78", "Format or configuration problem: a queue in a newer format, a file planted where the queue's own should be, no default directory, an --exec command that is broken (it exits 64, 78, 126 or 127)."),
     ]
 
-    /// The sysexits code for each kind of failure: the one place the tools map kinds to exit codes.
-    package static func exitCode(_ kind: ShareQueueError.Kind) -> Int32 {
-        switch kind {
+    /// The sysexits code for a failure: the one place the tools map what happened to an exit status.
+    package static func exitCode(_ error: ShareQueueError) -> Int32 {
+        switch error.code {
         case .invalidArgument: return 64  // EX_USAGE
         case .badData: return 65  // EX_DATAERR
         case .noInput: return 66  // EX_NOINPUT
         case .cannotCreate: return 73  // EX_CANTCREAT
         case .ioError: return 74  // EX_IOERR
-        case .tryAgain: return 75  // EX_TEMPFAIL
+        // Nothing was lost and nothing needs fixing: run again later.
+        case .busy, .queueFull, .handlerFailed, .sinkRefused, .nameTaken, .resourceShortage, .recordHeld: return 75  // EX_TEMPFAIL
         case .permissionDenied: return 77  // EX_NOPERM
-        case .configuration: return 78  // EX_CONFIG
-        default: return 70  // EX_SOFTWARE: a kind newer than this table
+        // What a tool cannot repair in the queue's setup: a newer format, a planted file, a format marker or store no version wrote.
+        case .configuration, .damaged: return 78  // EX_CONFIG
+        default: return 70  // EX_SOFTWARE: a code newer than this table
         }
+    }
+
+    /// Whether a tool that keeps running (host-drain --watch) tries `error` again later: a failure that
+    /// comes back by itself or that a disk can clear (75, 74), rather than one someone has to fix.
+    package static func isPassing(_ error: ShareQueueError) -> Bool {
+        [74, 75].contains(exitCode(error))
+    }
+
+    /// An error a library call threw, as a tool reports it: a ``ShareQueueError`` as it is, and any other
+    /// (a sink's own, which a drain rethrows as it is) as a sink that failed, which leaves its batch queued.
+    package static func reported(_ error: any Error, _ message: String) -> ShareQueueError {
+        (error as? ShareQueueError) ?? .handlerFailed(message, underlying: error)
     }
 }
 

@@ -10,17 +10,17 @@ import ShareQueueSystem
 /// lets a record be set aside. Every other failure says nothing about the
 /// record: the drain stops, keeps it and every record after it for the next
 /// drain, and exits
-/// - 75 (`.tryAgain`) when a resource ran short that comes back by itself:
+/// - `.resourceShortage` (the tools exit 75) when a resource ran short that comes back by itself:
 ///   descriptors (EMFILE, ENFILE), memory (ENOMEM, ENOBUFS), EAGAIN, or signals
 ///   that kept interrupting a call (EINTR);
-/// - 74 (`.ioError`) for the rest: EIO, a full disk (ENOSPC, EDQUOT), access
+/// - `.ioError` (74) for the rest: EIO, a full disk (ENOSPC, EDQUOT), access
 ///   refused to a file inside the queue (EACCES, EPERM), a read-only file system;
-/// - 78 (`.configuration`) where something other than the queue's own file
+/// - `.configuration` (78) where something other than the queue's own file
 ///   stands at a name the caller could not set aside (a FIFO, a symlink).
 ///
 /// Opening the queue itself (its directory and format marker) is setup, not
-/// reading: there, access refused is 77, as for any tool (see
-/// ``ShareQueueError/init(_:path:_:creating:)``); a shortage is 75 there too.
+/// reading: there, access refused is `.permissionDenied` (77), as for any tool (see
+/// ``ShareQueueError/init(_:path:_:creating:)``); a shortage is `.resourceShortage` there too.
 ///
 /// A few readers keep going on a failure instead, where going on can cost at
 /// most a duplicate, never a record: a producer that cannot read a key's
@@ -34,11 +34,11 @@ enum ReadFailure {
         return nil
     }
 
-    /// The kind of a failure that proves nothing: `.tryAgain` (75) when a
-    /// resource ran short, `.configuration` (78) for a planted file that is
-    /// not a regular one, `.ioError` (74) otherwise.
-    static func kind(of error: SystemError) -> ShareQueueError.Kind {
-        if error.isResourceShortage { return .tryAgain }
+    /// The code of a failure that proves nothing: `.resourceShortage` when a
+    /// resource ran short, `.configuration` for a planted file that is
+    /// not a regular one, `.ioError` otherwise.
+    static func code(of error: SystemError) -> ShareQueueError.Code {
+        if error.isResourceShortage { return .resourceShortage }
         return error.isUnexpectedFileType ? .configuration : .ioError
     }
 
@@ -48,7 +48,7 @@ enum ReadFailure {
     ///   - path: the file concerned.
     ///   - error: the failed call, kept as the cause.
     static func error(_ message: String, path: String, _ error: SystemError) -> ShareQueueError {
-        ShareQueueError(kind(of: error), message, path: path, underlying: error)
+        ShareQueueError(code(of: error), message, path: path, underlying: error)
     }
 
     /// Any error that stopped a drain or a status, as reported: a

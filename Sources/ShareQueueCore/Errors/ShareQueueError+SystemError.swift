@@ -1,8 +1,8 @@
 import ShareQueueSystem
 
 extension ShareQueueError {
-    /// Wraps a failed system call, choosing the kind from its errno: a resource
-    /// that comes back by itself (see ``ReadFailure``) is `.tryAgain`, whatever the call.
+    /// Wraps a failed system call, choosing the code from its errno: a resource
+    /// that comes back by itself (see ``ReadFailure``) is `.resourceShortage`, whatever the call.
     /// - Parameters:
     ///   - message: what failed.
     ///   - path: the file or directory concerned.
@@ -10,20 +10,20 @@ extension ShareQueueError {
     ///   - creating: whether the call was creating something, which makes a failure `.cannotCreate`
     ///     (but an I/O error, `.ioError` whatever the call).
     package init(_ message: String, path: String, _ error: SystemError, creating: Bool = false) {
-        let kind: Kind
+        let code: Code
         if error.isResourceShortage {
-            kind = .tryAgain
+            code = .resourceShortage
         } else if error.isAccessDenied {
-            kind = .permissionDenied
+            code = .permissionDenied
         } else if error.isUnexpectedFileType {
-            kind = .configuration
+            code = .configuration
         } else if creating && !error.isInputOutput {
             // An I/O error says nothing of whether the thing could be made: the disk failed.
-            kind = .cannotCreate
+            code = .cannotCreate
         } else {
-            kind = .ioError
+            code = .ioError
         }
-        self.init(kind, message, path: path, underlying: error)
+        self.init(code, message, path: path, underlying: error)
     }
 
     /// The failed system call behind this error, if one is.

@@ -44,7 +44,7 @@ extension AttachmentStore {
     ///   - options: The drain's limits.
     ///   - checked: The copies this drain has read whole; a copy brought back is recorded there.
     /// - Returns: The copies brought back.
-    /// - Throws: `.tryAgain` when a missing copy is in none of the folders this drain may read and one
+    /// - Throws: `.recordHeld` when a missing copy is in none of the folders this drain may read and one
     ///   it may not read (another user's) may hold it, or the `attachments` folder itself changed into one
     ///   it may not read: the record is no damage, and stays queued until that is repaired. Otherwise a
     ///   failure that proves nothing, as ``ReadFailure`` says.
@@ -61,7 +61,7 @@ extension AttachmentStore {
             // Not a directory there: its check says so, and the next drain moves it aside.
             if error.isUnexpectedFileType { return [] }
             if error.isAccessDenied {
-                throw ShareQueueError(.tryAgain, "record \(DeadLetters.quoted(id)) stays queued: the attachments folder changed since this drain began into one it may not read; the next drain moves it aside",
+                throw ShareQueueError(.recordHeld, "record \(DeadLetters.quoted(id)) stays queued: the attachments folder changed since this drain began into one it may not read; the next drain moves it aside",
                                       path: folder, underlying: error)
             }
             throw ReadFailure.error("cannot look for an attachment", path: folder, error)
@@ -101,7 +101,7 @@ extension AttachmentStore {
         }
         guard let barred else { return nil }
         let owner = (try? directory.folder.status(of: barred.name))?.map { " (user \($0.owner))" } ?? ""
-        throw ShareQueueError(.tryAgain, "record \(DeadLetters.quoted(id)) stays queued: its attachment \(attachment.file) is not in the attachments folder, and this drain "
+        throw ShareQueueError(.recordHeld, "record \(DeadLetters.quoted(id)) stays queued: its attachment \(attachment.file) is not in the attachments folder, and this drain "
                               + "may not read the folder a drain moved it aside to, which may hold it; its owner\(owner) or root should let this user read it "
                               + "(chmod 2770, or g+rx), and the next drain brings the copy back",
                               path: directory.path(of: barred.name), underlying: barred.error)

@@ -11,7 +11,7 @@ public struct DrainOptions: Sendable {
     /// of another drainer (0 gives up at once), and the producers' lock, which a drain
     /// takes for the rename that seals the pending file (there at least a second,
     /// since producers hold it for moments). A lock still taken then ends the drain
-    /// with `.tryAgain`, naming the lock and, where the system can tell, its holder.
+    /// with `.busy`, naming the lock and, where the system can tell, its holder.
     public var waitSeconds: Double = 0
     /// Deliver only the newest record of each key among those this drain sees:
     /// the latest instant its `date` denotes (offsets applied, a date that does not

@@ -131,7 +131,7 @@ extension DrainRun {
             }
         }
         guard !steps.isEmpty else {
-            throw ShareQueueError(.tryAgain, "the sink refused records that are not in the batch: \(refusal)", underlying: refusal)
+            throw ShareQueueError(.sinkRefused, "the sink refused records that are not in the batch: \(refusal)", underlying: refusal)
         }
         if !accepted.isEmpty { steps.append(.offer(accepted[...])) }
         return steps

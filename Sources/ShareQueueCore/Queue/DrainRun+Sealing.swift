@@ -7,7 +7,7 @@ extension DrainRun {
     /// drain stopped at any other instant holds up no producer; the directory is
     /// synced after it is released, and before anything sealed is delivered.
     /// - Returns: false if nothing was pending, or no segment number is left.
-    /// - Throws: `.tryAgain` if a file took the name since the directory was listed,
+    /// - Throws: `.nameTaken` if a file took the name since the directory was listed,
     ///   or the producers' lock stayed taken past the drain's wait (``QueueLock/minimumSealWait`` at least).
     mutating func seal(as sequence: UInt64) throws -> Bool {
         guard sequence <= QueueLayout.maximumSequence else {
@@ -48,7 +48,7 @@ extension DrainRun {
         } catch {
             // Not the queue's doing: keep both files; the next drain lists the new one and delivers it first.
             if error.isAlreadyExists {
-                throw ShareQueueError(.tryAgain, "a file took the next segment's name while the queue was drained; the pending records stay queued for the next drain",
+                throw ShareQueueError(.nameTaken, "a file took the next segment's name while the queue was drained; the pending records stay queued for the next drain",
                                       path: directory.sealedPath(sequence))
             }
             throw ShareQueueError("cannot seal the pending file", path: directory.pendingPath, error)

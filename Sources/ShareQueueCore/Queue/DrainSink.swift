@@ -106,8 +106,8 @@ public protocol DrainSink {
     /// will not offer it again; throwing leaves it, and everything after it, queued.
     /// - Parameter batch: Records in queue order, and the position after them.
     /// - Throws: Any error, to keep the batch queued; the drain then stops and
-    ///   throws `.tryAgain` with this error as its cause (a ``ShareQueueError``
-    ///   passes through as it is). A ``RecordRefusal`` instead refuses only the
+    ///   rethrows it as it is, so that the caller catches it by its own type. A
+    ///   ``RecordRefusal`` instead refuses only the
     ///   records it names: they become dead letters or count an attempt, and the
     ///   drain offers the rest of the batch again.
     mutating func deliver(_ batch: DrainBatch) throws

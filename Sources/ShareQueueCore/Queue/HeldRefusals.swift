@@ -35,7 +35,7 @@ struct HeldRefusals {
     func error(maxAttempts: Int, delivered: Int) -> ShareQueueError? {
         guard let first else { return nil }
         let others = count > 1 ? " and \(count - 1) other record\(count == 2 ? "" : "s")" : ""
-        return ShareQueueError(.tryAgain, "the sink refused record \(DeadLetters.quoted(first.id)) (attempt \(first.attempts) of \(maxAttempts))\(others); "
+        return ShareQueueError(.sinkRefused, "the sink refused record \(DeadLetters.quoted(first.id)) (attempt \(first.attempts) of \(maxAttempts))\(others); "
                                + "delivered \(delivered) others, and the checkpoint stays before it, so the next run offers it and the records after it again",
                                cause: first.reason)
     }

@@ -7,10 +7,10 @@ public struct AppendOptions: Sendable {
     public var synchronize = true
     /// The largest stored record, in bytes of its JSON. At most 16 MiB.
     public var maxRecordBytes = 1 << 20
-    /// An append is refused (`.tryAgain`) while the pending file would grow past this.
+    /// An append is refused (`.queueFull`) while the pending file would grow past this.
     public var maxPendingBytes: Int64 = 256 << 20
     /// The longest an append waits for the producers' lock, in seconds, before it is
-    /// refused with `.tryAgain` naming the lock and, where the system can tell, the
+    /// refused with `.busy` naming the lock and, where the system can tell, the
     /// process that holds it. Producers and drains hold it for one write or one
     /// rename, so only a holder that is stopped (or an app suspended) makes an append wait this long.
     public var lockTimeoutSeconds: Double = 10
@@ -104,8 +104,8 @@ public final class QueueAppender: @unchecked Sendable {
     /// - Throws: `.invalidArgument` for a draft whose id, source or key breaks its rule,
     ///   `.noInput` for no drafts (or an attachments-only draft without any),
     ///   `.badData` for a URL that is not one, a record over the size limit or one a drain would
-    ///   refuse (checked on the very bytes written), `.tryAgain` when
-    ///   the queue is full or the producers' lock stays taken past `lockTimeoutSeconds`,
+    ///   refuse (checked on the very bytes written), `.queueFull` when the queue holds
+    ///   `maxPendingBytes`, `.busy` when the producers' lock stays taken past `lockTimeoutSeconds`,
     ///   `.ioError` when the disk fails; the queue is then unchanged, unless the records were written
     ///   and only their sync failed (``ShareQueueError/recordWasWritten``): they may then be delivered.
     public func append(_ drafts: [RecordDraft]) throws(ShareQueueError) -> [String] {
@@ -203,7 +203,7 @@ public final class QueueAppender: @unchecked Sendable {
     }
 
     /// Runs `body` holding the producers' lock, waiting for it at most `options.lockTimeoutSeconds`.
-    /// - Throws: `.tryAgain` naming the lock and its holder if it stays taken that long.
+    /// - Throws: `.busy` naming the lock and its holder if it stays taken that long.
     func withProducersLock<R>(_ body: () throws(ShareQueueError) -> R) throws(ShareQueueError) -> R {
         try QueueLock.take(lock, path: directory.appendLockPath, seconds: options.lockTimeoutSeconds,
                            busy: "the producers' lock is taken", consequence: "nothing was appended")
@@ -216,7 +216,7 @@ public final class QueueAppender: @unchecked Sendable {
     func writeLocked(_ frames: [UInt8]) throws(ShareQueueError) -> FileDescriptor {
         var (file, size) = try openPending()
         guard size + Int64(frames.count) <= options.maxPendingBytes else {
-            throw ShareQueueError(.tryAgain, "the queue is full: \(size) bytes pending, the cap is \(options.maxPendingBytes) bytes; run a drain",
+            throw ShareQueueError(.queueFull, "the queue is full: \(size) bytes pending, the cap is \(options.maxPendingBytes) bytes; run a drain",
                                   path: directory.pendingPath)
         }
         followedAnother = size > 0 && size != ownEnd

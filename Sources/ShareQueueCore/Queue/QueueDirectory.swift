@@ -50,11 +50,11 @@ public struct QueueDirectory: Sendable {
         do { folder = try QueueFolder.openQueue(atPath: path, creating: creating) } catch {
             if !creating && error.isNotFound { throw ShareQueueError(.noInput, "there is no queue here", path: path) }
             // A file in the way is a directory that cannot be created (73), not a planted file (78).
-            let kind: ShareQueueError.Kind = error.isResourceShortage ? .tryAgain
+            let code: ShareQueueError.Code = error.isResourceShortage ? .resourceShortage
                 : error.isAccessDenied ? .permissionDenied
                 : error.isNotDirectory ? .cannotCreate
                 : error.isUnexpectedFileType ? .configuration : .cannotCreate
-            throw ShareQueueError(kind, "cannot open the queue directory", path: path, underlying: error)
+            throw ShareQueueError(code, "cannot open the queue directory", path: path, underlying: error)
         }
         try checkFormat(creating: creating)
     }
@@ -238,7 +238,7 @@ public struct QueueDirectory: Sendable {
                 let digits = text.dropFirst(Self.formatPrefix.utf8.count)
                 guard text.starts(with: Self.formatPrefix.utf8), (1...9).contains(digits.count),
                       digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }), digits.first != UInt8(ascii: "0") else {
-                    throw ShareQueueError(.configuration, "the queue's format marker is not one ShareQueue wrote; refusing to touch the queue", path: formatPath)
+                    throw ShareQueueError(.damaged, "the queue's format marker is not one ShareQueue wrote; refusing to touch the queue", path: formatPath)
                 }
                 let version = digits.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
                 guard version <= Self.formatVersion else {

@@ -52,10 +52,12 @@ public final class QueueDrainer: @unchecked Sendable {
     /// record limit is reached or `shouldStop` says so.
     /// - Parameter sink: Where the records go; a batch it returns from is delivered.
     /// - Returns: What was delivered, set aside and dead-lettered.
-    /// - Throws: `.tryAgain` if another drainer is running or the sink fails
-    ///   (what it did not take stays queued; the sink's error is the cause),
-    ///   `.ioError` when reading or writing the queue's own files fails, and others as they come.
-    public func drain<Sink: DrainSink>(into sink: inout Sink) throws(ShareQueueError) -> DrainSummary {
+    /// - Throws: The sink's own error, as it threw it, when it fails to take a batch: that batch
+    ///   and everything after it stay queued. Otherwise a ``ShareQueueError``: `.busy` if another
+    ///   drainer held the drain lock throughout `DrainOptions.waitSeconds`, `.sinkRefused` when
+    ///   records the sink refused stay queued (the others were delivered), `.ioError` when reading
+    ///   or writing the queue's own files fails, and others as they come.
+    public func drain<Sink: DrainSink>(into sink: inout Sink) throws -> DrainSummary {
         let drainLock = try takeDrainLock()
         defer { QueueLock.release(drainLock) }
         CrashPoint.reached(.drainLocked)
@@ -84,10 +86,11 @@ public final class QueueDrainer: @unchecked Sendable {
             try run.deliverAll(into: &marked)
             try run.checkpoint.synchronize(.checkpointAtEnd)
         } catch let error as SinkErrorMarking<Sink>.Failure {
-            throw ShareQueueError(.tryAgain, "the sink failed after \(run.summary.delivered) records; the rest stay queued", underlying: error.underlying)
+            // The app's own error, as it threw it: it catches it by its type. What the sink did not take stays queued.
+            throw error.underlying
         } catch let refusal as RecordRefusal {
             // Left unsettled when a stop was asked for: nothing is set aside, and it is the sink's doing, not the disk's.
-            throw ShareQueueError(.tryAgain, "the sink refused records as the drain was stopping; they and the rest stay queued", underlying: refusal)
+            throw ShareQueueError(.sinkRefused, "the sink refused records as the drain was stopping; they and the rest stay queued", underlying: refusal)
         } catch {
             // The queue's own failures: what they prove is ReadFailure's to say.
             throw ReadFailure.error("cannot read or write the queue's files", path: directory.path, error)
@@ -245,7 +248,7 @@ public final class QueueDrainer: @unchecked Sendable {
     }
 
     /// Takes the drain lock, waiting for another drainer at most `options.waitSeconds`.
-    /// - Throws: `.tryAgain` naming the lock and, where the system can tell, the other drainer.
+    /// - Throws: `.busy` naming the lock and, where the system can tell, the other drainer.
     private func takeDrainLock() throws(ShareQueueError) -> FileDescriptor {
         let path = directory.drainLockPath
         let file = try openLockFile(QueueLayout.drainLock, failure: "cannot take the drain lock", guarded: true)

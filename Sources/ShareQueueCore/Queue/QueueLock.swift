@@ -17,7 +17,7 @@ enum QueueLock {
     ///   - shouldStop: Asked between tries; true gives up at once.
     ///   - busy: What a held lock means, to begin the message: "another drain is running".
     ///   - consequence: What giving up leaves, to end it: "nothing was appended".
-    /// - Throws: `.tryAgain` naming the lock and its holder when the time runs out,
+    /// - Throws: `.busy` naming the lock and its holder when the time runs out,
     ///   `.ioError` (or another kind from the errno) when `flock` itself fails.
     static func take(_ file: FileDescriptor, path: @autoclosure () -> String, seconds: Double, shouldStop: (() -> Bool)? = nil,
                      busy: String, consequence: String) throws(ShareQueueError) {
@@ -27,14 +27,14 @@ enum QueueLock {
         }
         guard !locked else { return }
         if let cause = sharedHolding(file, path: path()) {
-            throw ShareQueueError(.tryAgain, busy, path: path(), cause: cause + "; \(consequence)")
+            throw ShareQueueError.busy(busy, path: path(), waited: .seconds(seconds), cause: cause + "; \(consequence)")
         }
         let holder = file.lockHolder().map { "process \($0)" } ?? "a process the system cannot name"
         // A lock held past a wait is most likely held by a process that is not running.
         let cause = seconds > 0
             ? "\(holder) held it throughout \(spelled(seconds)) s; \(consequence). A process stopped or suspended while it holds the lock keeps it until it continues or ends"
             : "\(holder) holds it; \(consequence)"
-        throw ShareQueueError(.tryAgain, busy, path: path(), cause: cause)
+        throw ShareQueueError.busy(busy, path: path(), waited: .seconds(seconds), cause: cause)
     }
 
     /// What holds `file` with a shared lock, which no tool of the queue takes, and what to do about it;

@@ -52,8 +52,8 @@ public struct QueueInspector: Sendable {
     /// in a segment a drain sets aside unread (one that is not a regular file, or
     /// another user's that this user may not read), which ``warn`` hears of.
     /// - Parameter visit: Called with each record; throwing stops the walk.
-    /// - Throws: What `visit` throws, wrapped as `.ioError` unless it is a
-    ///   ``ShareQueueError``; `.ioError` when the queue cannot be read.
+    /// - Throws: `.handlerFailed` with what `visit` throws as its `underlying`, unchanged
+    ///   (a ``ShareQueueError`` as it is); `.ioError` when the queue cannot be read.
     public func forEachPending(_ visit: (DrainedRecord) throws -> Void) throws(ShareQueueError) {
         _ = try walk(includingUnsealed: true, visit)
     }
@@ -157,8 +157,9 @@ public struct QueueInspector: Sendable {
                         status.oldest = summary.date
                         earliest = instant
                     }
-                    do { try visit(drained) } catch {
-                        throw ReadFailure.error("cannot show the pending records", path: directory.path, error)
+                    do { try visit(drained) } catch let error as ShareQueueError { throw error } catch {
+                        // The caller's own failure, not the queue's: kept as it was thrown.
+                        throw ShareQueueError.handlerFailed("the visit of the pending records failed at record \(DeadLetters.quoted(drained.id))", underlying: error)
                     }
                 }
             } catch {

@@ -1,6 +1,6 @@
 /// A sink that wraps another and marks every error it throws, other than a
-/// `ShareQueueError` or a `RecordRefusal`, as the sink's: a drain then tells a sink that failed
-/// (try again, 75) from its own reading or writing that failed (74).
+/// `ShareQueueError` or a `RecordRefusal`, as the sink's: a drain then rethrows it as it is,
+/// rather than taking it for its own reading or writing that failed (`.ioError`).
 struct SinkErrorMarking<Base: DrainSink>: DrainSink {
     /// An error the wrapped sink threw; it reads as that error.
     struct Failure: SinkRefusal {

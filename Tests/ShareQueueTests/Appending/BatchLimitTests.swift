@@ -19,7 +19,7 @@ struct BatchLimitTests {
                 _ = try appender.append(drafts)
                 exit(1)
             } catch {
-                exit(error.kind == .badData && error.message.contains("append them in parts") ? 0 : 2)
+                exit(error.code == .badData && error.message.contains("append them in parts") ? 0 : 2)
             }
         }
     }

@@ -98,7 +98,7 @@ struct ContentCodingTests {
             _ = try record.decode(PlainLink.self)
             Issue.record("decoded a number as a string")
         } catch {
-            #expect(error.kind == .badData)
+            #expect(error.code == .badData)
             #expect(error.message.contains("at .title"), "\(error.message)")
         }
         let tooBig = Record(id: "r2", date: "d", source: "s", kind: .json, json: .array([.number("256")]))

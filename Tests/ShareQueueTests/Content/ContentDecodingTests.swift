@@ -37,7 +37,7 @@ struct ContentDecodingTests {
             switch result {
             case .success(let value): Issue.record("decoded \(value)", sourceLocation: sourceLocation)
             case .failure(let error):
-                #expect(error.kind == .badData, sourceLocation: sourceLocation)
+                #expect(error.code == .badData, sourceLocation: sourceLocation)
                 #expect(error.message == "record r1 does not decode as \(Value.self): \(message)", sourceLocation: sourceLocation)
             }
         }
@@ -73,7 +73,7 @@ struct ContentDecodingTests {
     func valueBuiltInCode() throws {
         let record = Record(id: "r1", date: "d", source: "s", kind: .json, json: .array([.number("1,2")]))
         let failure = #expect(throws: ShareQueueError.self) { try record.decode([Int].self) }
-        #expect(failure?.kind == .badData)
+        #expect(failure?.code == .badData)
         #expect(failure?.message.hasPrefix("record r1 does not decode as Array<Int>: its value is not JSON") == true, "\(failure?.message ?? "")")
     }
 

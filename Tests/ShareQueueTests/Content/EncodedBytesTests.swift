@@ -75,7 +75,7 @@ struct EncodedBytesTests {
                 _ = try stored(value)
                 Issue.record("encoded \(value)")
             } catch let error as ShareQueueError {
-                #expect(error.kind == .badData)
+                #expect(error.code == .badData)
                 #expect(error.underlying.map { String(describing: $0) } == description)
             }
         }

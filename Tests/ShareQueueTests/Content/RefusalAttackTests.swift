@@ -83,7 +83,7 @@ struct RefusalAttackTests {
         #expect {
             try QueueDrainer(directory: try QueueDirectory(path: queue.path), options: options).drain(into: &sink)
         } throws: { error in
-            (error as? ShareQueueError)?.kind == .tryAgain
+            (error as? ShareQueueError)?.code == .sinkRefused
         }
         #expect(try queue.deadLetters().isEmpty)
         #expect(try ShareQueueTests.ids(in: queue.drain().stdout) == ids)

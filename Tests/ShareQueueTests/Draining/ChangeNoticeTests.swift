@@ -9,6 +9,9 @@ import ShareQueueSystem
 struct ChangeNoticeTests {
     let scratch = TemporaryDirectory()
 
+    /// The error of the guide's store, which its loop catches by type.
+    struct StoreOffline: Error {}
+
     /// A sink that keeps the ids it is given, in order.
     struct IDSink: DrainSink, Sendable {
         var ids: [String] = []
@@ -27,7 +30,7 @@ struct ChangeNoticeTests {
             drainer = try QueueDrainer(directory: queue)
         }
 
-        func refresh() async throws(ShareQueueError) -> DrainSummary {
+        func refresh() async throws -> DrainSummary {
             var inbox = IDSink()
             let summary = try await drainer.drain(into: &inbox)
             ids += inbox.ids
@@ -35,12 +38,14 @@ struct ChangeNoticeTests {
         }
 
         // The guide's loop, word for word.
-        func drainWhileRunning(_ queue: QueueDirectory) async throws(ShareQueueError) {
+        func drainWhileRunning(_ queue: QueueDirectory) async throws {
             for await _ in try queue.changes() {
                 do {
                     _ = try await refresh()
-                } catch ShareQueueError.tryAgain {
-                    // Another drain holds the queue, or the store failed: nothing was lost; the next notice retries.
+                } catch ShareQueueError.busy {
+                    // Another drain holds the queue: nothing was lost; the next notice retries.
+                } catch is StoreOffline {
+                    // The store's own error, as it threw it: the batch stays queued; the next notice retries.
                 }
             }
         }
@@ -269,7 +274,7 @@ struct ChangeNoticeTests {
         #expect {
             _ = try queue.changes()
         } throws: { error in
-            (error as? ShareQueueError)?.path == path && (error as? ShareQueueError)?.kind == .ioError
+            (error as? ShareQueueError)?.path == path && (error as? ShareQueueError)?.code == .ioError
         }
     }
 

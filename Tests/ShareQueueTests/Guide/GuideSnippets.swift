@@ -63,12 +63,25 @@ enum GuideExtension {
         return ids + [withImage]
     }
 
+    static func shareTellingFullFromBusy(_ appender: QueueAppender, link: SharedLink) async throws {
+        do {
+            try await appender.append(link, source: "share-extension")
+        } catch ShareQueueError.queueFull {
+            // Nothing was appended and only a drain makes room: ask the user to open the app.
+        } catch ShareQueueError.busy {
+            // Another process held the producers' lock throughout `lockTimeoutSeconds`: retry in a moment.
+        }
+    }
+
     static func publish(_ appender: QueueAppender, name: String, sha256: String?) async throws -> Bool {
         let current = CurrentWallpaper(name: name, imageSHA256: sha256)
         let published = try await appender.appendIfChanged(current, source: "share-extension", key: "current-wallpaper")
         return published.appended
     }
 }
+
+/// An app's own error, which a drain rethrows as a handler threw it.
+struct DatabaseOffline: Error {}
 
 /// An app's own store of links, an actor of its own.
 actor LinkDatabase {
@@ -88,7 +101,7 @@ final class InboxModel {
     init(drainer: QueueDrainer) { self.drainer = drainer }
 
     @discardableResult
-    func refresh() async throws(ShareQueueError) -> DrainSummary {
+    func refresh() async throws -> DrainSummary {
         var inbox = ContentRouter()
         inbox.on(SharedLink.self) { batch in
             for link in batch { self.links[link.id] = link.value }
@@ -102,12 +115,14 @@ final class InboxModel {
 
 extension InboxModel {
     /// Drains on every change notice while the app runs; ends when its task is cancelled.
-    func drainWhileRunning(_ queue: QueueDirectory) async throws(ShareQueueError) {
+    func drainWhileRunning(_ queue: QueueDirectory) async throws {
         for await _ in try queue.changes() {
             do {
                 try await refresh()
-            } catch ShareQueueError.tryAgain {
-                // Another drain holds the queue, or a handler failed: nothing was lost; the next notice retries.
+            } catch ShareQueueError.busy {
+                // Another drain holds the queue: nothing was lost; the next notice retries.
+            } catch is DatabaseOffline {
+                // The app's own error, as a handler threw it: the batch stays queued; the next notice retries.
             }
         }
     }
@@ -140,15 +155,18 @@ extension InboxModel {
     func refreshNow() async {
         do {
             try await refresh()
-        } catch ShareQueueError.tryAgain {
-            // Another drain is running, or a handler failed: nothing was lost; drain again later.
+        } catch ShareQueueError.busy {
+            // Another drain is running: nothing was lost; drain again later.
+        } catch let error as DatabaseOffline {
+            // The app's own error, as a handler threw it: the batch stays queued for the next drain.
+            log(error)
         } catch {
             log(error)
         }
     }
 }
 
-func log(_ error: ShareQueueError) {}
+func log(_ error: any Error) {}
 
 enum GuideHost {
     /// The blocking forms, whose closures change local state.

@@ -24,7 +24,8 @@ final class InboxModel {
     }
 
     /// Drains every type this app knows in one pass.
-    func refresh() async throws(ShareQueueError) -> DrainSummary {
+    /// - Throws: The store's own error as it threw it, with the batch queued, or a `ShareQueueError`.
+    func refresh() async throws -> DrainSummary {
         var inbox = ContentRouter()
         inbox.on(SharedLink.self) { links in try await self.take(links) }
         inbox.on(CurrentWallpaper.self) { wallpapers in try self.store.save(wallpapers) }
@@ -38,13 +39,13 @@ final class InboxModel {
 
     /// Drains the links alone, for a queue that holds nothing else: at a record
     /// of another kind it stops, moves nothing, and throws `.configuration` naming the kind.
-    func refreshLinks() async throws(ShareQueueError) -> DrainSummary {
+    func refreshLinks() async throws -> DrainSummary {
         try await drainer.drain(SharedLink.self) { links in try await self.take(links) }
     }
 
     /// Drains on every change notice while the app runs, until the store holds `links`
     /// links or the task is cancelled.
-    func drainWhileRunning(_ queue: QueueDirectory, untilLinks links: Int) async throws(ShareQueueError) -> DrainSummary {
+    func drainWhileRunning(_ queue: QueueDirectory, untilLinks links: Int) async throws -> DrainSummary {
         var total = DrainSummary()
         for await _ in try queue.changes() {
             do {
@@ -52,8 +53,10 @@ final class InboxModel {
                 total.delivered += summary.delivered
                 total.superseded += summary.superseded
                 total.deadLettered += summary.deadLettered
-            } catch ShareQueueError.tryAgain {
-                // Another drain holds the queue, or the store failed: nothing was lost; the next notice retries.
+            } catch ShareQueueError.busy {
+                // Another drain holds the queue: nothing was lost; the next notice retries.
+            } catch where !(error is ShareQueueError) {
+                // The store's own error, as it threw it: the batch stays queued; the next notice retries.
             }
             if store.contents.links.count >= links { break }
         }
