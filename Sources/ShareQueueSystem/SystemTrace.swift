@@ -55,13 +55,12 @@ package final class SystemTrace: @unchecked Sendable {
         #if canImport(Darwin)
         var buffer = [CChar](repeating: 0, count: Int(MAXPATHLEN))
         guard fcntl(fd, F_GETPATH, &buffer) == 0 else { return nil }
-        return String(cString: buffer)
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         #else
         var buffer = [CChar](repeating: 0, count: 4096)
-        let n = readlink("/proc/self/fd/\(fd)", &buffer, buffer.count - 1)
+        let n = readlink("/proc/self/fd/\(fd)", &buffer, buffer.count)
         guard n > 0 else { return nil }
-        buffer[n] = 0
-        return String(cString: buffer)
+        return String(decoding: buffer.prefix(n).map { UInt8(bitPattern: $0) }, as: UTF8.self)
         #endif
     }
 
