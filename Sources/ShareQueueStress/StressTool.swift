@@ -219,7 +219,16 @@ public enum StressTool {
         return report.passed
     }
 
+    /// The crash points, the trace, the left-out syncs and the mutants are test hooks: a build
+    /// without them would crash nowhere and explore nothing, and report that as a pass.
+    static func requireTestHooks(for command: String) throws {
+        #if !SHARE_QUEUE_TEST_HOOKS
+        throw ShareQueueError(.configuration, "\(command) needs a build with the TestHooks trait: swift build --traits TestHooks")
+        #endif
+    }
+
     static func runCrashPoints(_ tools: ToolRunner, directory: String, json: Bool) throws -> Bool {
+        try requireTestHooks(for: "share-stress --crash-points")
         let outcomes = try CrashPointRun(tools: tools, baseDirectory: directory).run()
         let passed = outcomes.allSatisfy(\.ok)
         if json {

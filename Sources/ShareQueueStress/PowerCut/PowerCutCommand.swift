@@ -42,15 +42,8 @@ enum PowerCutCommand {
         }
     }
 
-    /// The trace, the left-out syncs and the mutants are test hooks: a build without them would explore nothing.
-    static func requireTestHooks() throws {
-        #if !SHARE_QUEUE_TEST_HOOKS
-        throw ShareQueueError(.configuration, "share-stress power-cut needs a build with the TestHooks trait: swift build --traits TestHooks")
-        #endif
-    }
-
     static func run(_ arguments: ParsedArguments) throws -> Bool {
-        try requireTestHooks()
+        try StressTool.requireTestHooks(for: "share-stress power-cut")
         var options = PowerCutRun.Options()
         options.states = try arguments.integer("--states", in: 1...10_000_000) ?? options.states
         if let text = arguments.value("--seed") {
