@@ -22,16 +22,26 @@ extension QueueAppender {
     ///
     /// `try await appender.append(link, source: "share-extension")`
     /// - Parameters:
-    ///   - value: The content; its record's kind is `Record.Kind(for:)` of its type.
+    ///   - value: The content; its record's kind is its type's ``SharedContent/contentKind``.
     ///   - source: Who produces it, 1 to 256 bytes.
     ///   - key: Records with the same key supersede each other when a drain coalesces keys.
     ///   - meta: The producer's own labels.
     /// - Returns: The record's id. Once this returns the record will be delivered.
     /// - Throws: `.badData` for a value that cannot be encoded, and what the blocking append throws.
     @discardableResult
-    public func append<Value: Encodable>(_ value: Value, source: String, key: String? = nil,
-                                         meta: JSONMembers<String>? = nil) async throws(ShareQueueError) -> String {
+    public func append<Value: SharedContent>(_ value: Value, source: String, key: String? = nil,
+                                             meta: JSONMembers<String>? = nil) async throws(ShareQueueError) -> String {
         try await append(try RecordDraft(encoding: value, source: source, key: key, meta: meta))
+    }
+
+    /// Appends one value of a type that is not `SharedContent` as a record of the kind given,
+    /// without blocking the caller. See the blocking `append(_:kind:source:key:meta:)`.
+    /// - Returns: The record's id. Once this returns the record will be delivered.
+    /// - Throws: What the blocking form throws.
+    @discardableResult
+    public func append<Value: Encodable>(_ value: Value, kind: Record.Kind, source: String, key: String? = nil,
+                                         meta: JSONMembers<String>? = nil) async throws(ShareQueueError) -> String {
+        try await append(try RecordDraft(encoding: value, kind: kind, source: source, key: key, meta: meta))
     }
 
     /// Appends one value as a record with files that travel with it, without blocking the
@@ -40,8 +50,8 @@ extension QueueAppender {
     /// - Returns: The record's id. Once this returns the record and its files will be delivered.
     /// - Throws: What the blocking form throws; the copies are then removed.
     @discardableResult
-    public func append<Value: Encodable>(_ value: Value, source: String, key: String? = nil, meta: JSONMembers<String>? = nil,
-                                         attaching files: [URL]) async throws(ShareQueueError) -> String {
+    public func append<Value: SharedContent>(_ value: Value, source: String, key: String? = nil, meta: JSONMembers<String>? = nil,
+                                             attaching files: [URL]) async throws(ShareQueueError) -> String {
         // Encoded here, so that the value need not be Sendable; the copies and the write on another thread.
         let draft = try RecordDraft(encoding: value, source: source, key: key, meta: meta)
         return try await OffThread.run { () -> Result<String, ShareQueueError> in
@@ -60,7 +70,7 @@ extension QueueAppender {
     @discardableResult
     public func append<Values: Sequence>(contentsOf values: Values, source: String, key: String? = nil,
                                          meta: JSONMembers<String>? = nil) async throws(ShareQueueError) -> [String]
-    where Values.Element: Encodable {
+    where Values.Element: SharedContent {
         var drafts: [RecordDraft] = []
         for value in values { drafts.append(try RecordDraft(encoding: value, source: source, key: key, meta: meta)) }
         let batch = drafts
@@ -74,8 +84,8 @@ extension QueueAppender {
     @available(*, deprecated, renamed: "append(contentsOf:source:key:meta:)",
                message: "an array is appended one record per element with append(contentsOf:source:)")
     @discardableResult
-    public func append<Element: Encodable>(_ values: [Element], source: String, key: String? = nil,
-                                           meta: JSONMembers<String>? = nil) async throws(ShareQueueError) -> [String] {
+    public func append<Element: SharedContent>(_ values: [Element], source: String, key: String? = nil,
+                                               meta: JSONMembers<String>? = nil) async throws(ShareQueueError) -> [String] {
         try await append(contentsOf: values, source: source, key: key, meta: meta)
     }
 
@@ -84,8 +94,8 @@ extension QueueAppender {
     /// See `appendIfChanged(_:source:key:meta:)`.
     /// - Returns: The new record's id and `appended: true`, or the earlier record's id and `appended: false`.
     @discardableResult
-    public func appendIfChanged<Value: Encodable>(_ value: Value, source: String, key: String,
-                                                  meta: JSONMembers<String>? = nil) async throws(ShareQueueError) -> (id: String, appended: Bool) {
+    public func appendIfChanged<Value: SharedContent>(_ value: Value, source: String, key: String,
+                                                      meta: JSONMembers<String>? = nil) async throws(ShareQueueError) -> (id: String, appended: Bool) {
         let draft = try RecordDraft(encoding: value, source: source, key: key, meta: meta)
         let published = try await OffThread.run { () -> Result<Published, ShareQueueError> in
             do throws(ShareQueueError) {
@@ -94,6 +104,43 @@ extension QueueAppender {
             } catch { return .failure(error) }
         }.get()
         return (published.id, published.appended)
+    }
+}
+
+// The spellings that filed a value under its type's name, when the type declared no kind.
+// Unavailable rather than removed, so that the compiler says what to write instead.
+extension QueueAppender {
+    /// Unavailable: a record's kind is declared, never taken from a type's name.
+    @available(*, unavailable, message: "conform the type to SharedContent and declare its contentKind (its name, such as \"Bookmark\", keeps the records already queued), or pass kind:")
+    @discardableResult
+    public func append<Value: Encodable>(_ value: Value, source: String, key: String? = nil,
+                                         meta: JSONMembers<String>? = nil) async throws(ShareQueueError) -> String {
+        fatalError("unavailable")
+    }
+
+    /// Unavailable: a record's kind is declared, never taken from a type's name.
+    @available(*, unavailable, message: "conform the type to SharedContent and declare its contentKind (its name, such as \"Bookmark\", keeps the records already queued)")
+    @discardableResult
+    public func append<Value: Encodable>(_ value: Value, source: String, key: String? = nil, meta: JSONMembers<String>? = nil,
+                                         attaching files: [URL]) async throws(ShareQueueError) -> String {
+        fatalError("unavailable")
+    }
+
+    /// Unavailable: a record's kind is declared, never taken from a type's name.
+    @available(*, unavailable, message: "conform the element type to SharedContent and declare its contentKind (its name, such as \"Bookmark\", keeps the records already queued)")
+    @discardableResult
+    public func append<Values: Sequence>(contentsOf values: Values, source: String, key: String? = nil,
+                                         meta: JSONMembers<String>? = nil) async throws(ShareQueueError) -> [String]
+    where Values.Element: Encodable {
+        fatalError("unavailable")
+    }
+
+    /// Unavailable: a record's kind is declared, never taken from a type's name.
+    @available(*, unavailable, message: "conform the type to SharedContent and declare its contentKind (its name, such as \"Bookmark\", keeps the records already queued)")
+    @discardableResult
+    public func appendIfChanged<Value: Encodable>(_ value: Value, source: String, key: String,
+                                                  meta: JSONMembers<String>? = nil) async throws(ShareQueueError) -> (id: String, appended: Bool) {
+        fatalError("unavailable")
     }
 }
 

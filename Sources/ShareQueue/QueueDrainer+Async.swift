@@ -46,7 +46,7 @@ extension QueueDrainer {
     /// (`DrainSummary.stoppedOnRequest`). See `drain(_:otherKinds:_:)` for what is
     /// delivered; attachments are files the app owns (see ``DrainedValue/attachments``).
     /// - Parameters:
-    ///   - type: The content type.
+    ///   - type: The content type; its records are those of its ``SharedContent/contentKind``.
     ///   - otherKinds: What to do with records of another kind; ``OtherKindPolicy/fail`` by default.
     ///   - isolation: The caller's actor, where `body` runs; left to its default.
     ///   - body: Receives each batch's values in queue order; throwing keeps the batch queued.
@@ -54,11 +54,10 @@ extension QueueDrainer {
     /// - Throws: What `body` throws, as it is, with its batch and everything after it queued;
     ///   otherwise a ``ShareQueueError``, as the blocking typed drain does.
     @discardableResult
-    public func drain<Value: Decodable & Sendable>(_ type: Value.Type, otherKinds: OtherKindPolicy = .fail,
-                                                   isolation: isolated (any Actor)? = #isolation,
-                                                   _ body: ([DrainedValue<Value>]) async throws -> Void) async throws -> DrainSummary {
-        let decoder = ValueDecoder<Value>(kind: Record.Kind(for: type), otherKinds: otherKinds)
-        return try await handingOff(decode: { batch in try decoder.decode(batch) }, isolation: isolation, body)
+    public func drain<Value: SharedContent & Sendable>(_ type: Value.Type, otherKinds: OtherKindPolicy = .fail,
+                                                       isolation: isolated (any Actor)? = #isolation,
+                                                       _ body: ([DrainedValue<Value>]) async throws -> Void) async throws -> DrainSummary {
+        try await drain(type, kind: Value.contentKind, otherKinds: otherKinds, isolation: isolation, body)
     }
 
     /// Drains the records of `type`'s kind into a synchronous `body` without blocking the
@@ -67,15 +66,62 @@ extension QueueDrainer {
     /// It exists so that in an `async` function a body without `await` resolves to an `async`
     /// drain, not to the blocking one, which would hold the caller's thread.
     @discardableResult
-    public func drain<Value: Decodable & Sendable>(_ type: Value.Type, otherKinds: OtherKindPolicy = .fail,
+    public func drain<Value: SharedContent & Sendable>(_ type: Value.Type, otherKinds: OtherKindPolicy = .fail,
+                                                       isolation: isolated (any Actor)? = #isolation,
+                                                       _ body: ([DrainedValue<Value>]) throws -> Void) async throws -> DrainSummary {
+        try await drain(type, kind: Value.contentKind, otherKinds: otherKinds, isolation: isolation, body)
+    }
+
+    /// Drains the records of one kind, decoded as `type`, a type that is not `SharedContent`,
+    /// without blocking the caller; as `drain(_:otherKinds:isolation:_:)` does for a content type.
+    /// - Parameters:
+    ///   - type: The type the values decode as.
+    ///   - kind: The records' kind, as the producer appended them with `append(_:kind:source:key:meta:)`.
+    ///   - otherKinds: What to do with records of another kind; ``OtherKindPolicy/fail`` by default.
+    ///   - isolation: The caller's actor, where `body` runs; left to its default.
+    ///   - body: Receives each batch's values in queue order; throwing keeps the batch queued.
+    /// - Returns: What was delivered, set aside and dead-lettered.
+    /// - Throws: What `body` throws, as it is, with its batch and everything after it queued;
+    ///   otherwise a ``ShareQueueError``, as the blocking typed drain does.
+    @discardableResult
+    public func drain<Value: Decodable & Sendable>(_ type: Value.Type, kind: Record.Kind, otherKinds: OtherKindPolicy = .fail,
+                                                   isolation: isolated (any Actor)? = #isolation,
+                                                   _ body: ([DrainedValue<Value>]) async throws -> Void) async throws -> DrainSummary {
+        let decoder = ValueDecoder<Value>(kind: kind, otherKinds: otherKinds)
+        return try await handingOff(decode: { batch in try decoder.decode(batch) }, isolation: isolation, body)
+    }
+
+    /// Drains the records of one kind, decoded as `type`, into a synchronous `body` without
+    /// blocking the caller, as the form with an `async` body does, and for the same reason
+    /// as `drain(_:otherKinds:isolation:_:)` with a synchronous body.
+    @discardableResult
+    public func drain<Value: Decodable & Sendable>(_ type: Value.Type, kind: Record.Kind, otherKinds: OtherKindPolicy = .fail,
                                                    isolation: isolated (any Actor)? = #isolation,
                                                    _ body: ([DrainedValue<Value>]) throws -> Void) async throws -> DrainSummary {
-        let decoder = ValueDecoder<Value>(kind: Record.Kind(for: type), otherKinds: otherKinds)
+        let decoder = ValueDecoder<Value>(kind: kind, otherKinds: otherKinds)
         return try await handingOff(decode: { batch in try decoder.decode(batch) }, isolation: isolation) { values in
             // Naming `isolation` isolates this closure to it (SE-0420), so that `body` runs in the caller's isolation.
             _ = isolation
             try body(values)
         }
+    }
+
+    /// Unavailable: a record's kind is declared, never taken from a type's name.
+    @available(*, unavailable, message: "conform the type to SharedContent and declare its contentKind (its name, such as \"Bookmark\", takes the records already queued), or pass kind:")
+    @discardableResult
+    public func drain<Value: Decodable & Sendable>(_ type: Value.Type, otherKinds: OtherKindPolicy = .fail,
+                                                   isolation: isolated (any Actor)? = #isolation,
+                                                   _ body: ([DrainedValue<Value>]) async throws -> Void) async throws -> DrainSummary {
+        fatalError("unavailable")
+    }
+
+    /// Unavailable: a record's kind is declared, never taken from a type's name.
+    @available(*, unavailable, message: "conform the type to SharedContent and declare its contentKind (its name, such as \"Bookmark\", takes the records already queued), or pass kind:")
+    @discardableResult
+    public func drain<Value: Decodable & Sendable>(_ type: Value.Type, otherKinds: OtherKindPolicy = .fail,
+                                                   isolation: isolated (any Actor)? = #isolation,
+                                                   _ body: ([DrainedValue<Value>]) throws -> Void) async throws -> DrainSummary {
+        fatalError("unavailable")
     }
 
     /// Drains the queue through `router` without blocking the caller: the drain reads and

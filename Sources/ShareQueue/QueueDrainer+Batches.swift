@@ -19,11 +19,17 @@ extension QueueDrainer {
     /// throws `CancellationError` once it has let go. What is delivered, and what happens
     /// to other kinds, is as for `drain(_:otherKinds:_:)`; attachments are files the app owns.
     /// - Parameters:
-    ///   - type: The content type.
+    ///   - type: The content type; its records are those of its ``SharedContent/contentKind``.
     ///   - otherKinds: What to do with records of another kind; ``OtherKindPolicy/fail`` by default.
     /// - Returns: The batches, for one loop.
+    public func batches<Value: SharedContent & Sendable>(of type: Value.Type, otherKinds: OtherKindPolicy = .fail) -> DrainedBatches<Value> {
+        DrainedBatches(drainer: self, decoder: ValueDecoder(kind: Value.contentKind, otherKinds: otherKinds))
+    }
+
+    /// Unavailable: a record's kind is declared, never taken from a type's name.
+    @available(*, unavailable, message: "conform the type to SharedContent and declare its contentKind (its name, such as \"Bookmark\", takes the records already queued)")
     public func batches<Value: Decodable & Sendable>(of type: Value.Type, otherKinds: OtherKindPolicy = .fail) -> DrainedBatches<Value> {
-        DrainedBatches(drainer: self, decoder: ValueDecoder(kind: Record.Kind(for: type), otherKinds: otherKinds))
+        fatalError("unavailable")
     }
 }
 

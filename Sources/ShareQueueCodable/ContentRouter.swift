@@ -61,13 +61,13 @@ public struct ContentRouter: DrainSink {
     /// (or, under ``OtherKindPolicy/setAside``, every record is set aside).
     public init() {}
 
-    /// Sends the records of `type`'s kind, `Record.Kind(for:)`, to `handler`,
+    /// Sends the records of `type`'s kind, its ``SharedContent/contentKind``, to `handler`,
     /// a batch's values at a time. A second handler for the same kind replaces the first.
     /// - Parameters:
     ///   - type: The content type.
     ///   - handler: Receives the values of one batch, in queue order; throwing keeps the batch queued.
     ///     It runs where the drain's caller runs, and may change the caller's state.
-    public mutating func on<Value: Decodable & Sendable>(_ type: Value.Type, _ handler: @escaping ([DrainedValue<Value>]) throws -> Void) {
+    public mutating func on<Value: SharedContent & Sendable>(_ type: Value.Type, _ handler: @escaping ([DrainedValue<Value>]) throws -> Void) {
         add(type, .blocking { values throws in
             guard let values = values as? [DrainedValue<Value>] else { return }
             try handler(values)
@@ -85,17 +85,30 @@ public struct ContentRouter: DrainSink {
     ///   - type: The content type.
     ///   - isolation: The caller's actor, which the handler is formed in; left to its default.
     ///   - handler: Receives the values of one batch, in queue order; throwing keeps the batch queued.
-    public mutating func on<Value: Decodable & Sendable>(_ type: Value.Type, isolation: isolated (any Actor)? = #isolation,
-                                                         _ handler: @escaping ([DrainedValue<Value>]) async throws -> Void) {
+    public mutating func on<Value: SharedContent & Sendable>(_ type: Value.Type, isolation: isolated (any Actor)? = #isolation,
+                                                             _ handler: @escaping ([DrainedValue<Value>]) async throws -> Void) {
         add(type, .async { values async throws in
             guard let values = values as? [DrainedValue<Value>] else { return }
             try await handler(values)
         })
     }
 
-    private mutating func add<Value: Decodable & Sendable>(_ type: Value.Type, _ handler: RouteHandler) {
-        plan.add(type)
-        handlers[Record.Kind(for: type)] = handler
+    private mutating func add<Value: SharedContent & Sendable>(_ type: Value.Type, _ handler: RouteHandler) {
+        plan.add(type, kind: Value.contentKind)
+        handlers[Value.contentKind] = handler
+    }
+
+    /// Unavailable: a record's kind is declared, never taken from a type's name.
+    @available(*, unavailable, message: "conform the type to SharedContent and declare its contentKind (its name, such as \"Bookmark\", takes the records already queued)")
+    public mutating func on<Value: Decodable & Sendable>(_ type: Value.Type, _ handler: @escaping ([DrainedValue<Value>]) throws -> Void) {
+        fatalError("unavailable")
+    }
+
+    /// Unavailable: a record's kind is declared, never taken from a type's name.
+    @available(*, unavailable, message: "conform the type to SharedContent and declare its contentKind (its name, such as \"Bookmark\", takes the records already queued)")
+    public mutating func on<Value: Decodable & Sendable>(_ type: Value.Type, isolation: isolated (any Actor)? = #isolation,
+                                                         _ handler: @escaping ([DrainedValue<Value>]) async throws -> Void) {
+        fatalError("unavailable")
     }
 
     /// The kinds whose handlers are `async`, which the blocking drain cannot call.
@@ -175,8 +188,7 @@ package struct RouterPlan: Sendable {
     package private(set) var kinds: [Record.Kind] = []
     package var otherwise: OtherKindPolicy = .fail
 
-    mutating func add<Value: Decodable & Sendable>(_ type: Value.Type) {
-        let kind = Record.Kind(for: type)
+    mutating func add<Value: Decodable & Sendable>(_ type: Value.Type, kind: Record.Kind) {
         if decoders[kind] == nil { kinds.append(kind) }
         decoders[kind] = { records, refused in
             var values: [DrainedValue<Value>] = []

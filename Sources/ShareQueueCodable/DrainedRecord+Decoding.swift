@@ -4,8 +4,8 @@ extension DrainedRecord {
     /// The record's `json` value read as `type`, with the encodings
     /// `SharedContent` describes. Fields the type does not know are ignored
     /// (they stay in the stored record); the kind is not checked, so compare
-    /// `record.kind` with `Record.Kind(for:)` when a queue holds several types.
-    /// The value is read from ``storedJSON``, which the drain has checked, without building the record.
+    /// `record.kind` with the type's `SharedContent.contentKind` when a queue holds several types.
+    /// The value is read from `storedJSON`, which the drain has checked, without building the record.
     /// - Throws: `.badData` when the record holds no JSON value or the value
     ///   does not decode as `type`; the `DecodingError` is the cause.
     public func decode<Value: Decodable>(_ type: Value.Type) throws(ShareQueueError) -> Value {

@@ -6,7 +6,7 @@ import ShareQueueCore
 /// Every typed drain, a ``ContentRouter`` and `drain(_:otherKinds:_:)` alike, fails by
 /// default: nothing leaves the queue unless a handler took it or the host said to set
 /// such records aside. An extension and its app ship together, so a kind the app does not
-/// know is a mistake to see at once (a type renamed without a `contentKind`, a handler
+/// know is a mistake to see at once (a `contentKind` changed, a handler
 /// left out), not a record to move away quietly; and two single-type drains one after
 /// the other never send each other's records away. A host that shares a queue with apps
 /// it does not update with, and must not stop at their kinds, says `.setAside`.

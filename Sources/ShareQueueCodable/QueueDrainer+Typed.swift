@@ -23,20 +23,46 @@ extension QueueDrainer {
     /// a ``ContentRouter``; one that wants other kinds set aside as dead letters
     /// says so with `otherKinds: .setAside`.
     /// - Parameters:
-    ///   - type: The content type; its records are those of kind `Record.Kind(for:)`.
+    ///   - type: The content type; its records are those of its ``SharedContent/contentKind``.
     ///   - otherKinds: What to do with a record of another kind: ``OtherKindPolicy/fail`` (the default) or ``OtherKindPolicy/setAside``.
     ///   - body: Receives each batch's values in queue order.
     /// - Returns: What was delivered, set aside and dead-lettered.
     /// - Throws: What `body` throws, as it is; `.configuration` for a record of another kind under
     ///   ``OtherKindPolicy/fail``; and what `drain(into:)` throws.
     @discardableResult
-    public func drain<Value: Decodable>(_ type: Value.Type, otherKinds: OtherKindPolicy = .fail,
+    public func drain<Value: SharedContent>(_ type: Value.Type, otherKinds: OtherKindPolicy = .fail,
+                                            _ body: ([DrainedValue<Value>]) throws -> Void) throws -> DrainSummary {
+        try drain(type, kind: Value.contentKind, otherKinds: otherKinds, body)
+    }
+
+    /// Drains the records of one kind, decoded as `type`, a type that is not `SharedContent`,
+    /// into `body`, a batch at a time; as `drain(_:otherKinds:_:)` does for a content type.
+    ///
+    /// `try drainer.drain(Bookmark.self, kind: "bookmark") { batch in bookmarks += batch.map(\.value) }`
+    /// - Parameters:
+    ///   - type: The type the values decode as.
+    ///   - kind: The records' kind, as the producer appended them with `append(_:kind:source:key:meta:)`.
+    ///   - otherKinds: What to do with a record of another kind: ``OtherKindPolicy/fail`` (the default) or ``OtherKindPolicy/setAside``.
+    ///   - body: Receives each batch's values in queue order.
+    /// - Returns: What was delivered, set aside and dead-lettered.
+    /// - Throws: What `body` throws, as it is; `.configuration` for a record of another kind under
+    ///   ``OtherKindPolicy/fail``; and what `drain(into:)` throws.
+    @discardableResult
+    public func drain<Value: Decodable>(_ type: Value.Type, kind: Record.Kind, otherKinds: OtherKindPolicy = .fail,
                                         _ body: ([DrainedValue<Value>]) throws -> Void) throws -> DrainSummary {
         let drainer = try deliveringAttachments()
         return try withoutActuallyEscaping(body) { body in
-            var sink = ValueSink<Value>(kind: Record.Kind(for: type), otherKinds: otherKinds, body: body)
+            var sink = ValueSink<Value>(kind: kind, otherKinds: otherKinds, body: body)
             return try drainer.drain(into: &sink)
         }
+    }
+
+    /// Unavailable: a record's kind is declared, never taken from a type's name.
+    @available(*, unavailable, message: "conform the type to SharedContent and declare its contentKind (its name, such as \"Bookmark\", takes the records already queued), or pass kind:")
+    @discardableResult
+    public func drain<Value: Decodable>(_ type: Value.Type, otherKinds: OtherKindPolicy = .fail,
+                                        _ body: ([DrainedValue<Value>]) throws -> Void) throws -> DrainSummary {
+        fatalError("unavailable")
     }
 
     /// Drains the queue through `router`, each kind to its handler, on the calling thread.

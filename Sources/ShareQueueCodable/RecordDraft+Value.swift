@@ -6,7 +6,7 @@ import Foundation
 import ShareQueueCore
 
 extension RecordDraft {
-    /// A draft holding `value` as JSON, of the kind `Record.Kind(for:)` names.
+    /// A draft holding `value` as JSON, of its type's ``SharedContent/contentKind``.
     /// - Parameters:
     ///   - value: The content; its encodings are those `SharedContent` describes.
     ///   - source: Who produces it, 1 to 256 bytes.
@@ -16,32 +16,74 @@ extension RecordDraft {
     ///   - attachments: Files already copied into the queue with `AttachmentStore.add(copyOf:maxBytes:)`.
     /// - Throws: `.badData` when the value cannot be encoded (a `Double` that is
     ///   not finite, say); the encoder's error is the cause.
-    public init<Value: Encodable>(encoding value: Value, source: String, key: String? = nil, meta: JSONMembers<String>? = nil,
+    public init<Value: SharedContent>(encoding value: Value, source: String, key: String? = nil, meta: JSONMembers<String>? = nil,
+                                      id: String? = nil, attachments: [Attachment]? = nil) throws(ShareQueueError) {
+        try self.init(encoding: value, kind: Value.contentKind, source: source, key: key, meta: meta, id: id, attachments: attachments)
+    }
+
+    /// A draft holding `value` as JSON, of the kind given: for a value whose type is not
+    /// `SharedContent`. A drain takes it with `drain(_:kind:otherKinds:_:)` and the same kind.
+    /// - Parameters:
+    ///   - value: The content; its encodings are those `SharedContent` describes.
+    ///   - kind: The record's kind: 1 to 256 bytes without control characters, not `text`, `url` or `file`.
+    ///   - source: Who produces it, 1 to 256 bytes.
+    ///   - key: Records with the same key supersede each other when a drain coalesces keys.
+    ///   - meta: The producer's own labels.
+    ///   - id: A UUID string of the caller's own, so that a retried append keeps its id; nil makes a new one.
+    ///   - attachments: Files already copied into the queue with `AttachmentStore.add(copyOf:maxBytes:)`.
+    /// - Throws: `.badData` when the value cannot be encoded; the encoder's error is the cause.
+    ///   An append of the draft throws `.invalidArgument` for a kind outside those rules.
+    public init<Value: Encodable>(encoding value: Value, kind: Record.Kind, source: String, key: String? = nil, meta: JSONMembers<String>? = nil,
                                   id: String? = nil, attachments: [Attachment]? = nil) throws(ShareQueueError) {
         let bytes: [UInt8]
         do { bytes = try ContentEncoder.encode(value) } catch {
             throw ShareQueueError(.badData, "cannot encode the \(Value.self) value", underlying: error)
         }
-        self.init(.value(JSONText(encoded: bytes), kind: Record.Kind(for: Value.self)), source: source, key: key, meta: meta, id: id,
-                  attachments: attachments)
+        self.init(.value(JSONText(encoded: bytes), kind: kind), source: source, key: key, meta: meta, id: id, attachments: attachments)
+    }
+
+    /// Unavailable: a record's kind is declared, never taken from a type's name.
+    @available(*, unavailable, message: "conform the type to SharedContent and declare its contentKind (its name, such as \"Bookmark\", keeps the records already queued), or pass kind:")
+    public init<Value: Encodable>(encoding value: Value, source: String, key: String? = nil, meta: JSONMembers<String>? = nil,
+                                  id: String? = nil, attachments: [Attachment]? = nil) throws(ShareQueueError) {
+        fatalError("unavailable")
     }
 }
 
 extension QueueAppender {
-    /// Appends one value as a record and returns its id.
+    /// Appends one value as a record of its type's kind and returns its id.
     ///
     /// `try appender.append(link, source: "share-extension")`
     /// - Parameters:
-    ///   - value: The content; its record's kind is `Record.Kind(for:)` of its type.
+    ///   - value: The content; its record's kind is its type's ``SharedContent/contentKind``.
     ///   - source: Who produces it, 1 to 256 bytes.
     ///   - key: Records with the same key supersede each other when a drain coalesces keys.
     ///   - meta: The producer's own labels.
     /// - Returns: The record's id. Once this returns the record will be delivered.
     /// - Throws: `.badData` for a value that cannot be encoded, and what `append(_:)` throws.
     @discardableResult
-    public func append<Value: Encodable>(_ value: Value, source: String, key: String? = nil,
-                                         meta: JSONMembers<String>? = nil) throws(ShareQueueError) -> String {
+    public func append<Value: SharedContent>(_ value: Value, source: String, key: String? = nil,
+                                             meta: JSONMembers<String>? = nil) throws(ShareQueueError) -> String {
         try append(RecordDraft(encoding: value, source: source, key: key, meta: meta))
+    }
+
+    /// Appends one value of a type that is not `SharedContent` as a record of the kind
+    /// given, and returns its id; a drain takes it with `drain(_:kind:otherKinds:_:)`.
+    ///
+    /// `try appender.append(bookmark, kind: "bookmark", source: "share-extension")`
+    /// - Parameters:
+    ///   - value: The content.
+    ///   - kind: The record's kind: 1 to 256 bytes without control characters, not `text`, `url` or `file`.
+    ///   - source: Who produces it, 1 to 256 bytes.
+    ///   - key: Records with the same key supersede each other when a drain coalesces keys.
+    ///   - meta: The producer's own labels.
+    /// - Returns: The record's id. Once this returns the record will be delivered.
+    /// - Throws: `.badData` for a value that cannot be encoded, `.invalidArgument` for a kind
+    ///   outside those rules, and what `append(_:)` throws.
+    @discardableResult
+    public func append<Value: Encodable>(_ value: Value, kind: Record.Kind, source: String, key: String? = nil,
+                                         meta: JSONMembers<String>? = nil) throws(ShareQueueError) -> String {
+        try append(RecordDraft(encoding: value, kind: kind, source: source, key: key, meta: meta))
     }
 
     /// Appends one value as a record with files that travel with it, and returns its id.
@@ -53,7 +95,7 @@ extension QueueAppender {
     /// record was written (`ShareQueueError.recordWasWritten`). The host receives them as
     /// files of its own in ``DrainedValue/attachments``. The originals are left as they are.
     /// - Parameters:
-    ///   - value: The content; its record's kind is `Record.Kind(for:)` of its type.
+    ///   - value: The content; its record's kind is its type's ``SharedContent/contentKind``.
     ///   - source: Who produces it, 1 to 256 bytes.
     ///   - key: Records with the same key supersede each other when a drain coalesces keys.
     ///   - meta: The producer's own labels.
@@ -64,8 +106,8 @@ extension QueueAppender {
     ///   `.badData` for a file over the limit or not a regular file, `.ioError` (or
     ///   `.permissionDenied`) for one that cannot be read or copied, and what `append(_:)` throws.
     @discardableResult
-    public func append<Value: Encodable>(_ value: Value, source: String, key: String? = nil, meta: JSONMembers<String>? = nil,
-                                         attaching files: [URL]) throws(ShareQueueError) -> String {
+    public func append<Value: SharedContent>(_ value: Value, source: String, key: String? = nil, meta: JSONMembers<String>? = nil,
+                                             attaching files: [URL]) throws(ShareQueueError) -> String {
         try append(RecordDraft(encoding: value, source: source, key: key, meta: meta), attaching: files)
     }
 
@@ -95,7 +137,8 @@ extension QueueAppender {
     ///
     /// `try appender.append(contentsOf: links, source: "share-extension")`
     /// - Parameters:
-    ///   - values: The contents, in the order a drain delivers them.
+    ///   - values: The contents, in the order a drain delivers them; each record's kind is
+    ///     their type's ``SharedContent/contentKind``.
     ///   - source: Who produces them, 1 to 256 bytes.
     ///   - key: A key for every record, or nil.
     ///   - meta: The producer's own labels, on every record.
@@ -104,7 +147,7 @@ extension QueueAppender {
     @discardableResult
     public func append<Values: Sequence>(contentsOf values: Values, source: String, key: String? = nil,
                                          meta: JSONMembers<String>? = nil) throws(ShareQueueError) -> [String]
-    where Values.Element: Encodable {
+    where Values.Element: SharedContent {
         var drafts: [RecordDraft] = []
         for value in values { drafts.append(try RecordDraft(encoding: value, source: source, key: key, meta: meta)) }
         return try append(drafts)
@@ -115,7 +158,7 @@ extension QueueAppender {
     ///
     /// `try appender.appendIfChanged(wallpaper, source: "share-extension", key: "wallpaper")`
     /// - Parameters:
-    ///   - value: The current value; its record's kind is `Record.Kind(for:)` of its type.
+    ///   - value: The current value; its record's kind is its type's ``SharedContent/contentKind``.
     ///   - source: Who produces it, 1 to 256 bytes.
     ///   - key: What the value is the current value of.
     ///   - meta: The producer's own labels.
@@ -123,8 +166,8 @@ extension QueueAppender {
     ///   the earlier record's id and `appended: false`.
     /// - Throws: `.badData` for a value that cannot be encoded, and what `appendIfChanged(_:)` throws.
     @discardableResult
-    public func appendIfChanged<Value: Encodable>(_ value: Value, source: String, key: String,
-                                                  meta: JSONMembers<String>? = nil) throws(ShareQueueError) -> (id: String, appended: Bool) {
+    public func appendIfChanged<Value: SharedContent>(_ value: Value, source: String, key: String,
+                                                      meta: JSONMembers<String>? = nil) throws(ShareQueueError) -> (id: String, appended: Bool) {
         try appendIfChanged(RecordDraft(encoding: value, source: source, key: key, meta: meta))
     }
 
@@ -135,8 +178,45 @@ extension QueueAppender {
     @available(*, deprecated, renamed: "append(contentsOf:source:key:meta:)",
                message: "an array is appended one record per element with append(contentsOf:source:)")
     @discardableResult
-    public func append<Element: Encodable>(_ values: [Element], source: String, key: String? = nil,
-                                           meta: JSONMembers<String>? = nil) throws(ShareQueueError) -> [String] {
+    public func append<Element: SharedContent>(_ values: [Element], source: String, key: String? = nil,
+                                               meta: JSONMembers<String>? = nil) throws(ShareQueueError) -> [String] {
         try append(contentsOf: values, source: source, key: key, meta: meta)
+    }
+}
+
+// The spellings that filed a value under its type's name, when the type declared no kind.
+// Unavailable rather than removed, so that the compiler says what to write instead.
+extension QueueAppender {
+    /// Unavailable: a record's kind is declared, never taken from a type's name.
+    @available(*, unavailable, message: "conform the type to SharedContent and declare its contentKind (its name, such as \"Bookmark\", keeps the records already queued), or pass kind:")
+    @discardableResult
+    public func append<Value: Encodable>(_ value: Value, source: String, key: String? = nil,
+                                         meta: JSONMembers<String>? = nil) throws(ShareQueueError) -> String {
+        fatalError("unavailable")
+    }
+
+    /// Unavailable: a record's kind is declared, never taken from a type's name.
+    @available(*, unavailable, message: "conform the type to SharedContent and declare its contentKind (its name, such as \"Bookmark\", keeps the records already queued)")
+    @discardableResult
+    public func append<Value: Encodable>(_ value: Value, source: String, key: String? = nil, meta: JSONMembers<String>? = nil,
+                                         attaching files: [URL]) throws(ShareQueueError) -> String {
+        fatalError("unavailable")
+    }
+
+    /// Unavailable: a record's kind is declared, never taken from a type's name.
+    @available(*, unavailable, message: "conform the element type to SharedContent and declare its contentKind (its name, such as \"Bookmark\", keeps the records already queued)")
+    @discardableResult
+    public func append<Values: Sequence>(contentsOf values: Values, source: String, key: String? = nil,
+                                         meta: JSONMembers<String>? = nil) throws(ShareQueueError) -> [String]
+    where Values.Element: Encodable {
+        fatalError("unavailable")
+    }
+
+    /// Unavailable: a record's kind is declared, never taken from a type's name.
+    @available(*, unavailable, message: "conform the type to SharedContent and declare its contentKind (its name, such as \"Bookmark\", keeps the records already queued)")
+    @discardableResult
+    public func appendIfChanged<Value: Encodable>(_ value: Value, source: String, key: String,
+                                                  meta: JSONMembers<String>? = nil) throws(ShareQueueError) -> (id: String, appended: Bool) {
+        fatalError("unavailable")
     }
 }

@@ -29,21 +29,25 @@ struct AppSurfaceTests {
         #expect(try QueueInspector(directory: directory).status().lastDrainDate != nil)
     }
 
-    /// A content type as an extension's first version names it, without a content kind.
+    /// A type an extension's first version shared without a content kind, when a record's kind
+    /// was its type's name; the records it queued are of kind `Bookmark`.
     struct Bookmark: Codable, Equatable { var title: String }
-    /// The same type renamed in a later version.
-    struct SavedBookmark: Codable, Equatable { var title: String }
-    /// The renamed type, keeping its records' kind by declaring it.
+    /// The type renamed in a later version, under a kind of its own.
+    struct SavedBookmark: SharedContent, Equatable {
+        static let contentKind: Record.Kind = "bookmark"
+        var title: String
+    }
+    /// The renamed type, keeping the records already queued by declaring the old name as its kind.
     struct KeptBookmark: SharedContent, Equatable {
         static let contentKind: Record.Kind = "Bookmark"
         var title: String
     }
 
-    @Test("Renaming a type without a content kind orphans its queued records; declaring the old kind keeps them")
+    @Test("Records queued under a type's name reach a type that declares that name as its kind; one with another kind stops at them")
     func rename() throws {
         let directory = try QueueDirectory(path: queue.path)
-        try QueueAppender(directory: directory).append(Bookmark(title: "a"), source: "s")
-        #expect(Record.Kind(for: Bookmark.self) == "Bookmark")
+        // What the previous version appended for a Bookmark: a record of kind "Bookmark".
+        try QueueAppender(directory: directory).append(Bookmark(title: "a"), kind: "Bookmark", source: "s")
         // The renamed type's drain meets a kind it does not take, and says so; nothing moves.
         let failure = #expect(throws: ShareQueueError.self) { try QueueDrainer(directory: directory).drain(SavedBookmark.self) { _ in } }
         #expect((failure?.underlying as? UnhandledKind)?.kind == "Bookmark")

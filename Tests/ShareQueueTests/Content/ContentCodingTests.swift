@@ -8,7 +8,7 @@ import ShareQueueCodable
 struct ContentCodingTests {
     /// The stored `json` of a value appended through the library.
     private func storedJSON<Value: Encodable>(_ value: Value) throws -> String {
-        guard case .value(let json, _) = try RecordDraft(encoding: value, source: "test").content else {
+        guard case .value(let json, _) = try RecordDraft(encoding: value, kind: "test", source: "test").content else {
             Issue.record("not a value draft")
             return ""
         }
@@ -69,7 +69,7 @@ struct ContentCodingTests {
 
     @Test("A value JSON cannot hold is refused before anything is written", arguments: [Double.nan, .infinity, -.infinity])
     func nonFinite(_ number: Double) throws {
-        #expect(throws: ShareQueueError.self) { try RecordDraft(encoding: ["x": number], source: "test") }
+        #expect(throws: ShareQueueError.self) { try RecordDraft(encoding: ["x": number], kind: "test", source: "test") }
     }
 
     @Test("Dates are read in the ISO-8601 forms other producers write")
@@ -115,29 +115,42 @@ struct ContentCodingTests {
         #expect(throws: ShareQueueError.self) { try inexact.decode([Int].self) }
     }
 
-    @Test("A type's kind is its content kind, else its name")
+    @Test("A content type's records are of its declared kind; a value of another type is of the kind its append names")
     func kinds() throws {
         #expect(Record.Kind(for: EveryKind.self).rawValue == "test.every-kind")
         #expect(Record.Kind(for: PlainLink.self).rawValue == "PlainLink")
-        guard case .value(_, let kind) = try RecordDraft(encoding: PlainLink(url: URL(string: "https://x")!, title: "t"), source: "s").content else {
+        guard case .value(_, let kind) = try RecordDraft(encoding: PlainLink(url: URL(string: "https://x")!, title: "t"), source: "s").content,
+              case .value(_, let boxKind) = try RecordDraft(encoding: Box(value: 1), kind: "box", source: "s").content else {
             Issue.record("not a value draft")
             return
         }
-        #expect(kind.rawValue == "PlainLink")
+        #expect(kind.rawValue == "PlainLink" && boxKind.rawValue == "box")
+
+        let queue = TestQueue()
+        let directory = try QueueDirectory(path: queue.path)
+        let appender = try QueueAppender(directory: directory)
+        try appender.append(Box(value: 1), kind: "box", source: "s")
+        try appender.append(Box(value: "x"), kind: "box.text", source: "s")
+        var ints: [Int] = []
+        try QueueDrainer(directory: directory).drain(Box<Int>.self, kind: "box", otherKinds: .setAside) { ints += $0.map(\.value.value) }
+        #expect(ints == [1])
+        try appender.append(Box(value: 2), kind: "box", source: "s")
+        let failure = #expect(throws: ShareQueueError.self) {
+            try QueueDrainer(directory: directory).drain(Box<String>.self, kind: "box.text") { _ in }
+        }
+        #expect((failure?.underlying as? UnhandledKind)?.kind == "box")
     }
 
-    @Test("Each of many types keeps its own kind, asked about in turn, more of them than are kept at once")
-    func kindsOfManyTypes() {
-        let types: [(type: Any.Type, kind: Record.Kind)] = [
-            (Box<Int>.self, "Box<Int>"), (Box<String>.self, "Box<String>"), (EveryKind.self, "test.every-kind"), (Box<Bool>.self, "Box<Bool>"),
-            (Box<Double>.self, "Box<Double>"), (PlainLink.self, "PlainLink"), (Box<Int8>.self, "Box<Int8>"), (Box<Int16>.self, "Box<Int16>"),
-            (Box<Int32>.self, "Box<Int32>"), (Box<Int64>.self, "Box<Int64>"), (Box<UInt>.self, "Box<UInt>"),
-        ]
-        func kind<Value>(_ type: Value.Type) -> Record.Kind { Record.Kind(for: type) }
-        for _ in 0..<3 {
-            for (type, expected) in types { #expect(kind(type) == expected) }
-            for (type, expected) in types.reversed() { #expect(kind(type) == expected) }
-        }
+    @Test("An explicit kind that names a built-in kind or breaks the rules is refused, blocking or awaited, and nothing is appended",
+          arguments: ["text", "url", "file", "", "tab\there", String(repeating: "k", count: 257)])
+    func explicitKindsAreChecked(_ kind: String) async throws {
+        let queue = TestQueue()
+        let appender = try QueueAppender(directory: try QueueDirectory(path: queue.path))
+        let blocking = #expect(throws: ShareQueueError.self) { try appender.append(Box(value: 1), kind: Record.Kind(rawValue: kind), source: "s") }
+        #expect(blocking?.code == .invalidArgument)
+        let awaited = await #expect(throws: ShareQueueError.self) { try await appender.append(Box(value: 1), kind: Record.Kind(rawValue: kind), source: "s") }
+        #expect(awaited?.code == .invalidArgument)
+        #expect(queue.bytes().isEmpty)
     }
 
     @Test("A content kind that a type computes is read at every append")
@@ -212,8 +225,8 @@ struct TypedPublishTests {
     }
 }
 
-/// A type's name as its kind, one type for each `Wrapped`.
-private struct Box<Wrapped: Codable>: Codable {
+/// A value of a type that is not `SharedContent`, appended and drained under an explicit kind.
+private struct Box<Wrapped: Codable & Sendable>: Codable, Sendable {
     var value: Wrapped
 }
 

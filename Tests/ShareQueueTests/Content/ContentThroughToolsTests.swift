@@ -9,7 +9,7 @@ import ShareQueueCodable
 struct ContentThroughToolsTests {
     /// The compact JSON the library stores for `value`.
     private func json<Value: Encodable>(_ value: Value) throws -> String {
-        guard case .value(let json, _) = try RecordDraft(encoding: value, source: "test").content else { return "" }
+        guard case .value(let json, _) = try RecordDraft(encoding: value, kind: "test", source: "test").content else { return "" }
         return String(decoding: json.bytes, as: UTF8.self)
     }
 

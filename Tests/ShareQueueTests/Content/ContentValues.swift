@@ -70,8 +70,9 @@ struct NoteV2: SharedContent, Equatable {
     var pinned: Bool?
 }
 
-/// A type with no kind of its own: its records are of kind `PlainLink`.
-struct PlainLink: Codable, Equatable {
+/// A link whose records are of kind `PlainLink`, as they were when a kind defaulted to the type's name.
+struct PlainLink: SharedContent, Equatable {
+    static let contentKind: Record.Kind = "PlainLink"
     var url: URL
     var title: String
 }

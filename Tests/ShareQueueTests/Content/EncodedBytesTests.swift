@@ -10,7 +10,7 @@ import ShareQueueCodable
 struct EncodedBytesTests {
     /// The stored `json` of a value, as an append writes it.
     private func stored(_ value: any Encodable) throws -> String {
-        guard case .value(let json, _) = try RecordDraft(encoding: value, source: "test").content else { return "not a value draft" }
+        guard case .value(let json, _) = try RecordDraft(encoding: value, kind: "test", source: "test").content else { return "not a value draft" }
         return String(decoding: json.bytes, as: UTF8.self)
     }
 

@@ -33,6 +33,23 @@ struct SharedNote: SharedContent, Equatable, Sendable {
     var text: String
 }
 
+/// A type of another module's, which cannot conform to `SharedContent`.
+struct Bookmark: Codable, Equatable, Sendable {
+    var title: String
+}
+
+enum GuideKinds {
+    static func share(_ appender: QueueAppender, bookmark: Bookmark) async throws {
+        try await appender.append(bookmark, kind: "bookmark", source: "share-extension")
+    }
+
+    static func take(_ drainer: QueueDrainer) throws -> [Bookmark] {
+        var bookmarks: [Bookmark] = []
+        try drainer.drain(Bookmark.self, kind: "bookmark") { batch in bookmarks += batch.map(\.value) }
+        return bookmarks
+    }
+}
+
 #if canImport(PackageDescription)
 // swift-tools-version:6.0
 import PackageDescription
@@ -82,6 +99,33 @@ enum GuideExtension {
 
 /// An app's own error, which a drain rethrows as a handler threw it.
 struct DatabaseOffline: Error {}
+
+/// An app's own store's error.
+struct StoreError: Error {}
+
+/// An app's own store, which saves a batch or throws.
+final class LinkStore {
+    private(set) var saved: [String: SharedLink] = [:]
+    var offline = false
+
+    func save(_ links: [DrainedValue<SharedLink>]) throws {
+        if offline { throw StoreError() }
+        for link in links { saved[link.id] = link.value }
+    }
+}
+
+enum GuideErrors {
+    /// Drains into the store; its own error leaves the batch queued.
+    static func drain(_ drainer: QueueDrainer, into store: LinkStore) async throws {
+        do {
+            try await drainer.drain(SharedLink.self) { links in try store.save(links) }
+        } catch is StoreError {
+            // The store's own error: the batch stays queued and comes again at the next drain.
+        } catch ShareQueueError.busy {
+            // Another drain is running: nothing was lost; drain again later.
+        }
+    }
+}
 
 /// An app's own store of links, an actor of its own.
 actor LinkDatabase {

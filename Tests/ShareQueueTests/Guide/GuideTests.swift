@@ -9,7 +9,7 @@ struct GuideTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().path
     static let documents = ["Documentation/Library.md"] + ["ShareQueue.md", "Installation.md", "DrainingSeveralTypes.md", "Concurrency.md",
-                                                           "DrainingWhileRunning.md", "Attachments.md"].map { "Sources/ShareQueue/ShareQueue.docc/" + $0 }
+                                                           "DrainingWhileRunning.md", "Attachments.md", "HandlingErrors.md"].map { "Sources/ShareQueue/ShareQueue.docc/" + $0 }
 
     /// The Swift code blocks of a Markdown document, each as its lines.
     static func snippets(of document: String) throws -> [[String]] {
@@ -94,6 +94,29 @@ struct GuideTests {
         running.cancel()
         try await running.value
         #expect(try GuidePlainRecords.run(containerPath: scratch.file("container")).delivered == 2)
+    }
+
+    @Test("The guide's values of a type that is not SharedContent go in and out under the kind both sides name; a store's own error keeps its batch queued")
+    func explicitKindsAndStoreErrors() async throws {
+        let scratch = TemporaryDirectory()
+        let queue = try QueueDirectory(path: scratch.queue)
+        let appender = try QueueAppender(directory: queue)
+        try await GuideKinds.share(appender, bookmark: Bookmark(title: "Swift"))
+        var kinds: [Record.Kind] = []
+        try QueueInspector(directory: queue).forEachPending { kinds.append($0.record.kind) }
+        #expect(kinds == ["bookmark"])
+        #expect(try GuideKinds.take(QueueDrainer(directory: queue)) == [Bookmark(title: "Swift")])
+
+        let link = SharedLink(url: URL(string: "https://swift.org")!, title: "Swift", sharedAt: Date(), tags: [], note: nil)
+        let id = try await appender.append(link, source: "s")
+        let store = LinkStore()
+        store.offline = true
+        try await GuideErrors.drain(QueueDrainer(directory: queue), into: store)
+        #expect(store.saved.isEmpty)
+        #expect(try QueueInspector(directory: queue).status().pending == 1)
+        store.offline = false
+        try await GuideErrors.drain(QueueDrainer(directory: queue), into: store)
+        #expect(store.saved[id]?.url == link.url)   // the date comes back to the millisecond
     }
 
     /// Waits until `condition` holds, checking every 10 ms, failing after 30 seconds.
