@@ -35,8 +35,8 @@ extension QueueDrainer {
     ///
     /// ```swift
     /// try await drainer.drain(SharedLink.self) { batch in
-    ///     self.links += batch.map(\.value)        // a @MainActor model, no lock
-    ///     try await self.thumbnails.fetch(for: batch)
+    ///     for link in batch { self.links[link.id] = link.value }      // a @MainActor model, no lock
+    ///     try await database.save(batch)
     /// }
     /// ```
     ///
@@ -130,8 +130,8 @@ extension QueueDrainer {
     ///
     /// ```swift
     /// var inbox = ContentRouter()
-    /// inbox.on(SharedLink.self) { batch in self.links += batch.map(\.value) }
-    /// inbox.on(SharedNote.self) { batch in try await self.notes.save(batch) }
+    /// inbox.on(SharedLink.self) { batch in try await database.save(batch) }
+    /// inbox.on(CurrentWallpaper.self) { batch in self.wallpaper = batch.last?.value ?? self.wallpaper }
     /// try await drainer.drain(into: &inbox)
     /// ```
     ///

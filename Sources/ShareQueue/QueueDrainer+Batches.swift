@@ -6,7 +6,7 @@ extension QueueDrainer {
     ///
     /// ```swift
     /// for try await batch in drainer.batches(of: SharedLink.self) {
-    ///     links += batch.map(\.value)
+    ///     for link in batch { links[link.id] = link.value }
     /// }
     /// ```
     ///

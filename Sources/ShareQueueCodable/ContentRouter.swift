@@ -5,10 +5,10 @@ import ShareQueueSystem
 /// typed handler.
 ///
 /// ```swift
-/// var links = 0
+/// var links = 0, notes: [SharedNote] = []
 /// var inbox = ContentRouter()
 /// inbox.on(SharedLink.self) { links += $0.count }                  // [DrainedValue<SharedLink>]
-/// inbox.on(SharedNote.self) { notes in try store.save(notes) }
+/// inbox.on(SharedNote.self) { batch in notes += batch.map(\.value) }
 /// let summary = try drainer.drain(into: &inbox)
 /// ```
 ///

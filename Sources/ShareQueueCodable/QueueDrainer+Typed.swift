@@ -4,8 +4,8 @@ extension QueueDrainer {
     /// Drains the records of `type`'s kind, decoded, into `body`, a batch at a time.
     ///
     /// ```swift
-    /// var links: [SharedLink] = []
-    /// try drainer.drain(SharedLink.self) { batch in links += batch.map(\.value) }
+    /// var count = 0
+    /// try drainer.drain(SharedLink.self) { batch in count += batch.count }
     /// ```
     ///
     /// `body` runs on the calling thread before this returns, so it may capture and

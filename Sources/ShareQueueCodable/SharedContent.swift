@@ -4,10 +4,13 @@ import ShareQueueCore
 /// declares the kind its records are filed under.
 ///
 /// ```swift
-/// struct SharedLink: SharedContent, Sendable {
+/// struct SharedLink: SharedContent, Equatable, Sendable {
 ///     static let contentKind: Record.Kind = "link"
 ///     var url: URL
 ///     var title: String
+///     var sharedAt: Date
+///     var tags: [String]
+///     var note: String?
 /// }
 /// ```
 ///

@@ -1,10 +1,13 @@
 /// Matching a failure by its code in a `catch` clause, as GRDB's `catch DatabaseError.SQL_CONSTRAINT`:
 ///
 /// ```swift
-/// do { try await appender.append(link, source: "share-extension") }
-/// catch ShareQueueError.queueFull { showOpenTheApp() }
-/// catch ShareQueueError.busy { retry(after: .milliseconds(100)) }
-/// catch { report(error) }
+/// do {
+///     try await appender.append(link, source: "share-extension")
+/// } catch ShareQueueError.queueFull {
+///     // Nothing was appended and only a drain makes room: ask the user to open the app.
+/// } catch ShareQueueError.busy {
+///     // Another process held the producers' lock throughout `lockTimeoutSeconds`: retry in a moment.
+/// }
 /// ```
 extension ShareQueueError {
     /// Matches an argument that was not one the operation accepts; see ``Code/invalidArgument``.

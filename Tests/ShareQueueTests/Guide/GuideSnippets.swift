@@ -7,8 +7,8 @@ import UIKit
 import SwiftUI
 #endif
 
-// The code of the guide (Documentation/Library.md) and of the DocC catalog an app reads
-// (Sources/ShareQueue/ShareQueue.docc), word for word, so that it compiles: GuideTests
+// The code of the guide (Documentation/Library.md), of the DocC catalog an app reads
+// (Sources/ShareQueue/ShareQueue.docc) and of the doc comments it shows, word for word, so that it compiles: GuideTests
 // checks that every snippet there is here, and runs the host's code. What a snippet
 // assumes (a path, a value the user shared) is a parameter of the function around it.
 // A manifest compiles only in SwiftPM, and UIKit and SwiftUI only on Apple platforms.
@@ -211,6 +211,30 @@ extension InboxModel {
 }
 
 func log(_ error: any Error) {}
+
+extension InboxModel {
+    /// The doc comments' code: a typed drain and a router drained with `await`, into this model.
+    func refreshFromDocComments(_ database: LinkDatabase) async throws {
+        try await drainer.drain(SharedLink.self) { batch in
+            for link in batch { self.links[link.id] = link.value }      // a @MainActor model, no lock
+            try await database.save(batch)
+        }
+
+        var inbox = ContentRouter()
+        inbox.on(SharedLink.self) { batch in try await database.save(batch) }
+        inbox.on(CurrentWallpaper.self) { batch in self.wallpaper = batch.last?.value ?? self.wallpaper }
+        try await drainer.drain(into: &inbox)
+    }
+
+    /// The doc comments' loop over change notices, and the generic `async` drain; compiled, never run (it ends only when cancelled).
+    func drainOnNotices(_ queue: QueueDirectory, into inbox: inout ContentRouter) async throws {
+        for await _ in try queue.changes() {
+            try await drainer.drain(into: &inbox)
+        }
+        let summary = try await drainer.drain(into: &inbox)
+        _ = summary
+    }
+}
 
 enum GuideHost {
     /// The blocking forms, whose closures change local state.

@@ -2,8 +2,8 @@ import Foundation
 import Testing
 import ShareQueue
 
-/// The guide's and the DocC catalog's code: every snippet is in GuideSnippets.swift, word for
-/// word, so that it compiles; and the host's code drains what the extension's code appends.
+/// The code of the guide, of the DocC catalog and of the doc comments it shows: every snippet is in
+/// GuideSnippets.swift, word for word, so that it compiles; and the host's code drains what the extension's code appends.
 @Suite("Guide snippets")
 struct GuideTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -11,11 +11,27 @@ struct GuideTests {
     static let documents = ["Documentation/Library.md"] + ["ShareQueue.md", "Installation.md", "DrainingSeveralTypes.md", "Concurrency.md",
                                                            "DrainingWhileRunning.md", "Attachments.md", "HandlingErrors.md"].map { "Sources/ShareQueue/ShareQueue.docc/" + $0 }
 
-    /// The Swift code blocks of a Markdown document, each as its lines.
+    /// The source files of the modules an app imports whose doc comments hold Swift code: the DocC catalog shows it.
+    static let documentedSources: [String] = ["ShareQueue", "ShareQueueCodable", "ShareQueueCore"].flatMap { module in
+        let folder = root + "/Sources/" + module
+        let files = FileManager.default.enumerator(atPath: folder)?.compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") } ?? []
+        return files.sorted().map { "Sources/\(module)/\($0)" }.filter { file in
+            (try? String(contentsOfFile: root + "/" + file, encoding: .utf8))?.contains("/// ```swift") == true
+        }
+    }
+
+    /// The Swift code blocks of a Markdown document, or of a source file's doc comments, each as its lines.
     static func snippets(of document: String) throws -> [[String]] {
         let text = try String(contentsOfFile: root + "/" + document, encoding: .utf8)
+        let docComments = document.hasSuffix(".swift")
         var blocks: [[String]] = [], current: [String]?
-        for line in text.components(separatedBy: "\n") {
+        for whole in text.components(separatedBy: "\n") {
+            var line = whole
+            if docComments {
+                let trimmed = whole.trimmingCharacters(in: .whitespaces)
+                guard trimmed.hasPrefix("///") else { continue }
+                line = String(trimmed.dropFirst(3))
+            }
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             if current == nil, trimmed == "```swift" { current = [] }
             else if current != nil, trimmed == "```" { blocks.append(current!); current = nil }
@@ -29,7 +45,8 @@ struct GuideTests {
         lines.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 
-    @Test("Every Swift snippet of the guide and of the DocC catalog an app reads is compiled, word for word", arguments: documents)
+    @Test("Every Swift snippet of the guide, of the DocC catalog an app reads and of the doc comments it shows is compiled, word for word",
+          arguments: documents + documentedSources)
     func snippetsCompile(document: String) throws {
         let source = try String(contentsOfFile: Self.root + "/Tests/ShareQueueTests/Guide/GuideSnippets.swift", encoding: .utf8)
         let file = Self.normalized(source.components(separatedBy: "\n"))
