@@ -260,6 +260,21 @@ struct NATSForwardingTests {
         #expect(dump.lines.map { String($0.prefix { $0 != "\t" }) } == ["hostile-1", victim], "\(dump.stdout)")
     }
 
+    @Test("Escapes are decoded where the forwarder reads the id: in the member's name, in its value, and in the values it skips")
+    func escapedID() throws {
+        let bin = try bin()
+        let scratch = TemporaryDirectory()
+        let server = try NATSServer(in: scratch)
+        try createStream(bin, server, "ESCAPED", subject: "escaped", in: scratch)
+        let queue = TestQueue(in: scratch)
+        try queue.appendStored([Array(#"{"v":1,"i\u0064":"caf\u00e9 1","date":"2026-01-02T03:04:05.678Z","source":"s\"q","kind":"text","text":"say \"id\":\"no\"\\"}"#.utf8),
+                                Array(#"{"v":1,"id":"plain-2","date":"2026-01-02T03:04:05.678Z","source":"s","kind":"text","text":"\u0022id\u0022"}"#.utf8)])
+        let drain = try run("host-drain", ["--dir", queue.path, "-q", "--long-running", "--exec", forwarder(bin, server, subject: "escaped")], in: scratch)
+        #expect(drain.status == 0, "\(drain.stderr)")
+        let dump = try run(bin + "/nats-stream-dump", ["--server", server.url, "--stream", "ESCAPED"], in: scratch)
+        #expect(dump.lines.map { String($0.prefix { $0 != "\t" }) } == ["café 1", "plain-2"], "\(dump.output)")
+    }
+
     @Test("forward-nats: --help, usage errors (64); an unreachable server (75); an unusable file (78, naming its option)")
     func commandLine() throws {
         let bin = try bin()
