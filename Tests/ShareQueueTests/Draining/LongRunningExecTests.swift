@@ -201,6 +201,23 @@ struct LongRunningExecTests {
         #expect(!FileManager.default.fileExists(atPath: queue.file("attempts")))
     }
 
+    @Test("Under --watch one command takes the batches of every drain, and SIGTERM ends it with the watcher")
+    func oneCommandForTheWatch() throws {
+        let setup = try Setup()
+        let drain = try RunningTool("host-drain", ["--dir", setup.queue.path, "--watch", "--long-running", "--exec", setup.command("take-all")], in: setup.scratch)
+        defer { drain.kill() }
+        try waitUntil("the queued records delivered") { try setup.delivered().count == 25 }
+        let more = try setup.queue.appendLines(["later 1", "later 2"])
+        try waitUntil("the later records delivered") { try setup.delivered().count == 27 }
+        kill(drain.pid, SIGTERM)
+        let result = try ExecTimeoutTests.finish(drain, within: 15)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try setup.delivered() == setup.appended + more)
+        #expect(setup.starts == 1)
+        let pid = try #require(Int32(RefusalTests.lines(of: setup.out + ".starts")[0]))
+        try waitUntil("the command to end") { !ExecTimeoutTests.isRunning(pid) }
+    }
+
     @Test("--long-running without --exec is a usage error")
     func needsExec() throws {
         let queue = TestQueue()
