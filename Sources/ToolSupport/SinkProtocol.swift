@@ -7,24 +7,24 @@
 /// command answers with one line: `delivered`, `refused`, or `retry`, each optionally
 /// followed by a space and a message for host-drain's standard error. At the end,
 /// host-drain closes the command's standard input, and the command exits.
-enum SinkProtocol {
+package enum SinkProtocol {
     /// The name and version both sides write first.
-    static let greeting = "sharequeue-sink 1"
+    package static let greeting = "sharequeue-sink 1"
 
     /// The longest answer taken, newline excluded: a command that writes more without one
     /// does not speak the protocol.
-    static let longestAnswer = 4096
+    package static let longestAnswer = 4096
 
     /// The first line host-drain writes, and the line a command that speaks the protocol answers with.
-    static var greetingLine: [UInt8] { Array((greeting + "\n").utf8) }
+    package static var greetingLine: [UInt8] { Array((greeting + "\n").utf8) }
 
     /// The line that opens a batch of `count` records taking `bytes` bytes of JSON Lines.
-    static func batchHeader(count: Int, bytes: Int) -> [UInt8] {
+    package static func batchHeader(count: Int, bytes: Int) -> [UInt8] {
         Array("batch \(count) \(bytes)\n".utf8)
     }
 
     /// What a command answered about a batch.
-    enum Answer: Equatable {
+    package enum Answer: Equatable {
         /// It took the whole batch.
         case delivered
         /// It refuses the batch: the drain bisects it to find the records it refuses.
@@ -37,7 +37,7 @@ enum SinkProtocol {
 
     /// Reads an answer: a word, then, after one space, an optional message (on the line
     /// without its newline; a carriage return before the newline is taken off too).
-    static func answer(_ line: [UInt8]) -> Answer {
+    package static func answer(_ line: [UInt8]) -> Answer {
         var line = line[...]
         if line.last == 0x0D { line = line.dropLast() }
         let space = line.firstIndex(of: 0x20) ?? line.endIndex
@@ -52,14 +52,14 @@ enum SinkProtocol {
     }
 
     /// Whether `line` (without its newline) is the greeting a command answers with.
-    static func isGreeting(_ line: [UInt8]) -> Bool {
+    package static func isGreeting(_ line: [UInt8]) -> Bool {
         var line = line[...]
         if line.last == 0x0D { line = line.dropLast() }
         return line.elementsEqual(greeting.utf8)
     }
 
     /// A line as host-drain shows it: at most 200 bytes, control characters escaped.
-    static func shown(_ line: ArraySlice<UInt8>) -> String {
+    package static func shown(_ line: ArraySlice<UInt8>) -> String {
         var text = ""
         for scalar in String(decoding: line.prefix(200), as: UTF8.self).unicodeScalars {
             text += scalar.value < 0x20 || scalar.value == 0x7F ? scalar.escaped(asASCII: true) : String(scalar)
