@@ -133,6 +133,7 @@ final class LongRunningCommandSink: DrainSink {
             throw ShareQueueError.handlerFailed("cannot start the command", path: "/bin/sh", underlying: error)
         }
         unread.removeAll()
+        if let input = child?.input { Host.enlargePipe(input, to: 1 << 20) }
         let doesNotSpeak = "; it does not speak the long-running sink protocol (--long-running), which begins with the line '\(SinkProtocol.greeting)'"
         switch try exchange(SinkProtocol.greetingLine, mustEnd) {
         case .line(let line, _) where SinkProtocol.isGreeting(line):

@@ -22,6 +22,18 @@ extension Host {
         case gaveUp
     }
 
+    /// Asks that a pipe hold up to `bytes`, so that a request that large goes in with one write
+    /// and the writer is not woken again for each 64 KiB the reader takes (Linux's
+    /// `F_SETPIPE_SZ`, up to `/proc/sys/fs/pipe-max-size`, 1 MiB by default). Elsewhere, or when
+    /// refused, the pipe keeps its size, which only costs more wake-ups.
+    /// The corresponding C function is `fcntl`.
+    package static func enlargePipe(_ descriptor: FileDescriptor, to bytes: Int32) {
+        #if os(Linux)
+        // F_SETPIPE_SZ, which Glibc declares only for _GNU_SOURCE.
+        _ = fcntl(descriptor.rawValue, 1031, bytes)
+        #endif
+    }
+
     /// Writes `request` to a child's standard input while reading its standard output, up
     /// to the first newline, and never blocks for long: both ends are non-blocking and
     /// waited on together with `poll`, so a child that writes while it reads cannot block
