@@ -45,6 +45,8 @@ public enum HostDrainTool {
                      "cd /var/lib/prometheus/node-exporter && host-drain --dir ~/queue --status --prometheus > queue.prom.$$ && mv queue.prom.$$ queue.prom || rm -f queue.prom.$$"),
         Tool.Example("Keep running and post each batch to a server; exit 75 from curl keeps the batch queued:",
                      "host-drain --watch --exec 'curl -fsS --data-binary @- https://example.com/ingest || exit 75'"),
+        Tool.Example("Forward every batch through one command that stays running and answers each (see README, Long-running commands):",
+                     "host-drain --long-running --exec 'forward-nats --subject shared.items --stream SHARED'"),
         Tool.Example("Ingest into SQLite exactly once:", "host-drain --group group.com.example.notes --store notes.sqlite"),
     ]
 
