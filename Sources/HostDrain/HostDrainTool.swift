@@ -14,7 +14,8 @@ public enum HostDrainTool {
         options: Tool.directoryOptions + [
             OptionSpec(names: ["--format"], value: "json|text", help: "Print records as JSON Lines (the default) or as text for people."),
             OptionSpec(names: ["--exec"], value: "CMD", help: "Run '/bin/sh -c CMD' for each batch, with the batch as JSON Lines on its standard input; exit status 0 means delivered, 75 means try again later, 64, 78, 126 and 127 mean the command is broken (nothing is counted; exit 78), any other is a refusal."),
-            OptionSpec(names: ["--exec-timeout"], value: "DURATION", help: "End a command still running after DURATION, such as 30s, 10m or 1h (default 10m; 0 for no limit): SIGTERM to its process group, SIGKILL 2s later. Its batch stays queued, not refused."),
+            OptionSpec(names: ["--long-running"], value: nil, help: "Keep the --exec command running for the whole drain: it takes batch after batch on its standard input and answers each on its standard output, in the long-running sink protocol that README describes (each batch's answer is delivered, refused or retry)."),
+            OptionSpec(names: ["--exec-timeout"], value: "DURATION", help: "End a command still running after DURATION, such as 30s, 10m or 1h (default 10m; 0 for no limit), or, with --long-running, one that has not answered a batch within DURATION: SIGTERM to its process group, SIGKILL 2s later. Its batch stays queued, not refused."),
             OptionSpec(names: ["--store"], value: "PATH", help: "Ingest into the SQLite database PATH (created if missing), exactly once; attachments go to the folder PATH.attachments. With --status, count the records of that database, which must exist."),
             OptionSpec(names: ["--watch"], value: nil, help: "Keep running and deliver as records arrive; SIGINT or SIGTERM finishes the batch in hand and exits 0 (a running --exec command is ended, or output no one reads is given up, and its batch stays queued); a standard output whose reader is gone ends it with 75."),
             OptionSpec(names: ["--debounce"], value: "DURATION", help: "With --watch, deliver at most once per DURATION during a burst, such as 50ms or 1s (default 50ms)."),
@@ -44,6 +45,8 @@ public enum HostDrainTool {
                      "cd /var/lib/prometheus/node-exporter && host-drain --dir ~/queue --status --prometheus > queue.prom.$$ && mv queue.prom.$$ queue.prom || rm -f queue.prom.$$"),
         Tool.Example("Keep running and post each batch to a server; exit 75 from curl keeps the batch queued:",
                      "host-drain --watch --exec 'curl -fsS --data-binary @- https://example.com/ingest || exit 75'"),
+        Tool.Example("Forward every batch through one command that stays running and answers each (see README, Long-running commands):",
+                     "host-drain --long-running --exec 'forward-nats --subject shared.items --stream SHARED'"),
         Tool.Example("Ingest into SQLite exactly once:", "host-drain --group group.com.example.notes --store notes.sqlite"),
     ]
 
@@ -109,8 +112,16 @@ public enum HostDrainTool {
         }
 
         var sink: any DrainSink
+        // A long-running command is ended on every way out of this function, its input closed first.
+        var longRunning: LongRunningCommandSink? = nil
+        defer { if let warning = longRunning?.finish() { tool.warn(warning) } }
         if let command = arguments.value("--exec") {
-            sink = CommandSink(command: command, timeout: execTimeout > 0 ? execTimeout : nil)
+            if arguments.has("--long-running") {
+                longRunning = LongRunningCommandSink(command: command, timeout: execTimeout > 0 ? execTimeout : nil)
+                sink = longRunning!
+            } else {
+                sink = CommandSink(command: command, timeout: execTimeout > 0 ? execTimeout : nil)
+            }
             if !arguments.has("--watch") {
                 // A stop request ends the running command's group rather than leaving it behind.
                 _ = StopRequest.install()
@@ -170,6 +181,7 @@ public enum HostDrainTool {
         if arguments.has("--max") && arguments.has("--watch") {
             throw ShareQueueError(.invalidArgument, "--max ends a run after N records; --watch runs until it is stopped: give one of them")
         }
+        if arguments.has("--long-running") && !arguments.has("--exec") { throw ShareQueueError(.invalidArgument, "--long-running goes with --exec") }
         if arguments.has("--exec-timeout") && !arguments.has("--exec") { throw ShareQueueError(.invalidArgument, "--exec-timeout goes with --exec") }
         if let command = arguments.value("--exec"), command.allSatisfy(\.isWhitespace) {
             throw ShareQueueError(.invalidArgument, "--exec needs a command; an empty one would take every batch")

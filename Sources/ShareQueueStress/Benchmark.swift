@@ -31,9 +31,11 @@ struct Benchmark {
         var smallDrainRecords = 10_000
         var appendsDuringDrain = 300
         var watchRuns = 200
+        /// Records forwarded to NATS in each mode and by the floor, each round.
+        var forwardedRecords = 100_000
 
         static let quick = Sizes(libraryAppends: 10_000, durableAppends: 200, eightProducerAppends: 800, processRuns: 30, drainRecords: 20_000,
-                                 smallDrainRecords: 2_000, appendsDuringDrain: 30, watchRuns: 20)
+                                 smallDrainRecords: 2_000, appendsDuringDrain: 30, watchRuns: 20, forwardedRecords: 10_000)
     }
 
     let tools: ToolRunner
@@ -45,7 +47,7 @@ struct Benchmark {
     let progress: (String) -> Void
     /// The parts to run (`--only`); nil runs them all.
     var parts: Set<String>? = nil
-    static let partNames = ["library", "content", "durable", "process", "drains", "store", "watch"]
+    static let partNames = ["library", "content", "durable", "process", "drains", "store", "watch", "forwarding"]
     /// About 100 bytes stored, like a shared URL or note.
     static let sampleText = "https://example.com/a/shared/page"
 
@@ -82,6 +84,10 @@ struct Benchmark {
         if wanted("watch") {
             progress("watch")
             figures += try watchDelay()
+        }
+        if wanted("forwarding") {
+            progress("forwarding")
+            figures += try forwarding()
         }
         return figures
     }

@@ -25,6 +25,16 @@ struct CFloor {
         try build(storeFloorSource, as: "store-floor", linking: ["sqlite3"], into: directory)
     }
 
+    /// The NATS sample's floor (`Samples/Forwarders/NATS/Floor/publish-floor.c`): the C client
+    /// publishing alone, which may need libnats besides libc.
+    static let forwardingFloorSource = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../Samples/Forwarders/NATS/Floor/publish-floor.c").standardized.path
+
+    /// Compiles the NATS sample's floor, linked with libnats.
+    static func buildForwardingFloor(into directory: String) throws -> CFloor {
+        try build(forwardingFloorSource, as: "publish-floor", linking: ["nats"], into: directory)
+    }
+
     /// Compiles `source` into `directory/name`, linked with `libraries` (`-l`), and checks
     /// that it needs libc and those libraries alone.
     private static func build(_ source: String, as name: String, linking libraries: [String], into directory: String) throws -> CFloor {

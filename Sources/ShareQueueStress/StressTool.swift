@@ -87,7 +87,7 @@ public enum StressTool {
         OptionSpec(names: ["--json"], value: nil, help: "Print one JSON object per figure, a line each, with name, unit, value, floor, ratio and target."),
         OptionSpec(names: ["--dir"], value: "DIR", help: "Work in DIR (default: a new temporary directory, removed afterwards)."),
         OptionSpec(names: ["--bin"], value: "DIR", help: "Where the tools are (default: beside share-stress)."),
-        OptionSpec(names: ["--only"], value: "PARTS", help: "Run only these parts, comma-separated: library, content, durable, process, drains, store, watch."),
+        OptionSpec(names: ["--only"], value: "PARTS", help: "Run only these parts, comma-separated: library, content, durable, process, drains, store, watch, forwarding (which needs nats-server and libnats, and is skipped without them)."),
     ] + Tool.commonOptions
 
     /// `share-stress bench`: the performance table.

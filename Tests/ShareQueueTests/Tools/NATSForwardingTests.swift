@@ -72,8 +72,9 @@ struct NATSForwardingTests {
         return appended.lines
     }
 
-    @Test("10,000 records drained through forward-nats: the stream holds exactly 10,000 messages, one per id")
-    func tenThousandRecords() throws {
+    @Test("10,000 records drained through forward-nats: the stream holds exactly 10,000 messages, one per id; with --long-running one forwarder takes all 10 batches",
+          arguments: [false, true])
+    func tenThousandRecords(_ longRunning: Bool) throws {
         let bin = try bin()
         let scratch = TemporaryDirectory()
         let server = try NATSServer(in: scratch)
@@ -81,11 +82,33 @@ struct NATSForwardingTests {
         #expect(appended.count == 10_000)
 
         try createStream(bin, server, "SHARED", subject: "shared.items", in: scratch)
-        let drain = try run("host-drain", ["--dir", scratch.queue, "-q", "--exec",
-                                           forwarder(bin, server, subject: "shared.items", "--stream SHARED")], in: scratch)
+        let starts = scratch.file("starts")
+        let command = "echo $$ >> '\(starts)'; exec " + forwarder(bin, server, subject: "shared.items", "--stream SHARED")
+        let drain = try run("host-drain", ["--dir", scratch.queue, "-q"] + (longRunning ? ["--long-running"] : []) + ["--exec", command], in: scratch)
         #expect(drain.status == 0, "\(drain.stderr)")
         try expectEachOnce(appended, in: "SHARED", bin, server, in: scratch)
         #expect(try run("host-drain", ["--dir", scratch.queue, "--peek"], in: scratch).output.isEmpty)
+        #expect(RefusalTests.lines(of: starts).count == (longRunning ? 1 : 10))
+    }
+
+    @Test("--long-running with the server down: the forwarder exits 75 before it greets back, and nothing is counted; started again, everything arrives once")
+    func longRunningServerDown() throws {
+        let bin = try bin()
+        let scratch = TemporaryDirectory()
+        let server = try NATSServer(in: scratch)
+        try createStream(bin, server, "DOWN", subject: "down", in: scratch)
+        let appended = try appendLines(3000, "down", scratch.queue, in: scratch)
+        server.stop()
+        let stopped = try run("host-drain", ["--dir", scratch.queue, "-q", "--long-running", "--exec", forwarder(bin, server, subject: "down", "--timeout 1s")], in: scratch)
+        #expect(stopped.status == 75, "\(stopped.stderr)")
+        #expect(stopped.stderr.contains("try again later (status 75)"), "\(stopped.stderr)")
+        #expect(try run("host-drain", ["--dir", scratch.queue, "--peek"], in: scratch).lines.count == 3000)
+        #expect(!FileManager.default.fileExists(atPath: scratch.queue + "/attempts"))
+
+        try server.start()
+        let again = try run("host-drain", ["--dir", scratch.queue, "-q", "--long-running", "--exec", forwarder(bin, server, subject: "down")], in: scratch)
+        #expect(again.status == 0, "\(again.stderr)")
+        try expectEachOnce(appended, in: "DOWN", bin, server, in: scratch)
     }
 
     @Test("Killing host-drain or the forwarder at random points over 20 runs leaves each acknowledged id once in the stream")
@@ -193,8 +216,9 @@ struct NATSForwardingTests {
         try expectEachOnce(appended["DEFAULT"]!, in: "DEFAULT", bin, server, in: scratch)
     }
 
-    @Test("A record larger than the server takes is refused for good (65): host-drain bisects, delivers the rest and sets it aside")
-    func recordTooLargeIsRefused() throws {
+    @Test("A record larger than the server takes is refused for good (65, or the answer refused with --long-running): host-drain bisects, delivers the rest and sets it aside",
+          arguments: [false, true])
+    func recordTooLargeIsRefused(_ longRunning: Bool) throws {
         let bin = try bin()
         let scratch = TemporaryDirectory()
         let server = try NATSServer(in: scratch)
@@ -206,13 +230,18 @@ struct NATSForwardingTests {
         try #require(large.status == 0, "\(large.stderr)")
         appended += try appendLines(3, "after", scratch.queue, in: scratch)
 
-        let drain = try run("host-drain", ["--dir", scratch.queue, "-q", "--max-attempts", "1", "--exec", forwarder(bin, server, subject: "large")],
-                            in: scratch)
+        let starts = scratch.file("starts")
+        let command = "echo $$ >> '\(starts)'; exec " + forwarder(bin, server, subject: "large")
+        let mode = longRunning ? ["--long-running"] : []
+        let drain = try run("host-drain", ["--dir", scratch.queue, "-q", "--max-attempts", "1"] + mode + ["--exec", command], in: scratch)
         #expect(drain.stderr.contains("the server takes at most 1048576"), "\(drain.stderr)")
-        #expect(try run("host-drain", ["--dir", scratch.queue, "-q", "--exec", forwarder(bin, server, subject: "large")], in: scratch).status == 0)
+        // Bisected with the one forwarder: each half a batch of its own.
+        if longRunning { #expect(RefusalTests.lines(of: starts).count == 1) }
+        #expect(try run("host-drain", ["--dir", scratch.queue, "-q"] + mode + ["--exec", forwarder(bin, server, subject: "large")], in: scratch).status == 0)
         try expectEachOnce(appended, in: "LARGE", bin, server, in: scratch)
         let deadLetters = try String(contentsOfFile: scratch.queue + "/dead-letters.log", encoding: .utf8)
         #expect(deadLetters.contains(large.lines[0]))
+        #expect(deadLetters.contains(longRunning ? "command answered refused" : "command exited with status 65"))
     }
 
     @Test("A record that names another's id before its own is published under its own, the last, as host-drain reads it: the other is not taken for a duplicate")
@@ -229,6 +258,21 @@ struct NATSForwardingTests {
         #expect(drain.status == 0, "\(drain.stderr)")
         let dump = try run(bin + "/nats-stream-dump", ["--server", server.url, "--stream", "REPEATED"], in: scratch)
         #expect(dump.lines.map { String($0.prefix { $0 != "\t" }) } == ["hostile-1", victim], "\(dump.stdout)")
+    }
+
+    @Test("Escapes are decoded where the forwarder reads the id: in the member's name, in its value, and in the values it skips")
+    func escapedID() throws {
+        let bin = try bin()
+        let scratch = TemporaryDirectory()
+        let server = try NATSServer(in: scratch)
+        try createStream(bin, server, "ESCAPED", subject: "escaped", in: scratch)
+        let queue = TestQueue(in: scratch)
+        try queue.appendStored([Array(#"{"v":1,"i\u0064":"caf\u00e9 1","date":"2026-01-02T03:04:05.678Z","source":"s\"q","kind":"text","text":"say \"id\":\"no\"\\"}"#.utf8),
+                                Array(#"{"v":1,"id":"plain-2","date":"2026-01-02T03:04:05.678Z","source":"s","kind":"text","text":"\u0022id\u0022"}"#.utf8)])
+        let drain = try run("host-drain", ["--dir", queue.path, "-q", "--long-running", "--exec", forwarder(bin, server, subject: "escaped")], in: scratch)
+        #expect(drain.status == 0, "\(drain.stderr)")
+        let dump = try run(bin + "/nats-stream-dump", ["--server", server.url, "--stream", "ESCAPED"], in: scratch)
+        #expect(dump.lines.map { String($0.prefix { $0 != "\t" }) } == ["café 1", "plain-2"], "\(dump.output)")
     }
 
     @Test("forward-nats: --help, usage errors (64); an unreachable server (75); an unusable file (78, naming its option)")

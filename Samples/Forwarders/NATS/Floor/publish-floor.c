@@ -33,6 +33,9 @@ int main(int argc, char **argv) {
     if (s != NATS_OK) fail("connect", s);
     jsOptions_Init(&jo);
     jo.PublishAsync.MaxPending = 8192;
+    // Past 8192 answers pending, a publish waits for some, as long as the forwarder does and
+    // longer than libnats's 200 ms: on a busy machine the server falls that far behind.
+    jo.PublishAsync.StallWait = 30000;
     if ((s = natsConnection_JetStream(&js, nc, &jo)) != NATS_OK) fail("jetstream", s);
 
     long published = 0;

@@ -23,6 +23,9 @@ public final class AcknowledgementTally: Sendable {
         namesStream = options.stream != nil
     }
 
+    /// Forgets the counts, for the next batch.
+    func reset() { counts.withLock { $0 = Counts() } }
+
     func record(_ answer: UnsafeMutablePointer<jsPubAck>?, _ error: UnsafeMutablePointer<jsPubAckErr>?, id: String) {
         counts.withLock { counts in
             if answer != nil {

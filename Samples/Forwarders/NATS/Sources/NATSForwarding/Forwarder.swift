@@ -1,4 +1,5 @@
-/// forward-nats's work: one batch from standard input into JetStream.
+/// forward-nats's work: one batch from standard input into JetStream, or, for
+/// `host-drain --long-running`, batch after batch on one connection.
 public enum Forwarder {
     /// Connects, checks the stream the options name (or makes it, with `--create-stream`),
     /// publishes every line of standard input as it is read, and waits for every
@@ -11,12 +12,21 @@ public enum Forwarder {
         try options.checkFiles()
         var input = StandardInputLines()
         if options.createsStream { try expectNoRecords(&input, options) }
+        // host-drain --long-running greets first; any other first line is a record of a batch.
+        let first = options.createsStream ? nil : try input.withNextLine { Array($0) }
         let tally = AcknowledgementTally(options)
         let connection = try JetStreamConnection(options, acknowledgements: tally)
         if let requirement { try connection.prepareStream(requirement) }
         if options.createsStream { return }
         let publisher = RecordPublisher(connection, tally: tally)
         do throws(ForwardingFailure) {
+            if let first, SinkProtocol.isGreeting(first) {
+                try forwardBatches(&input, publisher)
+                return
+            }
+            if let first, !first.isEmpty {
+                try first.withUnsafeBufferPointer { (line) throws(ForwardingFailure) in try publisher.publish(line, id: try RecordID.of(line)) }
+            }
             try input.forEach { (line) throws(ForwardingFailure) in
                 guard !line.isEmpty else { return }
                 try publisher.publish(line, id: try RecordID.of(line))
@@ -28,6 +38,28 @@ public enum Forwarder {
             // A stream deleted under a batch must stop the drain, not be retried into nothing.
             if let requirement { try connection.checkStreamRemains(requirement) }
             throw failure
+        }
+    }
+
+    /// Greets host-drain back, then forwards batch after batch on one connection, answering
+    /// each once every record of it is acknowledged, until standard input ends. A record the
+    /// server refuses for good makes the answer `refused`, and host-drain bisects the batch
+    /// with this same process; any other failure ends it (75, 78), leaving the batch queued.
+    static func forwardBatches(_ input: inout StandardInputLines, _ publisher: RecordPublisher) throws(ForwardingFailure) {
+        printOutput(SinkProtocol.greeting + "\n")
+        while let count = try input.withNextLine({ (line) throws(ForwardingFailure) in try SinkProtocol.recordCount(line) }) {
+            publisher.startBatch()
+            var refusal: ForwardingFailure? = nil
+            for _ in 0..<count {
+                let read = try input.withNextLine { (line) throws(ForwardingFailure) in
+                    // The batch is refused already: the rest is read, to keep to the framing, and not sent.
+                    guard refusal == nil else { return }
+                    do throws(ForwardingFailure) { try publisher.publish(line, id: try RecordID.of(line)) } catch where error.kind == .refused { refusal = error }
+                }
+                if read == nil { throw ForwardingFailure(.tryAgain, "standard input ended in the middle of a batch") }
+            }
+            do throws(ForwardingFailure) { try publisher.waitForAcknowledgements() } catch where error.kind == .refused { refusal = refusal ?? error }
+            printOutput(SinkProtocol.answer(refusing: refusal))
         }
     }
 

@@ -132,6 +132,11 @@ extension ForwarderOptions {
         The stream drops a record it already holds under that id within its duplicate window,
         so a batch sent again after a lost answer is stored once.
 
+        Run by host-drain --long-running, it is greeted with the line 'sharequeue-sink 1' instead
+        of a record: it greets back once connected, then forwards batch after batch on that one
+        connection, answering each 'delivered', or 'refused' for a record the server will never
+        take; any other failure ends it with the exit status below, and the batch stays queued.
+
         Make the stream once, by hand, with --create-stream; name it in the command host-drain
         runs with --stream. Then a stream that is deleted stops the drain (78) instead of being
         made anew, empty: the records forwarded to it went with it, and the queue, which had
@@ -166,7 +171,7 @@ extension ForwarderOptions {
 
         EXAMPLES:
           forward-nats --server nats://10.0.0.5:4222 --subject shared.items --create-stream SHARED --dupe-window 10m </dev/null
-          host-drain --exec 'forward-nats --server nats://10.0.0.5:4222 --subject shared.items --stream SHARED --dupe-window 10m'
+          host-drain --long-running --exec 'forward-nats --server nats://10.0.0.5:4222 --subject shared.items --stream SHARED --dupe-window 10m'
 
         """
 }

@@ -16,20 +16,21 @@ struct JSONMemberScanner {
     /// a record cannot pass for another by naming the other's id first.
     static func stringMember(_ name: String, in json: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         var scanner = JSONMemberScanner(json)
-        return scanner.findMember(Array(name.utf8))
+        return scanner.findMember(name.utf8)
     }
 
-    private mutating func findMember(_ name: [UInt8]) -> [UInt8]? {
+    private mutating func findMember(_ name: String.UTF8View) -> [UInt8]? {
         guard take(UInt8(ascii: "{")) else { return nil }
         if take(UInt8(ascii: "}")) { return nil }
         var found: [UInt8]? = nil
         repeat {
-            guard take(UInt8(ascii: "\"")), let key = readString(), take(UInt8(ascii: ":")) else { return nil }
-            if key == name && take(UInt8(ascii: "\"")) {
-                guard let value = readString() else { return nil }
-                found = value
+            guard take(UInt8(ascii: "\"")), let key = readStringBytes(), take(UInt8(ascii: ":")) else { return nil }
+            let isName = matches(key, name)
+            if isName && take(UInt8(ascii: "\"")) {
+                guard let value = readStringBytes() else { return nil }
+                found = decoded(value)
             } else {
-                if key == name { found = nil }
+                if isName { found = nil }
                 guard skipValue() else { return nil }
             }
         } while take(UInt8(ascii: ","))
@@ -42,6 +43,46 @@ struct JSONMemberScanner {
         guard position < bytes.count, bytes[position] == byte else { return false }
         position += 1
         return true
+    }
+
+    /// A string's bytes: where they are, for one without escapes, or decoded.
+    private enum StringBytes {
+        case stored(Range<Int>)
+        case decoded([UInt8])
+    }
+
+    /// The rest of a string whose opening quote was consumed: where it lies when it has no
+    /// escape, which spares a record's every name and value an allocation; else decoded.
+    private mutating func readStringBytes() -> StringBytes? {
+        let start = position
+        while position < bytes.count {
+            let byte = bytes[position]
+            if byte == UInt8(ascii: "\"") {
+                position += 1
+                return .stored(start..<(position - 1))
+            }
+            if byte == UInt8(ascii: "\\") {
+                position = start
+                return readString().map(StringBytes.decoded)
+            }
+            if byte < 0x20 { return nil }
+            position += 1
+        }
+        return nil
+    }
+
+    private func matches(_ string: StringBytes, _ name: String.UTF8View) -> Bool {
+        switch string {
+        case .stored(let range): bytes[range].elementsEqual(name)
+        case .decoded(let decoded): decoded.elementsEqual(name)
+        }
+    }
+
+    private func decoded(_ string: StringBytes) -> [UInt8] {
+        switch string {
+        case .stored(let range): Array(bytes[range])
+        case .decoded(let decoded): decoded
+        }
     }
 
     /// The rest of a string whose opening quote was consumed, its escapes decoded.
@@ -99,13 +140,13 @@ struct JSONMemberScanner {
     /// Skips one value: a string, an object or array (counting depth outside strings), or a
     /// number or literal (up to the delimiter after it, which is left for the caller).
     private mutating func skipValue() -> Bool {
-        if take(UInt8(ascii: "\"")) { return readString() != nil }
+        if take(UInt8(ascii: "\"")) { return readStringBytes() != nil }
         var depth = 0
         while position < bytes.count {
             let byte = bytes[position]
             if byte == UInt8(ascii: "\"") {
                 position += 1
-                guard readString() != nil else { return false }
+                guard readStringBytes() != nil else { return false }
                 continue
             }
             let opens = byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[")

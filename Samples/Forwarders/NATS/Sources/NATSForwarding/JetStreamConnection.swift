@@ -1,8 +1,8 @@
 import CNATS
 
 /// A connection to a NATS server and its JetStream context, set up from the command
-/// line's options. It never reconnects: the forwarder lives for one batch, and a batch
-/// whose connection dropped is host-drain's to send again.
+/// line's options. It never reconnects: a forwarder whose connection dropped ends (75),
+/// and the batch is host-drain's to send again, to a new forwarder.
 public final class JetStreamConnection {
     let connection: OpaquePointer
     let context: OpaquePointer

@@ -17,7 +17,7 @@ enum RecordID {
     /// Header values end at a line break and lose the spaces at their ends, so such an id would be
     /// cut or would collide with another; NUL would end it as a C string.
     static func canBeHeaderValue(_ id: String) -> Bool {
-        let bytes = Array(id.utf8)
+        let bytes = id.utf8
         let isControl = { (byte: UInt8) in byte < 0x20 || byte == 0x7F }
         return !bytes.isEmpty && !bytes.contains(where: isControl) && bytes.first != 0x20 && bytes.last != 0x20
     }

@@ -14,6 +14,13 @@ public final class RecordPublisher {
         self.tally = tally
     }
 
+    /// Starts counting anew, for the next batch of a long-running forwarder: the last one's
+    /// answers have all come, since it waited for them.
+    public func startBatch() {
+        published = 0
+        tally.reset()
+    }
+
     /// Publishes `record` with the header `Nats-Msg-Id: id`.
     /// - Throws: ``ForwardingFailure``: `.refused` for a record larger than the server takes,
     ///   `.tryAgain` when the connection is gone or too many answers are late.

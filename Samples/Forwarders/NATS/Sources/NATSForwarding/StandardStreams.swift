@@ -28,25 +28,33 @@ public struct StandardInputLines {
     /// Calls `body` with each complete line, without its newline, until the input ends.
     /// - Throws: what `body` throws, or ``ForwardingFailure`` when standard input cannot be read.
     public mutating func forEach(_ body: (UnsafeBufferPointer<UInt8>) throws(ForwardingFailure) -> Void) throws(ForwardingFailure) {
+        while try withNextLine(body) != nil {}
+    }
+
+    /// Calls `body` with the next complete line, without its newline, and returns what it
+    /// returns; nil once the input has ended.
+    /// - Throws: what `body` throws, or ``ForwardingFailure`` when standard input cannot be read.
+    @discardableResult
+    public mutating func withNextLine<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws(ForwardingFailure) -> Result) throws(ForwardingFailure) -> Result? {
         var scanned = 0
         while true {
             if let newline = newlineIndex(from: start + scanned) {
-                try buffer.withUnsafeBufferPointer { (all) throws(ForwardingFailure) in
+                let result = try buffer.withUnsafeBufferPointer { (all) throws(ForwardingFailure) in
                     try body(UnsafeBufferPointer(rebasing: all[start..<newline]))
                 }
                 start = newline + 1
-                scanned = 0
-                continue
+                return result
             }
             scanned = buffer.count - start
             if atEnd {
                 endedMidLine = scanned > 0
-                return
+                return nil
             }
             // Drop what was consumed before reading more, so the buffer holds at most one line and a piece.
             if start > 0 {
                 buffer.removeSubrange(0..<start)
                 start = 0
+                scanned = buffer.count
             }
             try readMore()
         }

@@ -1,7 +1,8 @@
 import NATSForwarding
 
-// forward-nats: host-drain --exec's command for NATS JetStream. The exit status tells
-// host-drain what became of the batch: 0 stored, 65 a record refused for good, 75 later,
+// forward-nats: host-drain --exec's command for NATS JetStream, a batch a process, or every
+// batch of a drain with --long-running (see Forwarder). The exit status tells host-drain what
+// became of the batch: 0 stored, 65 a record refused for good, 75 later,
 // 78 the options do not fit the server: nothing a retry mends, an operator must look.
 do {
     switch try ForwarderOptions.parse(Array(CommandLine.arguments.dropFirst())) {
