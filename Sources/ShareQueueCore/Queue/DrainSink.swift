@@ -4,7 +4,9 @@
 /// that ask for it (`DrainSink.needsRecords`) and for records with
 /// attachments; sinks that pass the stored JSON through skip that cost.
 /// Immutable, and a class so that a drain passing it along batches and
-/// checkpoints copies one reference rather than all its fields.
+/// checkpoints copies one reference rather than all its fields. Its bytes lie in
+/// storage shared with the records read before and after it (64 KiB at most,
+/// but for a larger record): a record kept after its batch keeps that storage.
 public final class DrainedRecord: Sendable {
     /// The stored JSON object, byte for byte as the producer wrote it: copied, each time
     /// it is asked for, from storage the records of a batch share.
