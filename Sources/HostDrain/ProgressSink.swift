@@ -21,7 +21,7 @@ struct ProgressSink: DrainSink {
     mutating func deliver(_ batch: DrainBatch) throws {
         try inner.deliver(batch)
         delivered += batch.records.count
-        for record in batch.records { bytesDelivered += Int64(record.storedJSON.count + Frame.overhead) }
+        for record in batch.records { bytesDelivered += Int64(record.storedByteCount + Frame.overhead) }
         progress.update(done: delivered, fraction: bytesWaiting > 0 ? Double(bytesDelivered) / Double(bytesWaiting) : nil)
     }
 

@@ -10,7 +10,12 @@ enum RecordFormat: String {
     func append(_ drained: DrainedRecord, to out: inout [UInt8]) {
         switch self {
         case .json:
-            out += drained.jsonLine
+            // Most records are one line as stored: copied once, straight from their bytes.
+            if drained.isStoredLine {
+                drained.appendStoredJSON(to: &out)
+            } else {
+                out += drained.jsonLine
+            }
             out.append(0x0A)
         case .text:
             let record = drained.record

@@ -39,7 +39,7 @@ public func fuzzSegmentReader(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int
             guard case .complete(let frameSize, let continued) = inspection, frameSize == frame.count else {
                 fatalError("invariant broken: record \(offset)..<\(end) is not a whole frame: \(inspection)")
             }
-            Fuzz.check(frame[Frame.headerSize..<(frame.count - Frame.trailerSize)].elementsEqual(payload), "record \(offset) payload differs from the file")
+            Fuzz.check(frame[Frame.headerSize..<(frame.count - Frame.trailerSize)].elementsEqual(payload.array), "record \(offset) payload differs from the file")
             Fuzz.check(markedContinued == continued, "record \(offset) is reported with the wrong trailer")
             previousWasContinued = continued
             covered = end

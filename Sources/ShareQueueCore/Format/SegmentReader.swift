@@ -3,7 +3,7 @@ import ShareQueueSystem
 enum SegmentEvent {
     /// A record: its frame starts at `offset` and ends at `end`; `continued`
     /// when the frame is not the last of its append (a `MOR` trailer).
-    case record(offset: Int64, end: Int64, payload: [UInt8], continued: Bool)
+    case record(offset: Int64, end: Int64, payload: StoredBytes, continued: Bool)
     case damaged(DamagedRegion)
 }
 
@@ -34,7 +34,7 @@ struct SegmentReader {
     private struct HeldFrame {
         let offset: Int64
         let end: Int64
-        var payload: [UInt8]
+        var payload: StoredBytes
         let continued: Bool
     }
     /// Frames of an append whose last frame has not been read yet.
@@ -51,6 +51,8 @@ struct SegmentReader {
     /// begin a header magic: only a whole magic ends damage (§6.2), so until one they
     /// and what follows them are that damage, never a frame of their own.
     private var damageGoesOn: String? = nil
+    /// Where the records read are copied, many to an allocation (see ``RecordArena``).
+    private var arena = RecordArena(capacity: RecordArena.size)
 
     init(file: FileDescriptor, from offset: Int64) {
         self.file = file
@@ -79,7 +81,7 @@ struct SegmentReader {
             switch inspection {
             case .complete(let size, let continued):
                 reportDamage()
-                let payload = Array(buffer[(start + Frame.headerSize)..<(start + size - Frame.trailerSize)])
+                let payload = store(from: start + Frame.headerSize, count: size - Frame.overhead)
                 let offset = position
                 consume(size)
                 if batch.isEmpty && !continued {
@@ -138,7 +140,7 @@ struct SegmentReader {
 
     private mutating func takeReady() -> SegmentEvent {
         // Moved out, an empty record left in its place: a record's bytes change hands without a reference count each.
-        var event = SegmentEvent.record(offset: 0, end: 0, payload: [], continued: false)
+        var event = SegmentEvent.record(offset: 0, end: 0, payload: .empty, continued: false)
         swap(&event, &ready[readyIndex])
         readyIndex += 1
         if readyIndex == ready.count {
@@ -151,7 +153,7 @@ struct SegmentReader {
     /// Hands out the records of the append being read.
     private mutating func releaseBatch() {
         for index in batch.indices {
-            var payload: [UInt8] = []
+            var payload = StoredBytes.empty
             swap(&payload, &batch[index].payload)
             ready.append(.record(offset: batch[index].offset, end: batch[index].end, payload: payload, continued: batch[index].continued))
         }
@@ -165,8 +167,8 @@ struct SegmentReader {
         var frame: [UInt8] = []
         for index in batch.indices {
             frame.removeAll(keepingCapacity: true)
-            Frame.append(payload: batch[index].payload, to: &frame, last: !batch[index].continued)
-            batch[index].payload = []  // What is in the damage now need not be held twice.
+            batch[index].payload.withUnsafeBytes { Frame.append(payload: $0, to: &frame, last: !batch[index].continued) }
+            batch[index].payload = .empty  // What is in the damage now need not be held twice.
             addDamage(frame[...], at: batch[index].offset, reason: reason, tornTail: tornTail)
         }
         batch = []
@@ -280,6 +282,15 @@ struct SegmentReader {
         let from = position + Int64(end - start), payloadEnd = position + Int64(Frame.headerSize + declaredLength())
         guard from < payloadEnd, let hole = try? file.nextHole(from: from), hole < payloadEnd else { return false }
         return (try? file.readFully(count: 1, at: hole)) == [0]
+    }
+
+    /// The `count` bytes of the buffer at `offset`, copied into the arena, or into a new one when they do not fit.
+    private mutating func store(from offset: Int, count: Int) -> StoredBytes {
+        let range = offset..<(offset + count)
+        if let stored = buffer.withUnsafeBytes({ [arena] in arena.append(UnsafeRawBufferPointer(rebasing: $0[range])) }) { return stored }
+        // The arena is left to the records it holds; a record larger than an arena gets one of its own.
+        arena = RecordArena(capacity: max(RecordArena.size, count))
+        return buffer.withUnsafeBytes { [arena] in arena.append(UnsafeRawBufferPointer(rebasing: $0[range]))! }
     }
 
     private mutating func consume(_ count: Int) {

@@ -185,10 +185,13 @@ extension DrainRun {
         for item in done {
             switch item {
             case .record(let drained):
+                // A record passed through as stored names no files: nothing to forget or remove,
+                // and its id is not spelled out for each record of every batch.
+                guard let delivered = drained.decoded?.attachments else { continue }
                 // A dead letter keeps naming its files.
-                guard !deadLettered.contains(ByteKey(drained.id)) else { continue }
-                forgetReferences(of: drained.decoded?.attachments ?? [], endingAt: drained.end)
-                guard options.attachmentsDestination != nil, let delivered = drained.decoded?.attachments else { continue }
+                guard deadLettered.isEmpty || !deadLettered.contains(ByteKey(drained.id)) else { continue }
+                forgetReferences(of: delivered, endingAt: drained.end)
+                guard options.attachmentsDestination != nil else { continue }
                 try removeUnnamed(delivered, checkpoint: position)
             case .superseded(let drained):
                 summary.superseded += 1

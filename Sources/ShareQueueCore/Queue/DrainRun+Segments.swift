@@ -91,39 +91,40 @@ extension DrainRun {
 
     /// Decodes a stored record and readies its attachments; what cannot be
     /// delivered becomes a damaged region to set aside.
-    mutating func prepare(_ payload: [UInt8], continued: Bool, at offset: Int64, end: DrainPosition, segment: String) throws -> BatchItem {
+    mutating func prepare(_ payload: StoredBytes, continued: Bool, at offset: Int64, end: DrainPosition, segment: String) throws -> BatchItem {
         func damaged(_ reason: String) -> BatchItem {
             // Set aside as the frame it was, byte for byte, like any other damage, so that it merges with its neighbours.
             var frame: [UInt8] = []
-            Frame.append(payload: payload, to: &frame, last: !continued)
+            payload.withUnsafeBytes { Frame.append(payload: $0, to: &frame, last: !continued) }
             var region = DamagedRegion(offset: offset, length: Int64(frame.count), reason: reason, bytes: frame, isTornTail: false)
             // A byte 00 is in no JSON text, so such a payload holds no record: its bytes are kept only
             // within the quarantine's limit, or frames of zeros, holes of a sparse file that cost
             // their writer nothing, would fill the disk through quarantine.log.
-            region.holdsRecord = !payload.contains(0)
+            region.holdsRecord = !payload.withUnsafeBytes { $0.contains(0) }
             return .damaged(region,
                             segment: segment, end: end)
         }
         var record: Record
         if buildRecords {
-            do { record = try Record(jsonBytes: payload) } catch { return damaged(error.message) }
+            do { record = try Record(jsonBytes: payload.array) } catch { return damaged(error.message) }
             if let key = record.key, let newest = newestOfKey[ByteKey(key)], newest != end {
-                return try supersede(DrainedRecord(record: record, storedJSON: payload, end: end), damaged)
+                return try supersede(DrainedRecord(record: record, stored: payload, end: end), damaged)
             }
         } else {
             // The sink passes the stored JSON on: check it all, but build only what the drain itself needs.
             let summary: RecordSummary
-            do { summary = try RecordSummary(jsonBytes: payload) } catch { return damaged(error.message) }
-            if let key = summary.key, let newest = newestOfKey[ByteKey(key)], newest != end {
-                return try supersede(DrainedRecord(summary: summary, storedJSON: payload, end: end), damaged)
+            do { summary = try RecordSummary(stored: payload) } catch { return damaged(error.message) }
+            // Keys are spelled out only when coalescing, which alone looks them up.
+            if !newestOfKey.isEmpty, let key = summary.key, let newest = newestOfKey[ByteKey(key)], newest != end {
+                return try supersede(DrainedRecord(summary: summary, stored: payload, end: end), damaged)
             }
-            guard summary.hasAttachments else { return .record(DrainedRecord(summary: summary, storedJSON: payload, end: end)) }
-            do { record = try Record(jsonBytes: payload) } catch { return damaged(error.message) }
+            guard summary.hasAttachments else { return .record(DrainedRecord(summary: summary, stored: payload, end: end)) }
+            do { record = try Record(jsonBytes: payload.array) } catch { return damaged(error.message) }
         }
         if var list = record.attachments {
             try restoreMissingCopies(list, of: record.id)
             if let reason = attachments.unread(list, options: options) {
-                return try deadLetterUnread(DrainedRecord(record: record, storedJSON: payload, end: end), reason)
+                return try deadLetterUnread(DrainedRecord(record: record, stored: payload, end: end), reason)
             }
             var made: [(name: String, status: FileStatus)] = []
             for index in list.indices {
@@ -144,7 +145,7 @@ extension DrainRun {
             }
             record.attachments = list
         }
-        return .record(DrainedRecord(record: record, storedJSON: payload, end: end))
+        return .record(DrainedRecord(record: record, stored: payload, end: end))
     }
 
     /// A record of a key whose newest record is another: superseded if its attachments pass their

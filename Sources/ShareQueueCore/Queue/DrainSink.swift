@@ -4,65 +4,106 @@
 /// that ask for it (`DrainSink.needsRecords`) and for records with
 /// attachments; sinks that pass the stored JSON through skip that cost.
 /// Immutable, and a class so that a drain passing it along batches and
-/// checkpoints copies one reference rather than all its fields.
+/// checkpoints copies one reference rather than all its fields. Its bytes lie in
+/// storage shared with the records read before and after it (64 KiB at most,
+/// but for a larger record): a record kept after its batch keeps that storage.
 public final class DrainedRecord: Sendable {
-    /// The stored JSON object, byte for byte as the producer wrote it.
-    public let storedJSON: [UInt8]
+    /// The stored JSON object, byte for byte as the producer wrote it: copied, each time
+    /// it is asked for, from storage the records of a batch share.
+    public var storedJSON: [UInt8] { bytes.array }
+    /// The stored bytes, where the drain's reader keeps them.
+    let bytes: StoredBytes
     /// The queue position just after this record.
     public let end: DrainPosition
     /// The record's id, stable across redeliveries: what a consumer deduplicates on.
-    public var id: String { text(of: storedID) }
+    public var id: String { built?.record.id ?? bytes.string(labelSpans.id) }
     /// The record's date as stored, ISO-8601 text; `import ShareQueue` adds `date`, a `Date`.
-    package var dateText: String { text(of: storedDate) }
+    package var dateText: String { built?.record.date ?? bytes.string(labelSpans.date) }
     /// The record's key, if it has one.
-    public var key: String? { storedKey.map(text(of:)) }
-    private let storedID, storedDate: Label
-    private let storedKey: Label?
+    public var key: String? {
+        if let built { return built.record.key }
+        return labelSpans.key.map(bytes.string)
+    }
+    /// Where the summary found the labels in `storedJSON`; unused when the drain built the record.
+    private let labelSpans: LabelSpans
+    /// The record the drain built, or nil for a record passed through as stored. Boxed, so that
+    /// a record passed through holds only plain values besides its bytes, and letting it go
+    /// releases two references rather than destroying a `Record`'s every field.
+    private let built: BuiltRecord?
     let hasAttachments: Bool
     /// Whether the stored JSON is not one line, so that `jsonLine` must re-encode it.
     let spansLines: Bool
-    /// The record as the drain built it, its attachments' paths filled in.
-    let decoded: Record?
     /// Where its labels are in `storedJSON`, when the drain's one-pass reading found a record
     /// of unescaped labels alone (see ``StoredLabels``); nil when it built the record.
     package let storedLabels: StoredLabels?
 
-    /// A label as a full decoding built it, or where the summary found it in
-    /// `storedJSON`: a sink that passes the stored JSON on never needs it built.
-    private enum Label: Sendable {
-        case built(String)
-        case stored(JSONParser.StringSpan)
+    /// The record as the drain built it, its attachments' paths filled in.
+    var decoded: Record? { built?.record }
+
+    /// How many bytes the stored JSON takes.
+    package var storedByteCount: Int { bytes.count }
+
+    /// Appends the stored JSON to `out`, copied once from where it lies.
+    package func appendStoredJSON(to out: inout [UInt8]) {
+        bytes.append(to: &out)
     }
 
-    init(record: Record, storedJSON: [UInt8], end: DrainPosition) {
-        self.storedJSON = storedJSON
+    /// Where the labels lie in the stored bytes, as 32-bit offsets (a record is at most
+    /// 16 MiB): with them a record passed through stays small enough for the C library's
+    /// quickest allocations.
+    private struct LabelSpans {
+        private let idStart, idEnd, dateStart, dateEnd, keyStart, keyEnd: UInt32
+        /// Which labels hold escapes: 1 the id, 2 the date, 4 the key.
+        private let escapes: UInt8
+        private static let absent = UInt32.max
+
+        init(id: JSONParser.StringSpan, date: JSONParser.StringSpan, key: JSONParser.StringSpan?) {
+            (idStart, idEnd) = (UInt32(id.contents.lowerBound), UInt32(id.contents.upperBound))
+            (dateStart, dateEnd) = (UInt32(date.contents.lowerBound), UInt32(date.contents.upperBound))
+            (keyStart, keyEnd) = key.map { (UInt32($0.contents.lowerBound), UInt32($0.contents.upperBound)) } ?? (Self.absent, Self.absent)
+            escapes = (id.hasEscapes ? 1 : 0) | (date.hasEscapes ? 2 : 0) | (key?.hasEscapes == true ? 4 : 0)
+        }
+
+        var id: JSONParser.StringSpan { .init(contents: Int(idStart)..<Int(idEnd), hasEscapes: escapes & 1 != 0) }
+        var date: JSONParser.StringSpan { .init(contents: Int(dateStart)..<Int(dateEnd), hasEscapes: escapes & 2 != 0) }
+        var key: JSONParser.StringSpan? {
+            keyEnd == Self.absent ? nil : .init(contents: Int(keyStart)..<Int(keyEnd), hasEscapes: escapes & 4 != 0)
+        }
+
+        static let none = LabelSpans(id: .init(contents: 0..<0, hasEscapes: false), date: .init(contents: 0..<0, hasEscapes: false), key: nil)
+    }
+
+    private final class BuiltRecord: Sendable {
+        let record: Record
+        init(_ record: Record) { self.record = record }
+    }
+
+    convenience init(record: Record, storedJSON: [UInt8], end: DrainPosition) {
+        self.init(record: record, stored: StoredBytes(storedJSON), end: end)
+    }
+
+    convenience init(summary: RecordSummary, storedJSON: [UInt8], end: DrainPosition) {
+        self.init(summary: summary, stored: StoredBytes(storedJSON), end: end)
+    }
+
+    init(record: Record, stored: StoredBytes, end: DrainPosition) {
+        bytes = stored
         self.end = end
-        storedID = .built(record.id)
-        storedDate = .built(record.date)
-        storedKey = record.key.map(Label.built)
+        labelSpans = .none
+        built = BuiltRecord(record)
         hasAttachments = record.attachments != nil
-        spansLines = storedJSON.contains { $0 == 0x0A || $0 == 0x0D }
-        decoded = record
+        spansLines = stored.withUnsafeBytes { $0.contains { $0 == 0x0A || $0 == 0x0D } }
         storedLabels = nil
     }
 
-    init(summary: RecordSummary, storedJSON: [UInt8], end: DrainPosition) {
-        self.storedJSON = storedJSON
+    init(summary: RecordSummary, stored: StoredBytes, end: DrainPosition) {
+        bytes = stored
         self.end = end
-        storedID = .stored(summary.idText)
-        storedDate = .stored(summary.dateText)
-        storedKey = summary.keyText.map(Label.stored)
+        labelSpans = LabelSpans(id: summary.idText, date: summary.dateText, key: summary.keyText)
+        built = nil
         hasAttachments = summary.hasAttachments
         spansLines = summary.spansLines
-        decoded = nil
         storedLabels = summary.labels
-    }
-
-    private func text(of label: Label) -> String {
-        switch label {
-        case .built(let text): text
-        case .stored(let span): JSONParser(storedJSON).string(span)
-        }
     }
 
     /// The record, built now unless the drain built it already. Its bytes were
@@ -76,7 +117,12 @@ public final class DrainedRecord: Sendable {
     /// already a single line and nothing was added, so a drain passes them
     /// through unchanged. An empty `attachments` gains no `path`: nothing is added.
     public var jsonLine: [UInt8] {
-        decoded?.attachments?.isEmpty == false || spansLines ? record.jsonLine : storedJSON
+        isStoredLine ? storedJSON : record.jsonLine
+    }
+
+    /// Whether ``jsonLine`` is the stored bytes as they are.
+    package var isStoredLine: Bool {
+        !spansLines && built?.record.attachments?.isEmpty != false
     }
 }
 

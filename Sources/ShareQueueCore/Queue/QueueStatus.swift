@@ -140,14 +140,14 @@ public struct QueueInspector: Sendable {
                 var reader = SegmentReader(file: file, from: start)
                 while let event = try reader.next() {
                     // A record that breaks the rules is damage, which a drain sets aside: not pending.
-                    guard case .record(_, let end, let payload, _) = event, let summary = try? RecordSummary(jsonBytes: payload) else { continue }
+                    guard case .record(_, let end, let payload, _) = event, let summary = try? RecordSummary(stored: payload) else { continue }
                     let position = DrainPosition(segment: sequence, offset: end)
-                    var drained = DrainedRecord(summary: summary, storedJSON: payload, end: position)
+                    var drained = DrainedRecord(summary: summary, stored: payload, end: position)
                     // As a drain does: a record with attachments is read in full, whose rules include theirs,
                     // and shown re-encoded, without a `path` a writer may have stored.
                     if summary.hasAttachments {
-                        guard let record = try? Record(jsonBytes: payload) else { continue }
-                        drained = DrainedRecord(record: record, storedJSON: payload, end: position)
+                        guard let record = try? Record(jsonBytes: payload.array) else { continue }
+                        drained = DrainedRecord(record: record, stored: payload, end: position)
                     }
                     status.pending += 1
                     // The earliest date that parses, not the first record's: a record put first with a date far

@@ -41,6 +41,13 @@ struct EncoderShapedFields {
         }
     }
 
+    /// The same over bytes held elsewhere: a record with a nested value has them
+    /// copied into an array once, for the full parser that checks that value.
+    static func read(_ buffer: UnsafeBufferPointer<UInt8>) -> EncoderShapedFields? {
+        var reader = Reader(bytes: nil, buffer: buffer)
+        return reader.fields()
+    }
+
     /// The kinds whose records must hold a member of their own.
     enum KnownKind { case text, url, json, file, other }
 
@@ -68,8 +75,9 @@ struct EncoderShapedFields {
     /// those inside strings are checked as they are scanned, and nested values once
     /// skipped. Pieces that meet at ASCII bytes are UTF-8 exactly when their whole is.
     private struct Reader {
-        /// The same bytes as `buffer`, for the full parser's `skipValue` over nested values.
-        let bytes: [UInt8]
+        /// The same bytes as `buffer`, for the full parser's `skipValue` over nested values;
+        /// copied from `buffer` when first needed, if not given.
+        var bytes: [UInt8]?
         let buffer: UnsafeBufferPointer<UInt8>
         var index = 0
         var sawLineBreak = false
@@ -250,7 +258,8 @@ struct EncoderShapedFields {
         /// Checks any value with the full parser, which reads nested JSON (and then its bytes
         /// as UTF-8, which the full parser leaves to its caller); nil when it refuses it.
         mutating func skipValue() -> JSONParser.Kind? {
-            var parser = JSONParser(bytes)
+            if bytes == nil { bytes = Array(buffer) }
+            var parser = JSONParser(bytes!)
             parser.index = index
             // Inside the record's object, as in the full reading, for the depth limit.
             parser.depth = 1

@@ -9,7 +9,7 @@ struct RecordSummary {
     /// through never builds them, and any other reader builds them when it asks.
     let idText, dateText: JSONParser.StringSpan
     let keyText: JSONParser.StringSpan?
-    private let parser: JSONParser
+    private let stored: StoredBytes
     /// Records with attachments are decoded in full: their files need checking.
     let hasAttachments: Bool
     /// Whether the stored JSON spans lines, so that JSON Lines must re-encode it.
@@ -18,36 +18,45 @@ struct RecordSummary {
     let labels: StoredLabels?
 
     init(jsonBytes: [UInt8]) throws(ShareQueueError) {
+        try self.init(stored: StoredBytes(jsonBytes))
+    }
+
+    /// The summary of a record's bytes as a reader stored them, read where they lie.
+    init(stored: StoredBytes) throws(ShareQueueError) {
         // Most records are stored as the encoder writes them: read in one pass, or by the full reading.
-        guard let fields = EncoderShapedFields.read(jsonBytes) else {
-            try self.init(checkingInFull: jsonBytes)
+        guard let fields = stored.withUnsafeBytes({ EncoderShapedFields.read($0.assumingMemoryBound(to: UInt8.self)) }) else {
+            try self.init(checkingInFull: stored)
             return
         }
-        self.init(jsonBytes, id: fields.id, date: fields.date, key: fields.key,
-                  hasAttachments: fields.hasAttachments, spansLines: fields.spansLines, labels: StoredLabels(fields, count: jsonBytes.count))
+        self.init(stored, id: fields.id, date: fields.date, key: fields.key,
+                  hasAttachments: fields.hasAttachments, spansLines: fields.spansLines, labels: StoredLabels(fields, count: stored.count))
     }
 
     /// The summary by the full reading alone, for any shape of record.
     init(checkingInFull jsonBytes: [UInt8]) throws(ShareQueueError) {
-        let fields = try StoredFields(jsonBytes, buildingAll: false)
+        try self.init(checkingInFull: StoredBytes(jsonBytes))
+    }
+
+    private init(checkingInFull stored: StoredBytes) throws(ShareQueueError) {
+        let fields = try StoredFields(stored.array, buildingAll: false)
         _ = try fields.check()
         // The checks passed, so `id` and `date` are strings.
         guard let id = fields.id?.text, let date = fields.date?.text else { throw ShareQueueError(.badData, "not a record") }
-        self.init(jsonBytes, id: id, date: date, key: fields.key?.text, hasAttachments: fields.hasAttachments, spansLines: fields.spansLines, labels: nil)
+        self.init(stored, id: id, date: date, key: fields.key?.text, hasAttachments: fields.hasAttachments, spansLines: fields.spansLines, labels: nil)
     }
 
-    private init(_ jsonBytes: [UInt8], id: JSONParser.StringSpan, date: JSONParser.StringSpan, key: JSONParser.StringSpan?,
+    private init(_ stored: StoredBytes, id: JSONParser.StringSpan, date: JSONParser.StringSpan, key: JSONParser.StringSpan?,
                  hasAttachments: Bool, spansLines: Bool, labels: StoredLabels?) {
         idText = id
         dateText = date
         keyText = key
-        parser = JSONParser(jsonBytes)
+        self.stored = stored
         self.hasAttachments = hasAttachments
         self.spansLines = spansLines
         self.labels = labels
     }
 
-    var id: String { parser.string(idText) }
-    var date: String { parser.string(dateText) }
-    var key: String? { keyText.map(parser.string) }
+    var id: String { stored.string(idText) }
+    var date: String { stored.string(dateText) }
+    var key: String? { keyText.map(stored.string) }
 }

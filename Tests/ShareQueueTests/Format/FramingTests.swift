@@ -16,7 +16,7 @@ func readSegment(_ bytes: [UInt8], in scratch: TemporaryDirectory) throws -> [Se
 }
 
 func payloads(_ events: [SegmentEvent]) -> [[UInt8]] {
-    events.compactMap { if case .record(_, _, let payload, _) = $0 { payload } else { nil } }
+    events.compactMap { if case .record(_, _, let payload, _) = $0 { payload.array } else { nil } }
 }
 
 func regions(_ events: [SegmentEvent]) -> [DamagedRegion] {

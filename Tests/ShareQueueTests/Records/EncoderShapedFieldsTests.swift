@@ -109,7 +109,7 @@ struct EncoderShapedFieldsTests {
         var reader = SegmentReader(file: file, from: 0)
         var payloads: [[UInt8]] = []
         while let event = try reader.next() {
-            if case .record(_, _, let payload, _) = event { payloads.append(payload) }
+            if case .record(_, _, let payload, _) = event { payloads.append(payload.array) }
         }
         return payloads
     }
