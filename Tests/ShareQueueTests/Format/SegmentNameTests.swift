@@ -211,7 +211,7 @@ struct SegmentNameTests {
         let directory = try QueueDirectory(path: scratch.queue)
         let newest = Checkpoint.slot(serial: 7, DrainPosition(segment: 3, offset: 10))
         try writeCheckpoint(directory.path, newest + Checkpoint.slot(serial: 3, DrainPosition(segment: 1, offset: 0)))
-        let checkpoint = try Checkpoint(directory: directory, warn: { _ in })
+        let checkpoint = try Checkpoint(directory: directory, onEvent: { _ in })
         #expect(checkpoint.position == DrainPosition(segment: 3, offset: 10))
         try checkpoint.write(DrainPosition(segment: 3, offset: 20))
         #expect(checkpointBytes(directory.path) == newest + Checkpoint.slot(serial: 8, DrainPosition(segment: 3, offset: 20)))
@@ -227,7 +227,7 @@ struct SegmentNameTests {
         let valid = Checkpoint.slot(serial: 4, DrainPosition(segment: 2, offset: 5))
         let torn = Array("5 2 9 ".utf8) + [UInt8](repeating: 0, count: 57) + [0x0A]
         try writeCheckpoint(directory.path, torn + valid)
-        let checkpoint = try Checkpoint(directory: directory, warn: { _ in })
+        let checkpoint = try Checkpoint(directory: directory, onEvent: { _ in })
         #expect(checkpoint.position == DrainPosition(segment: 2, offset: 5))
         try checkpoint.write(DrainPosition(segment: 2, offset: 9))
         #expect(checkpointBytes(directory.path) == Checkpoint.slot(serial: 5, DrainPosition(segment: 2, offset: 9)) + valid)
@@ -251,7 +251,7 @@ struct SegmentNameTests {
         for spoiled in [upper, signed] {
             try writeCheckpoint(directory.path, spoiled + [UInt8](repeating: 0x20, count: 63 - spoiled.count) + [0x0A]
                                 + Checkpoint.slot(serial: 2, DrainPosition(segment: 1, offset: 0)))
-            #expect(try Checkpoint.read(directory: directory, warn: { _ in }) == DrainPosition(segment: 1, offset: 0),
+            #expect(try Checkpoint.read(directory: directory, onEvent: { _ in }) == DrainPosition(segment: 1, offset: 0),
                     "\(String(decoding: spoiled, as: UTF8.self))")
         }
     }
@@ -263,13 +263,13 @@ struct SegmentNameTests {
         let largest = DrainPosition(segment: QueueDirectory.maximumSequence, offset: Int64(Checkpoint.maximumNumber))
         let blank = [UInt8](repeating: 0x20, count: 63) + [0x0A]
         try writeCheckpoint(directory.path, Checkpoint.slot(serial: Checkpoint.maximumNumber, largest) + blank)
-        #expect(try Checkpoint.read(directory: directory, warn: { _ in }) == largest)
+        #expect(try Checkpoint.read(directory: directory, onEvent: { _ in }) == largest)
         // A 19-digit serial, well formed otherwise: past what a slot holds.
         let fields = "1999999999999999999 999999999999999 999999999999999999"
         let full = Array("\(fields) \(String(CRC32C.checksum(Array(fields.utf8)), radix: 16))".utf8)
         let padded = full + [UInt8](repeating: 0x20, count: 63 - full.count) + [0x0A]
         try writeCheckpoint(directory.path, padded + Checkpoint.slot(serial: 2, DrainPosition(segment: 1, offset: 5)))
-        let read = try Checkpoint.read(directory: directory, warn: { _ in })
+        let read = try Checkpoint.read(directory: directory, onEvent: { _ in })
         #expect(read == DrainPosition(segment: 1, offset: 5))
     }
 }
