@@ -54,7 +54,8 @@ struct AttachmentTests {
         let drain = try queue.drain(["--attachments-to", inbox])
         #expect(drain.status == 0, "\(drain.stderr)")
         #expect(try ids(in: drain.stdout) == kept, "\(drain.stderr)")
-        #expect(drain.stderr.contains("brought back the copy in \(queue.file("rejected-5-attachments"))"), "\(drain.stderr)")
+        #expect(drain.warned(.attachmentRestored(file: copyOfA, recordID: kept[0], folder: queue.file("attachments"), source: queue.file("rejected-5-attachments"))),
+                "\(drain.stderr)")
         let path = try #require(((try jsonObjects(drain.stdout).first?["attachments"]) as? [[String: Any]])?.first?["path"] as? String)
         #expect(SHA256.hex([UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))) == a.sha256)
         let quarantined = try jsonObjects(FileManager.default.contents(atPath: queue.file("quarantine.log")) ?? Data())
