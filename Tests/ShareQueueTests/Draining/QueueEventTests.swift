@@ -86,14 +86,6 @@ struct QueueEventTests {
         return (queue, before + (try queue.append(text: "after")))
     }
 
-    /// What the quarantine file says was set aside, as the events a drain reports for it.
-    private func quarantined(_ queue: TestQueue) throws -> [QueueEvent] {
-        try queue.quarantine().map { entry in
-            .damageSetAside(segment: entry["segment"] as? String ?? "", offset: Int64(entry["offset"] as? Int ?? -1),
-                            length: Int64(entry["length"] as? Int ?? -1), reason: entry["reason"] as? String ?? "")
-        }
-    }
-
     @Test("A drain reports each region it sets aside as an event whose fields are its quarantine entry's, and nothing else")
     func drainReportsDamage() throws {
         let (queue, good) = try queueWithDamage()
@@ -103,7 +95,7 @@ struct QueueEventTests {
         var sink = RuleAgreementTests.RecordIDs()
         let summary = try drainer.drain(into: &sink)
         #expect(sink.ids == good && summary.quarantined == 1)
-        let expected = try quarantined(queue)
+        let expected = try queue.setAsideEvents()
         #expect(expected.count == 1)
         #expect(events.values == expected)
     }
@@ -118,7 +110,7 @@ struct QueueEventTests {
         var sink = RuleAgreementTests.RecordIDs()
         _ = try drainer.drain(into: &sink)
         #expect(sink.ids == good)
-        #expect(texts.values == (try quarantined(queue)).map(\.description))
+        #expect(texts.values == (try queue.setAsideEvents()).map(\.description))
         #expect(texts.values.count == 1)
     }
 
@@ -132,6 +124,21 @@ struct QueueEventTests {
         inspector.onEvent = { events.add([$0]) }
         #expect(try inspector.status().pending == 1)
         #expect(events.values == [.fileNotRead(path: queue.file("quarantine.log"), problem: "is not a regular file with one name")])
+    }
+
+    @Test("A test's check of a tool's warning matches the whole line of that event, a field given as any text standing for any")
+    func warningLinesMatch() {
+        let event = QueueEvent.recordRefused(id: "r\n1", attempt: 2, maxAttempts: 5, reason: "command exited with status 1")
+        let printed = ProcessResult(status: 0, stdout: Data(), stderr: "host-drain: delivered 1 record in 1 batch\n"
+                                    + "host-drain: warning: record \"r\\n1\" was refused (attempt 2 of 5); it stays queued: command exited with status 1\n")
+        #expect(printed.warned(event))
+        #expect(printed.warned(.recordRefused(id: "r\n1", attempt: 2, maxAttempts: 5, reason: anyText)))
+        #expect(printed.warned(.recordRefused(id: anyText, attempt: 2, maxAttempts: 5, reason: "command exited with status 1")))
+        #expect(!printed.warned(.recordRefused(id: "r\n1", attempt: 3, maxAttempts: 5, reason: anyText)))
+        #expect(!printed.warned(.recordRefused(id: "r1", attempt: 2, maxAttempts: 5, reason: anyText)))
+        #expect(!printed.warned(.recordRefused(id: "r\n1", attempt: 2, maxAttempts: 5, reason: "command exited")))
+        #expect(!printed.warned(event, tool: "share-append"))
+        #expect(printed.warningCount == 1)
     }
 
     @Test("Every case of the event has its words checked above")

@@ -40,3 +40,13 @@ extension PrintsWarnings {
     /// How many warnings the tool printed, of any kind.
     var warningCount: Int { stderr.split(separator: "\n").count { $0.contains(": warning: ") } }
 }
+
+extension TestQueue {
+    /// The events a drain reports for what its quarantine file holds: one for each entry, with its fields.
+    func setAsideEvents() throws -> [QueueEvent] {
+        try quarantine().map { entry in
+            .damageSetAside(segment: entry["segment"] as? String ?? "", offset: Int64(entry["offset"] as? Int ?? -1),
+                            length: Int64(entry["length"] as? Int ?? -1), reason: entry["reason"] as? String ?? "")
+        }
+    }
+}
