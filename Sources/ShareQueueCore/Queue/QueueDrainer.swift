@@ -13,7 +13,7 @@ import ShareQueueSystem
 /// Safe to share between threads and tasks; two drains at once, from this
 /// process or another, take turns on the drain lock.
 // @unchecked Sendable: `directory` and `options` are immutable and Sendable;
-// `onEvent`, the one mutable property, is kept behind a lock.
+// `onEvent` and the deprecated `warn`, the mutable properties, are each kept behind a lock.
 public final class QueueDrainer: @unchecked Sendable {
     /// The queue this drainer takes records from.
     public let directory: QueueDirectory
