@@ -105,7 +105,7 @@ public enum HostDrainTool {
         if arguments.has("--peek") { return try peek(directory, format: format) }
         if arguments.has("--requeue-dead") {
             let drainer = try QueueDrainer(directory: directory, options: options)
-            drainer.warn = tool.warn
+            drainer.onEvent = tool.warn
             let count = try drainer.requeueDeadLetters()
             if !arguments.has("--quiet") { tool.printError("\(tool.name): put \(count) dead letter\(count == 1 ? "" : "s") back in the queue\n") }
             return
@@ -201,7 +201,7 @@ public enum HostDrainTool {
 
     static func drain(_ directory: QueueDirectory, options: DrainOptions, into sink: inout any DrainSink) throws(ShareQueueError) -> DrainSummary {
         let drainer = try QueueDrainer(directory: directory, options: options)
-        drainer.warn = tool.warn
+        drainer.onEvent = tool.warn
         do { return try drainer.drain(into: &sink) } catch {
             throw Tool.reported(error, "the sink failed; the batch and the rest stay queued")
         }
@@ -225,7 +225,7 @@ public enum HostDrainTool {
             out.removeAll(keepingCapacity: true)
         }
         var inspector = QueueInspector(directory: directory)
-        inspector.warn = tool.warn
+        inspector.onEvent = tool.warn
         try inspector.forEachPending { record in
             format.append(record, to: &out)
             if out.count >= 1 << 20 { try flush() }
@@ -237,7 +237,7 @@ public enum HostDrainTool {
         // Read only: --status neither creates a store nor changes one. Counted first, so that a mistyped path fails at once.
         let rows = try store.map { path throws(ShareQueueError) in try StoreSink.rowCount(path: path) }
         var inspector = QueueInspector(directory: directory)
-        inspector.warn = tool.warn
+        inspector.onEvent = tool.warn
         // One reading of the clock judges the dates and measures the ages.
         let now = Host.millisecondsSince1970()
         let status = try inspector.status(atMilliseconds: now)

@@ -205,7 +205,7 @@ extension QueueDrainer {
         let asked = options.shouldStop
         options.shouldStop = { cancelled.isSet || asked?() == true }
         let drainer = try QueueDrainer(directory: directory, options: options)
-        drainer.warn = warn
+        drainer.onEvent = onEvent
         return drainer
     }
 

@@ -17,8 +17,8 @@ public struct OtherKindPolicy: Sendable, Equatable {
 
     let action: Action
 
-    /// Moves the record to the dead letters when its batch commits, and warns, through
-    /// `QueueDrainer.warn` and ``ContentRouter/setAside``; the drain goes on with
+    /// Moves the record to the dead letters when its batch commits, and says so, through
+    /// `QueueDrainer.onEvent` and ``ContentRouter/setAside``; the drain goes on with
     /// the rest. If a handler throws, the record stays queued with the batch and is
     /// no dead letter, so it is never both delivered and set aside. `requeueDeadLetters()` puts it back at the end of the queue,
     /// for a host that has learned its kind.

@@ -98,7 +98,7 @@ extension QueueDrainer {
         var options = self.options
         options.attachmentsDestination = directory.defaultAttachmentsDestination
         let drainer = try QueueDrainer(directory: directory, options: options)
-        drainer.warn = warn
+        drainer.onEvent = onEvent
         return drainer
     }
 }

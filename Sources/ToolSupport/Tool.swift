@@ -144,6 +144,9 @@ package struct Tool {
     /// Prints `<tool>: warning: ...`, the message on one line with what a terminal would act on escaped.
     package func warn(_ message: String) { printError("\(name): warning: \(TerminalText.shown(message[...]))\n") }
 
+    /// Prints an event of a drain or a look at a queue as a warning, in the words its description gives.
+    package func warn(_ event: QueueEvent) { warn(event.description) }
+
     package func printError(_ text: String) { try? FileDescriptor.standardError.writeAll(Array(text.utf8)) }
 
     /// What each exit code means, for the man page; the codes are `exitCode(_:)`'s.

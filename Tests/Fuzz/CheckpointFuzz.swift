@@ -17,7 +17,7 @@ public func fuzzCheckpoint(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 
     let input = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
     Fuzz.replaceFile(directory.checkpointPath, with: input)
     let position: DrainPosition
-    do { position = try Checkpoint.read(directory: directory, warn: { _ in }) } catch { fatalError("reading a plain file failed: \(error)") }
+    do { position = try Checkpoint.read(directory: directory, onEvent: { _ in }) } catch { fatalError("reading a plain file failed: \(error)") }
     Fuzz.check(position.segment <= QueueDirectory.maximumSequence, "segment \(position.segment) is past the largest")
     Fuzz.check(position.offset >= 0, "negative offset \(position.offset)")
 
@@ -31,7 +31,7 @@ public func fuzzCheckpoint(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 
     Fuzz.check(slot.count == Checkpoint.slotSize, "a slot for \(serial) \(written) is \(slot.count) bytes")
     Fuzz.replaceFile(directory.checkpointPath, with: serial % 2 == 0 ? slot + blank : blank + slot)
     let read: DrainPosition
-    do { read = try Checkpoint.read(directory: directory, warn: { _ in }) } catch { fatalError("reading a plain file failed: \(error)") }
+    do { read = try Checkpoint.read(directory: directory, onEvent: { _ in }) } catch { fatalError("reading a plain file failed: \(error)") }
     Fuzz.check(read == written, "wrote \(written) with serial \(serial), read \(read)")
     return 0
 }

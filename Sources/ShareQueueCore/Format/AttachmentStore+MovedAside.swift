@@ -26,10 +26,9 @@ extension AttachmentStore {
         let source: String
     }
 
-    /// The warning a drain gives for a copy it brought back.
-    static func restoredWarning(_ copy: RestoredCopy, of id: String, in directory: QueueDirectory) -> String {
-        "attachment \(copy.file) of record \(DeadLetters.quoted(id)) was not in \(directory.path(of: QueueLayout.attachments)); "
-            + "brought back the copy in \(directory.path(of: copy.source)), the folder a drain moved it aside to"
+    /// What a drain reports for a copy it brought back.
+    static func restoredEvent(_ copy: RestoredCopy, of id: String, in directory: QueueDirectory) -> QueueEvent {
+        .attachmentRestored(file: copy.file, recordID: id, folder: directory.path(of: QueueLayout.attachments), source: directory.path(of: copy.source))
     }
 
     /// Brings back each copy that `files` names and `attachments` lacks, from the newest of the folders

@@ -29,7 +29,7 @@ final class Checkpoint {
     private(set) var mayBeUndone = false
 
     /// Opens the checkpoint for a drain, creating it (with both slots allocated) if needed.
-    init(directory: QueueDirectory, warn: (String) -> Void) throws(ShareQueueError) {
+    init(directory: QueueDirectory, onEvent: (QueueEvent) -> Void) throws(ShareQueueError) {
         path = directory.checkpointPath
         do {
             file = try directory.folder.openOwnFile(QueueLayout.checkpoint, .lockFile)
@@ -38,7 +38,7 @@ final class Checkpoint {
         }
         do throws(SystemError) {
             let bytes = try file.readFully(count: 2 * Self.slotSize, at: 0)
-            (serial, position, newestSlot) = Self.parse(bytes, path: path, warn: warn)
+            (serial, position, newestSlot) = Self.parse(bytes, path: path, onEvent: onEvent)
             if bytes.count < 2 * Self.slotSize {
                 // Write both slots now, while there is room, so later writes allocate nothing.
                 let blank = Self.blankSlot + Self.blankSlot
@@ -107,7 +107,7 @@ final class Checkpoint {
     /// records are delivered again rather than lost. So is a file that is no
     /// checkpoint of the queue's own (``QueueDirectory/foreignFileToRead(_:)``),
     /// since a drain sets it aside and starts over.
-    static func read(directory: QueueDirectory, warn: (String) -> Void) throws(ShareQueueError) -> DrainPosition {
+    static func read(directory: QueueDirectory, onEvent: (QueueEvent) -> Void) throws(ShareQueueError) -> DrainPosition {
         let path = directory.checkpointPath
         guard try directory.foreignFileToRead(QueueLayout.checkpoint) == nil else { return .start }
         do {
@@ -115,7 +115,7 @@ final class Checkpoint {
             defer { file.close() }
             // Swapped since it was looked at: read nothing from a FIFO or a device.
             guard try file.status().isRegularFile else { return .start }
-            return parse(try file.readFully(count: 2 * slotSize, at: 0), path: path, warn: warn).position
+            return parse(try file.readFully(count: 2 * slotSize, at: 0), path: path, onEvent: onEvent).position
         } catch {
             if ReadFailure.damage(error) != nil { return .start }
             throw ReadFailure.error("cannot read the checkpoint", path: path, error)
@@ -125,7 +125,7 @@ final class Checkpoint {
     /// When a drain last recorded a position, in seconds since 1970: the file's
     /// modification time, since only a drain writes a slot. Nil while no slot
     /// holds a position (the queue was made but never drained) or there is no file.
-    /// Nil too for a file that is no checkpoint of the queue's own, as ``read(directory:warn:)`` has it.
+    /// Nil too for a file that is no checkpoint of the queue's own, as ``read(directory:onEvent:)`` has it.
     static func lastWrittenSeconds(directory: QueueDirectory) throws(ShareQueueError) -> Int64? {
         let path = directory.checkpointPath
         guard try directory.foreignFileToRead(QueueLayout.checkpoint) == nil else { return nil }
@@ -134,7 +134,7 @@ final class Checkpoint {
             defer { file.close() }
             let status = try file.status()
             guard status.isRegularFile else { return nil }
-            let slot = parse(try file.readFully(count: 2 * slotSize, at: 0), path: path, warn: { _ in }).slot
+            let slot = parse(try file.readFully(count: 2 * slotSize, at: 0), path: path, onEvent: { _ in }).slot
             return slot == nil ? nil : status.modificationSeconds
         } catch {
             if ReadFailure.damage(error) != nil { return nil }
@@ -157,7 +157,7 @@ final class Checkpoint {
         return text + [0x0A]
     }
 
-    private static func parse(_ bytes: [UInt8], path: String, warn: (String) -> Void) -> (serial: UInt64, position: DrainPosition, slot: Int?) {
+    private static func parse(_ bytes: [UInt8], path: String, onEvent: (QueueEvent) -> Void) -> (serial: UInt64, position: DrainPosition, slot: Int?) {
         var best: (serial: UInt64, position: DrainPosition, slot: Int?)? = nil
         for index in 0..<2 where (index + 1) * slotSize <= bytes.count {
             if let found = parseSlot(Array(bytes[(index * slotSize)..<((index + 1) * slotSize)])), found.serial > (best?.serial ?? 0) {
@@ -166,7 +166,7 @@ final class Checkpoint {
         }
         if let best { return best }
         if bytes.contains(where: { $0 != 0x20 && $0 != 0x0A }) {
-            warn("the checkpoint (\(path)) is damaged; delivering from the oldest sealed segment again")
+            onEvent(.checkpointDamaged(path: path))
         }
         return (0, .start, nil)
     }

@@ -6,8 +6,8 @@
 import ShareQueueSystem
 struct DeadLetters {
     let directory: QueueDirectory
-    /// Receives notices about damaged lines and files set aside.
-    var warn: (String) -> Void = { _ in }
+    /// Hears of damaged lines skipped and files set aside.
+    var onEvent: (QueueEvent) -> Void = { _ in }
     var path: String { directory.path(of: QueueLayout.deadLetters) }
     var requeuePath: String { directory.path(of: QueueLayout.deadLettersRequeue) }
     var attemptsPath: String { directory.path(of: QueueLayout.attempts) }
@@ -56,7 +56,7 @@ struct DeadLetters {
             // are moved aside whole, where a person can look at them and rename them back, and a new file begins.
             do {
                 let target = try directory.moveAside(QueueLayout.deadLetters)
-                warn("\(path) is as large as a file may be here (\(error)); moved it aside to \(target), out of --requeue-dead's reach until it is renamed back")
+                onEvent(.deadLettersMovedAside(path: path, movedTo: target, cause: "\(error)"))
                 try append(lines)
             } catch {
                 throw ReadFailure.error("cannot set a refused record aside", path: path, error)
@@ -125,10 +125,10 @@ struct DeadLetters {
                 if let record = Self.record(inLetter: line) { return try visit(record, offset..<(offset + Int64(line.count))) }
                 if line.allSatisfy({ $0 == 0x20 }) { return }
                 try isBoundary()
-                warn("skipped a damaged dead letter of \(line.count) bytes in \(file)")
+                onEvent(.damagedDeadLetterSkipped(path: file, offset: offset, length: Int64(line.count), isTooLong: false))
             case .damaged(let offset, let length):
                 try isBoundary()
-                warn("skipped a damaged line of \(length) bytes at offset \(offset) of \(file) (a dead letter is at most \(Self.maximumLetterLength) bytes)")
+                onEvent(.damagedDeadLetterSkipped(path: file, offset: offset, length: length, isTooLong: true))
             }
             skipped += 1
         }
@@ -232,7 +232,7 @@ struct DeadLetters {
             }
             counts[ByteKey(id)] = count
         }
-        if damaged > 0 { warn("skipped \(damaged) damaged line\(damaged == 1 ? "" : "s") of \(attemptsPath); those refusal counts start over") }
+        if damaged > 0 { onEvent(.refusalCountsDamaged(path: attemptsPath, damagedLines: damaged)) }
         return (counts, damaged > 0)
     }
 
@@ -240,10 +240,10 @@ struct DeadLetters {
     private func setAsideAttempts() {
         let target: String
         do { target = try directory.moveAside(QueueLayout.attempts) } catch {
-            warn("\(attemptsPath) is over \(Self.maximumAttemptsSize) bytes and cannot be moved aside (\(error)); refusal counts start over")
+            onEvent(.refusalCountsTooLarge(path: attemptsPath, movedTo: nil, cause: "\(error)"))
             return
         }
-        warn("\(attemptsPath) is over \(Self.maximumAttemptsSize) bytes; moved it aside to \(target) without reading it; refusal counts start over")
+        onEvent(.refusalCountsTooLarge(path: attemptsPath, movedTo: target, cause: nil))
     }
 
     /// Replaces the attempts file (temporary file, fsync, rename), or removes it when no count is left.
@@ -264,7 +264,7 @@ struct DeadLetters {
         let temporary = QueueLayout.attemptsTemporary(processID: Host.processID)
         do throws(SystemError) {
             if let target = try directory.clearTemporary(temporary) {
-                warn("\(directory.path(of: temporary)) could not be removed; moved it aside to \(target)")
+                onEvent(.leftoverMovedAside(path: directory.path(of: temporary), movedTo: target))
             }
             let file = try folder.open(temporary, .writeCreateExclusive)
             try file.closeAfter { () throws(SystemError) in

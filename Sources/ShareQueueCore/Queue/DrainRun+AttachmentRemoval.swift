@@ -38,7 +38,7 @@ extension DrainRun {
             if drained.hasAttachments { drained.record.attachments?.forEach { pending[ByteKey($0.file), default: 0] += 1 } }
         }
         var deadLetters: Set<ByteKey> = []
-        let letters = DeadLetters(directory: directory, warn: drainer.warn)
+        let letters = DeadLetters(directory: directory, onEvent: drainer.onEvent)
         for file in [QueueLayout.deadLetters, QueueLayout.deadLettersRequeue] {
             let unreadable = try letters.forEachRecord(in: file) { payload in
                 (try? Record(jsonBytes: payload))?.attachments?.forEach { deadLetters.insert(ByteKey($0.file)) }

@@ -9,7 +9,7 @@ extension DrainRun {
     mutating func findNewestOfEachKey() throws {
         // Known by where it ends, not by its id, which any producer can give two records.
         var newest: [ByteKey: (instant: DateInstant, end: DrainPosition, files: [String])] = [:]
-        let store = attachments, options = options, checked = checkedFiles, warn = drainer.warn, directory = directory
+        let store = attachments, options = options, checked = checkedFiles, onEvent = drainer.onEvent, directory = directory
         // One reading of the clock for the whole look, so that every record is judged alike.
         let now = DateInstant(millisecondsSince1970: Host.millisecondsSince1970())
         try QueueInspector(directory: directory).forEachPending(includingUnsealed: false) { drained in
@@ -22,7 +22,7 @@ extension DrainRun {
                 let list = record.attachments ?? []
                 // Its copies brought back first, as delivery would: a record is not passed over for a folder moved aside.
                 for copy in try store.restoreMissing(list, of: record.id, options: options, checked: checked) {
-                    warn(AttachmentStore.restoredWarning(copy, of: record.id, in: directory))
+                    onEvent(AttachmentStore.restoredEvent(copy, of: record.id, in: directory))
                 }
                 guard store.unread(list, options: options) == nil,
                       try list.allSatisfy({ attachment throws(ShareQueueError) in try store.problem(with: attachment, checked: checked) == nil }) else { return }

@@ -120,9 +120,9 @@ extension DrainRun {
             if !accepted.isEmpty { steps.append(.offer(accepted[...])) }
             accepted = []
             if refused.isFinal {
-                // Written at the commit that passes it, once the records before it are delivered (see `deadLetter(_:warning:)`).
+                // Written at the commit that passes it, once the records before it are delivered (see `deadLetter(_:event:)`).
                 deadLetter(DeadLetters.Letter(record: record, attempts: 1, error: refused.reason),
-                           warning: "record \(DeadLetters.quoted(refused.id)) was refused for good; moved it to the dead letters: \(refused.reason)")
+                           event: .recordDeadLettered(id: refused.id, cause: .refusedForGood, reason: refused.reason))
                 // Records refused for good one after another are settled by one commit, their letters in one write.
                 if case .commit? = steps.last { steps.removeLast() }
                 steps.append(.commit(record.end))

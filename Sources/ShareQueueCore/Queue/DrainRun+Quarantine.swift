@@ -23,7 +23,7 @@ extension DrainRun {
                 try keepWhole(segment)
             }
             for region in regions {
-                drainer.warn("set aside \(region.length) bytes at offset \(region.offset) of \(segment): \(region.reason)")
+                drainer.onEvent(.damageSetAside(segment: segment, offset: region.offset, length: region.length, reason: region.reason))
             }
             start = stop
         }
@@ -50,7 +50,7 @@ extension DrainRun {
         } catch { throw failure(error) }
         // Said now, not at the segment's end, which this run may not reach.
         if !alreadyKept {
-            drainer.warn("kept \(directory.path(of: segment)) whole as \(directory.path(of: kept)): its damaged data could not be copied to the quarantine file")
+            drainer.onEvent(.segmentKeptWhole(path: directory.path(of: segment), keptAs: directory.path(of: kept)))
         }
     }
 

@@ -7,14 +7,14 @@ extension DrainRun {
         let count = (try attempts()[key] ?? 0) + 1
         if count >= options.maxAttempts {
             deadLetter(DeadLetters.Letter(record: drained, attempts: count, error: reason.recorded),
-                       warning: "record \(DeadLetters.quoted(drained.id)) was refused \(count) times; moved it to the dead letters: \(reason.shown)")
+                       event: .recordDeadLettered(id: drained.id, cause: .refusedTooOften(attempts: count), reason: reason.shown))
             try commit(upTo: drained.end)
             return
         }
         attemptCounts![key] = count
         attemptsChanged = true
         held.hold(id: drained.id, attempts: count, reason: reason.shown, checkpointAt: committedPosition)
-        drainer.warn("record \(DeadLetters.quoted(drained.id)) was refused (attempt \(count) of \(options.maxAttempts)); it stays queued: \(reason.shown)")
+        drainer.onEvent(.recordRefused(id: drained.id, attempt: count, maxAttempts: options.maxAttempts, reason: reason.shown))
         // Let go with the records after it: the next run reads it again.
         try commit(upTo: drained.end)
     }
@@ -22,7 +22,7 @@ extension DrainRun {
     /// The refusal counts, read once a run.
     mutating func attempts() throws -> DeadLetters.Counts {
         if let attemptCounts { return attemptCounts }
-        let (counts, damaged) = try DeadLetters(directory: directory, warn: drainer.warn).attempts()
+        let (counts, damaged) = try DeadLetters(directory: directory, onEvent: drainer.onEvent).attempts()
         attemptCounts = counts
         // A damaged file is rewritten clean, so that its damage is reported once.
         attemptsChanged = damaged
@@ -33,7 +33,7 @@ extension DrainRun {
     /// drain killed before loses at most one batch's counts (then refused more times, never fewer).
     mutating func saveAttemptsIfChanged() throws {
         guard attemptsChanged, let attemptCounts else { return }
-        try DeadLetters(directory: directory, warn: drainer.warn).saveAttempts(attemptCounts)
+        try DeadLetters(directory: directory, onEvent: drainer.onEvent).saveAttempts(attemptCounts)
         attemptsChanged = false
     }
 
@@ -41,9 +41,9 @@ extension DrainRun {
     /// before: if its batch is not settled, the record stays queued and is no dead letter.
     /// - Parameters:
     ///   - letter: The record, and why.
-    ///   - warning: What the drain says once the letter is written.
-    mutating func deadLetter(_ letter: DeadLetters.Letter, warning: String) {
-        lettersAtCommit.append((letter, warning))
+    ///   - event: What the drain reports once the letter is written.
+    mutating func deadLetter(_ letter: DeadLetters.Letter, event: QueueEvent) {
+        lettersAtCommit.append((letter, event))
         deadLettered.insert(ByteKey(letter.record.id))
         // A dead letter names its files until it is put back: the queue's copies stay.
         if letter.record.hasAttachments { letter.record.record.attachments?.forEach { filesOfDeadLetters.insert(ByteKey($0.file)) } }
@@ -55,7 +55,7 @@ extension DrainRun {
     mutating func writeLetters(upTo position: DrainPosition) throws {
         let due = lettersAtCommit.filter { $0.letter.record.end <= position }
         guard !due.isEmpty else { return }
-        let file = DeadLetters(directory: directory, warn: drainer.warn)
+        let file = DeadLetters(directory: directory, onEvent: drainer.onEvent)
         if knownDeadLetters == nil { knownDeadLetters = try file.storedRecordDigests(options: options) }
         var new: [DeadLetters.Letter] = []
         var digests: Set<DeadLetters.StoredDigest> = []
@@ -66,7 +66,7 @@ extension DrainRun {
         try file.add(new)
         knownDeadLetters!.formUnion(digests)
         lettersAtCommit.removeAll { $0.letter.record.end <= position }
-        for (_, warning) in due { drainer.warn(warning) }
+        for (_, event) in due { drainer.onEvent(event) }
         summary.deadLettered += new.count
     }
 

@@ -11,7 +11,7 @@ extension DrainRun {
     ///   or the producers' lock stayed taken past the drain's wait (``QueueLock/minimumSealWait`` at least).
     mutating func seal(as sequence: UInt64) throws -> Bool {
         guard sequence <= QueueLayout.maximumSequence else {
-            drainer.warn("no segment number is left after \(sequence - 1); the pending records stay queued for the next drain")
+            drainer.onEvent(.noSegmentNumberLeft(after: sequence - 1))
             return false
         }
         let lockPath = directory.appendLockPath

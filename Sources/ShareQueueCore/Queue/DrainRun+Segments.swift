@@ -25,7 +25,7 @@ extension DrainRun {
         segmentHasOtherNames = status.linkCount != 1
         var start = offset
         if start > status.size {
-            drainer.warn("the checkpoint points past the end of \(path); delivering it from the start")
+            drainer.onEvent(.checkpointPastEnd(path: path))
             start = 0
         }
 
@@ -164,7 +164,7 @@ extension DrainRun {
     /// aside (see ``AttachmentStore/restoreMissing(_:of:options:checked:)``), saying so for each.
     func restoreMissingCopies(_ files: [Attachment], of id: String) throws(ShareQueueError) {
         for copy in try attachments.restoreMissing(files, of: id, options: options, checked: checkedFiles) {
-            drainer.warn(AttachmentStore.restoredWarning(copy, of: id, in: directory))
+            drainer.onEvent(AttachmentStore.restoredEvent(copy, of: id, in: directory))
         }
     }
 
@@ -173,7 +173,7 @@ extension DrainRun {
     /// is written and before its checkpoint finds the letter already there (§13) and adds none.
     private mutating func deadLetterUnread(_ drained: DrainedRecord, _ reason: String) throws -> BatchItem {
         deadLetter(DeadLetters.Letter(record: drained, attempts: 0, error: reason),
-                   warning: "record \(DeadLetters.quoted(drained.id)) moved to the dead letters unread: \(reason)")
+                   event: .recordDeadLettered(id: drained.id, cause: .unread, reason: reason))
         return .deadLettered(drained)
     }
 }

@@ -13,9 +13,9 @@ struct DrainRun {
     var firstUncommitted = 0
     /// Records dead-lettered in this batch, whose attachments must stay.
     var deadLettered: Set<ByteKey> = []
-    /// Dead letters waiting for the commit that passes their records, each with the warning that says so:
+    /// Dead letters waiting for the commit that passes their records, each with the event that says so:
     /// a record becomes a dead letter only when its batch is settled, so never while it is still queued.
-    var lettersAtCommit: [(letter: DeadLetters.Letter, warning: String)] = []
+    var lettersAtCommit: [(letter: DeadLetters.Letter, event: QueueEvent)] = []
     /// The position the checkpoint last recorded in this run, or the one the run began from:
     /// it moves no further once a refused record is held.
     var committedPosition: DrainPosition
@@ -63,7 +63,7 @@ struct DrainRun {
         var position = checkpoint.position
         if !position.isPlausible(withSealed: sealed) {
             // Delivering again is recoverable; skipping is not. Recorded, so that it is reported once.
-            drainer.warn("the checkpoint (\(position)) does not fit the sealed segments there are; delivering from the oldest sealed segment again")
+            drainer.onEvent(.checkpointDoesNotFit(position: position))
             position = .start
             try checkpoint.write(position)
         }
@@ -73,7 +73,7 @@ struct DrainRun {
             if stored.segment <= lastSequence && stored.isPlausible(withSealed: sealed) {
                 position = stored
             } else {
-                drainer.warn("the sink's stored position (\(stored)) does not fit this queue's segments; ignoring it")
+                drainer.onEvent(.storedPositionIgnored(position: stored))
             }
             // Its segment may be one this queue made and removed, with the checkpoint since lost: a new
             // segment of that number would fit the position and be read from its middle.

@@ -335,7 +335,7 @@ public struct QueueDirectory: Sendable {
                 throw ShareQueueError("cannot create a lock file", path: path(of: lock), error, creating: true)
             }
         }
-        _ = try Checkpoint(directory: self, warn: { _ in })
+        _ = try Checkpoint(directory: self, onEvent: { _ in })
         try writeFormatMarker()
     }
 

@@ -13,19 +13,32 @@ import ShareQueueSystem
 /// Safe to share between threads and tasks; two drains at once, from this
 /// process or another, take turns on the drain lock.
 // @unchecked Sendable: `directory` and `options` are immutable and Sendable;
-// `warn`, the one mutable property, is kept behind a lock.
+// `onEvent` and the deprecated `warn`, the mutable properties, are each kept behind a lock.
 public final class QueueDrainer: @unchecked Sendable {
     /// The queue this drainer takes records from.
     public let directory: QueueDirectory
     /// How it batches, what it does with keys and attachments, and when it stops.
     public let options: DrainOptions
-    /// Receives notices about damaged records and files set aside, and records of
-    /// kinds a drain sets aside; it may be called on the thread a drain runs on.
-    public var warn: @Sendable (String) -> Void {
-        get { warnHandler.value }
-        set { warnHandler.value = newValue }
+    /// Hears of what a drain meets and deals with on its own: damaged records set aside,
+    /// files moved out of the way, records refused or made dead letters (see ``QueueEvent``).
+    /// It is called on the thread the drain runs on, as each happens; by default it does nothing.
+    public var onEvent: @Sendable (QueueEvent) -> Void {
+        get { eventHandler.value }
+        set { eventHandler.value = newValue }
     }
-    private let warnHandler = Locked<@Sendable (String) -> Void>({ _ in })
+    private let eventHandler = Locked<@Sendable (QueueEvent) -> Void>({ _ in })
+
+    /// Receives each event's ``QueueEvent/description``, the text it received before events
+    /// were values. Setting it sets ``onEvent``; reading it gives what was last set here.
+    @available(*, deprecated, message: "set onEvent, which receives each event as a value; its description is the text warn received")
+    public var warn: @Sendable (String) -> Void {
+        get { textHandler.value }
+        set {
+            textHandler.value = newValue
+            onEvent = { newValue($0.description) }
+        }
+    }
+    private let textHandler = Locked<@Sendable (String) -> Void>({ _ in })
     /// Files a drain removes once they are this old and nothing refers to them (a day).
     static let staleAge: Int64 = 86_400
 
@@ -70,13 +83,12 @@ public final class QueueDrainer: @unchecked Sendable {
             // pending file to be moved aside) must not stop every drain, and with it what producers acknowledged.
             do {
                 let count = try putBackDeadLetters(resumingOnly: true)
-                warn("finished a requeue of dead letters that was cut short: put \(count) more back")
+                onEvent(.requeueFinished(recordsPutBack: count))
             } catch {
-                warn("cannot finish a requeue of dead letters that was cut short (\(error)); delivering what is queued, "
-                     + "letters it had put back among it; the requeue resumes on a later run with those it had not")
+                onEvent(.requeueNotFinished(cause: "\(error)"))
             }
         }
-        var run = DrainRun(drainer: self, checkpoint: try Checkpoint(directory: directory, warn: warn), buildRecords: sink.needsRecords)
+        var run = DrainRun(drainer: self, checkpoint: try Checkpoint(directory: directory, onEvent: onEvent), buildRecords: sink.needsRecords)
         // The sink's own errors are marked, so that they are not mistaken for the queue's.
         var marked = SinkErrorMarking(sink)
         defer { sink = marked.sink }
@@ -115,7 +127,7 @@ public final class QueueDrainer: @unchecked Sendable {
     /// What ``requeueDeadLetters()`` does, under the drain lock; `resumingOnly` finishes a
     /// requeue cut short, if there is one, and starts none.
     private func putBackDeadLetters(resumingOnly: Bool) throws(ShareQueueError) -> Int {
-        let letters = DeadLetters(directory: directory, warn: warn)
+        let letters = DeadLetters(directory: directory, onEvent: onEvent)
         // What stands where letters are, or where letters being put back would be, and is no file of theirs, is moved
         // out of the way unread, as a drain's start does: one this drain may read but not write would be put back
         // whole and then fail to be marked so.
@@ -179,7 +191,7 @@ public final class QueueDrainer: @unchecked Sendable {
             do { target = try directory.moveAside(QueueLayout.deadLettersRequeue) } catch {
                 throw ShareQueueError("cannot set aside the damaged dead letters", path: letters.requeuePath, error)
             }
-            warn("\(letters.requeuePath) held \(skipped) damaged line\(skipped == 1 ? "" : "s"); moved the file aside to \(target)")
+            onEvent(.damagedRequeueMovedAside(path: letters.requeuePath, damagedLines: skipped, movedTo: target))
         } else {
             try? directory.folder.remove(QueueLayout.deadLettersRequeue)
         }
@@ -201,23 +213,23 @@ public final class QueueDrainer: @unchecked Sendable {
         for name in QueueLayout.folders {
             guard let status = try directory.status(of: name) else { continue }
             if !status.isDirectory {
-                try moveAsideForeign(name, "is not a directory", unread: "without following it")
+                try moveAsideForeign(name, "is not a directory", handling: .unfollowed)
             } else if let problem = directory.unusableFolder(name, status) {
                 // Producers of other users (or this drain) could not use it, and only the queue's owner can repair that.
-                try moveAsideForeign(name, problem, unread: "without reading it; what it holds stays there, for its owner")
+                try moveAsideForeign(name, problem, handling: .contentsLeftForOwner)
             }
         }
     }
 
     /// Moves the file `name`, which is not what the queue wrote, out of the
     /// way without following or reading it, and says why.
-    func moveAsideForeign(_ name: String, _ problem: String, unread: String = "without reading it") throws(ShareQueueError) {
+    func moveAsideForeign(_ name: String, _ problem: String, handling: QueueEvent.Handling = .unread) throws(ShareQueueError) {
         let path = directory.path(of: name)
         let target: String
         do { target = try directory.moveAside(name) } catch {
             throw ShareQueueError("cannot set aside a file the queue did not write", path: path, error)
         }
-        warn("\(path) \(problem); moved it aside to \(target) \(unread)")
+        onEvent(.fileMovedAside(path: path, problem: problem, movedTo: target, handling: handling))
     }
 
     /// Opens one of the queue's lock files, creating it if missing. Something else there (a
@@ -235,7 +247,7 @@ public final class QueueDrainer: @unchecked Sendable {
             }
             // Looked at again: another drain may have made the file meanwhile.
             if let status = try directory.status(of: name), !status.isRegularFile {
-                try moveAsideForeign(name, "is not a regular file", unread: "without following it")
+                try moveAsideForeign(name, "is not a regular file", handling: .unfollowed)
             } else if let status = try directory.status(of: name), status.owner != Host.effectiveUserID, !directory.folder.mayReadAndWrite(name) {
                 try moveAsideForeign(name, "belongs to user \(status.owner) and this drain may not open it")
             }

@@ -38,9 +38,21 @@ public struct QueueStatus: Sendable, Equatable {
 public struct QueueInspector: Sendable {
     /// The queue it reads.
     public let directory: QueueDirectory
-    /// Receives notices about damaged lines skipped in the dead letters, and about
-    /// files not read because a drain sets them aside unread.
-    public var warn: @Sendable (String) -> Void = { _ in }
+    /// Hears of damaged lines skipped in the dead letters, and of files not read because
+    /// a drain sets them aside unread (see ``QueueEvent``); by default it does nothing.
+    public var onEvent: @Sendable (QueueEvent) -> Void = { _ in }
+
+    /// Receives each event's ``QueueEvent/description``, the text it received before events
+    /// were values. Setting it sets ``onEvent``; reading it gives what was last set here.
+    @available(*, deprecated, message: "set onEvent, which receives each event as a value; its description is the text warn received")
+    public var warn: @Sendable (String) -> Void {
+        get { textHandler }
+        set {
+            textHandler = newValue
+            onEvent = { newValue($0.description) }
+        }
+    }
+    private var textHandler: @Sendable (String) -> Void = { _ in }
 
     /// An inspector of `directory`.
     /// - Parameter directory: The queue to read.
@@ -50,7 +62,7 @@ public struct QueueInspector: Sendable {
     /// checkpoint on, then the pending file. A record still being written at
     /// the end of the pending file is not visited, nor is a damaged one, nor one
     /// in a segment a drain sets aside unread (one that is not a regular file, or
-    /// another user's that this user may not read), which ``warn`` hears of.
+    /// another user's that this user may not read), which ``onEvent`` hears of.
     /// - Parameter visit: Called with each record; throwing stops the walk.
     /// - Throws: `.handlerFailed` with what `visit` throws as its `underlying`, unchanged
     ///   (a ``ShareQueueError`` as it is); `.ioError` when the queue cannot be read.
@@ -71,7 +83,7 @@ public struct QueueInspector: Sendable {
     /// Anyone sharing the queue can put something at one of its names: what a drain would
     /// set aside unread at its next start (a symlink, a FIFO, a directory, a second hard link,
     /// another user's file this user may not read) is not read or followed here either, and
-    /// counts for nothing, with a notice through ``warn``.
+    /// counts for nothing, with an event through ``onEvent``.
     /// - Returns: The pending records and bytes, the oldest record's date, and
     ///   the quarantined entries, dead letters and attachments, and when a
     ///   drain last recorded progress.
@@ -98,20 +110,20 @@ public struct QueueInspector: Sendable {
         status.quarantined = try quarantine.count(readingFile: readsQuarantine)
         status.quarantinedBytes = try quarantine.bytes(readingFile: readsQuarantine)
         status.lastDrainSeconds = try Checkpoint.lastWrittenSeconds(directory: directory)
-        status.deadLetters = try DeadLetters(directory: directory, warn: warn).count(except: setAside)
+        status.deadLetters = try DeadLetters(directory: directory, onEvent: onEvent).count(except: setAside)
         status.rejectedFiles = try directory.names().count(where: QueueLayout.isRejected)
         do {
             (status.attachments, status.attachmentBytes) = try AttachmentStore(directory: directory).usage()
         } catch where error.systemError?.isAccessDenied == true {
             // Another member of a shared queue can close the folder to this user: the rest is still worth showing.
-            warn("\(directory.path(of: QueueLayout.attachments)) may not be listed by this user; its files are not counted")
+            onEvent(.attachmentsNotCounted(path: directory.path(of: QueueLayout.attachments)))
         }
         return status
     }
 
     /// Says that the file `name` is not read, and why.
     private func notRead(_ name: String, _ problem: String) {
-        warn("\(directory.path(of: name)) \(problem); nothing in it is counted: a drain sets such a file aside unread")
+        onEvent(.fileNotRead(path: directory.path(of: name), problem: problem))
     }
 
     /// Visits the pending records and counts them, their dates read at `now` (by default
@@ -185,7 +197,7 @@ public struct QueueInspector: Sendable {
     /// each with the offset it starts at, then the pending file (sequence `UInt64.max`).
     private func segmentsToRead() throws(ShareQueueError) -> [(name: String, sequence: UInt64, offset: Int64)] {
         let all = try directory.sealedSegments()
-        var position = try Checkpoint.read(directory: directory, warn: { _ in })
+        var position = try Checkpoint.read(directory: directory, onEvent: { _ in })
         // As a drain would: a checkpoint no drain can have written hides nothing.
         if !position.isPlausible(withSealed: all) { position = .start }
         // The pending file has no sequence number yet: after every sealed one.

@@ -60,14 +60,19 @@ struct ContentRouterTests {
         var options = DrainOptions()
         options.waitSeconds = 5
         let drainer = try QueueDrainer(directory: try directory, options: options)
-        let warnings = Collected<String>()
-        drainer.warn = { warnings.add([$0]) }
+        let events = Collected<QueueEvent>()
+        drainer.onEvent = { events.add([$0]) }
         let summary = try drainer.drain(into: &inbox)
         #expect(links.values == [link(1), link(2)])
         #expect(notes.values == [note(1), note(2)])
         #expect(summary.delivered == 4 && summary.deadLettered == 1)
         #expect(inbox.setAside == [.text: 1])
-        #expect(warnings.values.count == 1 && warnings.values[0].contains("no handler takes records of kind 'text'"), "\(warnings.values)")
+        // The one event: the text record made a dead letter, refused for good by the router.
+        guard events.values.count == 1, case .recordDeadLettered(_, .refusedForGood, let reason) = events.values[0] else {
+            Issue.record("\(events.values)")
+            return
+        }
+        #expect(reason.contains("no handler takes records of kind 'text'"), "\(reason)")
         // Put back, it is set aside again by the same host, and never delivered twice.
         #expect(try drainer.requeueDeadLetters() == 1)
         var again = inbox

@@ -39,7 +39,7 @@ struct CheckpointDurabilityTests {
         let queue = TestQueue()
         try queue.appendThroughLibrary((1...3).map { RecordDraft(.text("first \($0)"), source: "s") })
         let directory = try QueueDirectory(path: queue.path)
-        let checkpoint = try Checkpoint(directory: directory, warn: { _ in })
+        let checkpoint = try Checkpoint(directory: directory, onEvent: { _ in })
         var run = DrainRun(drainer: try QueueDrainer(directory: directory), checkpoint: checkpoint, buildRecords: false)
         // Segment 1 holds the first records; the drain seals the next ones as segment 2 after removing it.
         #expect(try run.seal(as: 1))

@@ -251,6 +251,17 @@ enum GuideHost {
         return count + links + notes.count
     }
 
+    /// What a drain deals with on its own, as values.
+    static func logEvents(_ drainer: QueueDrainer) {
+        drainer.onEvent = { event in
+            if case .recordDeadLettered(let id, _, let reason) = event {
+                print("record \(id) is a dead letter, for a person to look at: \(reason)")
+            } else {
+                print(event)                                // in the words host-drain prints
+            }
+        }
+    }
+
     /// The batches as an `AsyncSequence`.
     static func loop(_ drainer: QueueDrainer) async throws -> [String: SharedLink] {
         var links: [String: SharedLink] = [:]

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ShareQueueCore
 
 /// Each kind of bad input: a clear error, its sysexits code, and a queue left
 /// exactly as it was.
@@ -182,7 +183,8 @@ struct BadInputTests {
         let drain = try queue.drain()
         #expect(drain.status == 0)
         #expect(drain.stdout.isEmpty)
-        #expect(drain.stderr.contains("moved it aside"))
+        #expect(drain.warned(.fileMovedAside(path: queue.pendingPath, problem: anyText, movedTo: queue.file("rejected-") + anyText, handling: .unread)),
+                "\(drain.stderr)")
         #expect(try String(contentsOfFile: victim, encoding: .utf8) == "precious")
         let retry = try queue.append(["second"])
         #expect(retry.status == 0)

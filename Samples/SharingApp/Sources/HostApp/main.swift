@@ -50,7 +50,9 @@ do {
     options.coalesceKeys = true
     if let batchSize { options.batchSize = batchSize }
     let drainer = try QueueDrainer(directory: queue, options: options)
-    drainer.warn = { FileHandle.standardError.write(Data("HostApp: \($0)\n".utf8)) }
+    // What the drain deals with on its own (damage set aside, a record made a dead letter) comes as
+    // events: logged here in their own words; an app may match a case, such as `.recordDeadLettered`.
+    drainer.onEvent = { event in FileHandle.standardError.write(Data("HostApp: \(event)\n".utf8)) }
     let model = InboxModel(drainer: drainer, store: try HostStore(path: storePath))
     // On iOS: let drain = Task { ... }; the background task's expiration handler calls drain.cancel().
     var drain: Task<DrainSummary, any Error>?
