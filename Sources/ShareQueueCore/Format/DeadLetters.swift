@@ -35,7 +35,13 @@ struct DeadLetters {
         let record: DrainedRecord
         let attempts: Int
         let error: String
+        /// Whether the record waits for another user's folder or copy that the drain may not read
+        /// (§13's `"waiting":true`): a drain puts it back by itself once it may read it.
+        var waiting = false
     }
+
+    /// What a letter that waits holds after its attempts, which are 0: the member that marks it.
+    private static let waitingMark = Array(",\"waiting\":true".utf8)
 
     /// Appends dead letters in a single write and makes them durable.
     func add(_ letters: [Letter]) throws(ShareQueueError) {
@@ -45,7 +51,9 @@ struct DeadLetters {
         for letter in letters {
             lines += Array("{\"date\":".utf8)
             JSONWriter.appendString(date, to: &lines)
-            lines += Array(",\"attempts\":\(letter.attempts),\"error\":".utf8)
+            lines += Array(",\"attempts\":\(letter.attempts)".utf8)
+            if letter.waiting { lines += Self.waitingMark }
+            lines += Array(",\"error\":".utf8)
             JSONWriter.appendString(Self.cut(letter.error), to: &lines)
             lines += Array(",\"record\":".utf8) + Self.onOneLine(letter.record.storedJSON) + Array("}\n".utf8)
         }
@@ -92,12 +100,16 @@ struct DeadLetters {
 
     /// How many dead letters wait, in both files; damaged lines are not counted.
     /// - Parameter setAside: the files among them that a drain sets aside, which are not read.
-    func count(except setAside: Set<String> = []) throws(ShareQueueError) -> Int {
-        var letters = 0
+    /// - Returns: the letters, and how many of them wait for another user's folder or copy.
+    func count(except setAside: Set<String> = []) throws(ShareQueueError) -> (letters: Int, waiting: Int) {
+        var letters = 0, waiting = 0
         for file in [QueueLayout.deadLetters, QueueLayout.deadLettersRequeue] where !setAside.contains(file) {
-            try forEachRecord(in: file) { _ in letters += 1 }
+            try forEachLetter(in: file) { _, _, waits in
+                letters += 1
+                if waits { waiting += 1 }
+            }
         }
-        return letters
+        return (letters, waiting)
     }
 
     /// Visits the stored JSON of every dead letter in the file `name` (the
@@ -117,12 +129,20 @@ struct DeadLetters {
     @discardableResult
     func forEachLetter(in name: String, from firstOffset: Int64 = 0, isBoundary: () throws(ShareQueueError) -> Void = {},
                        _ visit: ([UInt8], Range<Int64>) throws(ShareQueueError) -> Void) throws(ShareQueueError) -> Int {
+        try forEachLetter(in: name, from: firstOffset, isBoundary: isBoundary) { record, line, _ throws(ShareQueueError) in try visit(record, line) }
+    }
+
+    /// What ``forEachLetter(in:from:isBoundary:_:)`` does, telling `visit` too whether each letter
+    /// waits for another user's folder or copy (``Letter/waiting``).
+    @discardableResult
+    func forEachLetter(in name: String, from firstOffset: Int64 = 0, isBoundary: () throws(ShareQueueError) -> Void = {},
+                       _ visit: ([UInt8], Range<Int64>, Bool) throws(ShareQueueError) -> Void) throws(ShareQueueError) -> Int {
         var skipped = 0
         let file = directory.path(of: name)
         try LineReader(maximumLength: Self.maximumLetterLength).forEachLine(in: directory.folder, name: name, from: firstOffset) { piece throws(ShareQueueError) in
             switch piece {
             case .line(let line, let offset):
-                if let record = Self.record(inLetter: line) { return try visit(record, offset..<(offset + Int64(line.count))) }
+                if let record = Self.record(inLetter: line) { return try visit(record, offset..<(offset + Int64(line.count)), Self.waits(line)) }
                 if line.allSatisfy({ $0 == 0x20 }) { return }
                 try isBoundary()
                 warn("skipped a damaged dead letter of \(line.count) bytes in \(file)")
@@ -133,6 +153,24 @@ struct DeadLetters {
             skipped += 1
         }
         return skipped
+    }
+
+    /// Visits the stored JSON of each letter of `dead-letters.log` that waits (``Letter/waiting``), with the
+    /// bytes its line takes. Only those lines are parsed: a drain looks for them each run, and the file may
+    /// hold many large letters that do not wait. Damaged lines are passed over silently: a requeue warns of them.
+    func forEachWaitingLetter(_ visit: ([UInt8], Range<Int64>) throws(ShareQueueError) -> Void) throws(ShareQueueError) {
+        try LineReader(maximumLength: Self.maximumLetterLength).forEachLine(in: directory.folder, name: QueueLayout.deadLetters, from: 0) { piece throws(ShareQueueError) in
+            guard case .line(let line, let offset) = piece, Self.waits(line), let record = Self.record(inLetter: line) else { return }
+            try visit(record, offset..<(offset + Int64(line.count)))
+        }
+    }
+
+    /// Whether a dead-letter line is a letter that waits: `"attempts":0` followed at once by `"waiting":true`.
+    /// The first `,"attempts":` is the wrapper's: the date before it holds no quotes.
+    private static func waits(_ line: [UInt8]) -> Bool {
+        let attempts = Array(",\"attempts\":0".utf8)
+        guard let end = line.firstRange(of: attempts)?.upperBound else { return false }
+        return line[end...].starts(with: waitingMark)
     }
 
     /// The stored record of a dead-letter line, or nil if the line is not one.

@@ -76,6 +76,11 @@ public final class QueueDrainer: @unchecked Sendable {
                      + "letters it had put back among it; the requeue resumes on a later run with those it had not")
             }
         }
+        // Letters that waited for another user's folder or copy come back once this drain may read it. What is
+        // queued comes first: a failure to put them back is said, and a later drain looks again.
+        do { _ = try putBackWaitingLetters() } catch {
+            warn("cannot put back the dead letters that wait for another user's folder or copy (\(error)); delivering what is queued; a later drain looks again")
+        }
         var run = DrainRun(drainer: self, checkpoint: try Checkpoint(directory: directory, warn: warn), buildRecords: sink.needsRecords)
         // The sink's own errors are marked, so that they are not mistaken for the queue's.
         var marked = SinkErrorMarking(sink)

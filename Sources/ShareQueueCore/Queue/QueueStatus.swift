@@ -19,6 +19,9 @@ public struct QueueStatus: Sendable, Equatable {
     public var sealedSegments = 0
     /// Records refused too often, waiting in the dead-letter file.
     public var deadLetters = 0
+    /// Of the dead letters, those that wait for another user's folder or copy that a drain may not
+    /// read (a folder moved aside from `attachments`, say): a drain puts them back by itself once it may.
+    public var waitingLetters = 0
     /// Files moved aside unread as `rejected-…`: found where the queue's own should
     /// be (the dead letters, say, with a second name), kept for a person to look at.
     public var rejectedFiles = 0
@@ -98,13 +101,19 @@ public struct QueueInspector: Sendable {
         status.quarantined = try quarantine.count(readingFile: readsQuarantine)
         status.quarantinedBytes = try quarantine.bytes(readingFile: readsQuarantine)
         status.lastDrainSeconds = try Checkpoint.lastWrittenSeconds(directory: directory)
-        status.deadLetters = try DeadLetters(directory: directory, warn: warn).count(except: setAside)
+        (status.deadLetters, status.waitingLetters) = try DeadLetters(directory: directory, warn: warn).count(except: setAside)
         status.rejectedFiles = try directory.names().count(where: QueueLayout.isRejected)
         do {
             (status.attachments, status.attachmentBytes) = try AttachmentStore(directory: directory).usage()
         } catch where error.systemError?.isAccessDenied == true {
             // Another member of a shared queue can close the folder to this user: the rest is still worth showing.
             warn("\(directory.path(of: QueueLayout.attachments)) may not be listed by this user; its files are not counted")
+        }
+        for name in (try? AttachmentStore(directory: directory).movedAsideFolders()) ?? [] {
+            guard !directory.folder.mayReadAndSearch(name) else { continue }
+            let owner = (try? directory.folder.status(of: name))?.map { " (user \($0.owner)'s)" } ?? ""
+            warn("\(directory.path(of: name)), a folder a drain moved aside from the attachments folder\(owner), may not be read by this user: "
+                 + "a record whose copy it holds waits among the dead letters until its owner or root lets the drain read it (chmod 2770, or g+rx)")
         }
         return status
     }

@@ -1,0 +1,47 @@
+import ShareQueueSystem
+
+/// Putting back, without being asked, the dead letters that wait for another user (Format §13).
+///
+/// A record whose copy is in a folder, or is a file, that another user owns and the drain may not read
+/// is no damage, and must not hold the records after it: the drain moves it to the dead letters marked
+/// as waiting, and each later drain looks again.
+extension QueueDrainer {
+    /// Puts back at the end of the queue each dead letter that waits (``DeadLetters/Letter/waiting``) and
+    /// no longer needs to: its copies are in `attachments`, readable, or were brought back from a folder
+    /// moved aside. Each is appended again as `--requeue-dead` appends a letter, then its line overwritten
+    /// with spaces. Runs under the drain lock before anything is delivered, so that the same drain delivers them.
+    ///
+    /// A drain killed between the append and the overwrite puts the letter back twice: delivered twice at
+    /// worst, never lost. Letters that still wait cost a look at their copies each drain; a letter that no
+    /// longer waits is appended once.
+    /// - Returns: how many were put back.
+    /// - Throws: a failure that proves nothing (see ``ReadFailure``), or one of the append.
+    func putBackWaitingLetters() throws(ShareQueueError) -> Int {
+        // Anything but the drain's own regular file there was moved aside at its start.
+        guard let status = try directory.status(of: QueueLayout.deadLetters), status.isRegularFile else { return 0 }
+        let letters = DeadLetters(directory: directory, warn: warn)
+        let store = AttachmentStore(directory: directory), checked = CheckedFiles(), options = options, warn = warn, directory = directory
+        var appender: QueueAppender?
+        var count = 0
+        try letters.forEachWaitingLetter { payload, line throws(ShareQueueError) in
+            guard let record = try? Record(jsonBytes: payload) else { return }
+            let waiting = try store.waitingReason(record.attachments ?? [], of: record.id, options: options, checked: checked) { copy in
+                warn(AttachmentStore.restoredWarning(copy, of: record.id, in: directory))
+            }
+            guard waiting == nil else { return }
+            if appender == nil {
+                // Put back as it was taken, whatever limit its producer used.
+                var appendOptions = AppendOptions()
+                appendOptions.maxRecordBytes = Frame.maximumPayloadSize
+                appendOptions.lockTimeoutSeconds = max(options.waitSeconds, QueueLock.minimumSealWait)
+                appender = try QueueAppender(directory: directory, options: appendOptions)
+            }
+            // A letter put back is its key's newest record: the key's published entry no longer names it.
+            try appender!.appendStored([payload], forgetting: record.key.map { [ByteKey($0)] } ?? [])
+            try letters.blank([line], in: QueueLayout.deadLetters)
+            warn("record \(DeadLetters.quoted(record.id)) no longer waits for another user's folder or copy; put it back at the end of the queue")
+            count += 1
+        }
+        return count
+    }
+}
