@@ -35,37 +35,34 @@ struct DeadLetters {
         let record: DrainedRecord
         let attempts: Int
         let error: String
-        /// Whether the record waits for another user's folder or copy that the drain may not read
-        /// (§13's `"waiting":true`): a drain puts it back by itself once it may read it.
+        /// Whether the record waits for another user's folder or copy that the drain may not read: its
+        /// letter goes to `dead-letters.waiting`, which a drain looks through each run and puts back by itself.
         var waiting = false
     }
 
-    /// What a letter that waits holds after its attempts, which are 0: the member that marks it.
-    private static let waitingMark = Array(",\"waiting\":true".utf8)
-
     /// Appends dead letters in a single write and makes them durable.
-    func add(_ letters: [Letter]) throws(ShareQueueError) {
+    /// - Parameter name: The file: the dead letters, or those that wait (`dead-letters.waiting`).
+    func add(_ letters: [Letter], to name: String = QueueLayout.deadLetters) throws(ShareQueueError) {
+        let path = directory.path(of: name)
         guard !letters.isEmpty else { return }
         let date = Timestamp.now()
         var lines: [UInt8] = []
         for letter in letters {
             lines += Array("{\"date\":".utf8)
             JSONWriter.appendString(date, to: &lines)
-            lines += Array(",\"attempts\":\(letter.attempts)".utf8)
-            if letter.waiting { lines += Self.waitingMark }
-            lines += Array(",\"error\":".utf8)
+            lines += Array(",\"attempts\":\(letter.attempts),\"error\":".utf8)
             JSONWriter.appendString(Self.cut(letter.error), to: &lines)
             lines += Array(",\"record\":".utf8) + Self.onOneLine(letter.record.storedJSON) + Array("}\n".utf8)
         }
         do {
-            try append(lines)
+            try append(lines, to: name)
         } catch where error.isFileTooLarge {
             // As large as a file may be (anyone who may write it can make it so): the letters in it
             // are moved aside whole, where a person can look at them and rename them back, and a new file begins.
             do {
-                let target = try directory.moveAside(QueueLayout.deadLetters)
+                let target = try directory.moveAside(name)
                 warn("\(path) is as large as a file may be here (\(error)); moved it aside to \(target), out of --requeue-dead's reach until it is renamed back")
-                try append(lines)
+                try append(lines, to: name)
             } catch {
                 throw ReadFailure.error("cannot set a refused record aside", path: path, error)
             }
@@ -75,10 +72,10 @@ struct DeadLetters {
     }
 
     /// Appends whole lines to the dead-letter file, making it if needed, and makes them durable.
-    private func append(_ lines: [UInt8]) throws(SystemError) {
+    private func append(_ lines: [UInt8], to name: String) throws(SystemError) {
         var lines = lines
-        let existed = try directory.folder.status(of: QueueLayout.deadLetters) != nil
-        let file = try directory.folder.openOwnFile(QueueLayout.deadLetters, .appendCreate)
+        let existed = try directory.folder.status(of: name) != nil
+        let file = try directory.folder.openOwnFile(name, .appendCreate)
         try file.closeAfter { () throws(SystemError) in
             // A write cut short (a full disk, a power cut) may have left a last line
             // without its line break: these letters must not run on from it.
@@ -103,10 +100,10 @@ struct DeadLetters {
     /// - Returns: the letters, and how many of them wait for another user's folder or copy.
     func count(except setAside: Set<String> = []) throws(ShareQueueError) -> (letters: Int, waiting: Int) {
         var letters = 0, waiting = 0
-        for file in [QueueLayout.deadLetters, QueueLayout.deadLettersRequeue] where !setAside.contains(file) {
-            try forEachLetter(in: file) { _, _, waits in
+        for file in [QueueLayout.deadLetters, QueueLayout.deadLettersRequeue, QueueLayout.deadLettersWaiting] where !setAside.contains(file) {
+            try forEachRecord(in: file) { _ in
                 letters += 1
-                if waits { waiting += 1 }
+                if file == QueueLayout.deadLettersWaiting { waiting += 1 }
             }
         }
         return (letters, waiting)
@@ -129,20 +126,12 @@ struct DeadLetters {
     @discardableResult
     func forEachLetter(in name: String, from firstOffset: Int64 = 0, isBoundary: () throws(ShareQueueError) -> Void = {},
                        _ visit: ([UInt8], Range<Int64>) throws(ShareQueueError) -> Void) throws(ShareQueueError) -> Int {
-        try forEachLetter(in: name, from: firstOffset, isBoundary: isBoundary) { record, line, _ throws(ShareQueueError) in try visit(record, line) }
-    }
-
-    /// What ``forEachLetter(in:from:isBoundary:_:)`` does, telling `visit` too whether each letter
-    /// waits for another user's folder or copy (``Letter/waiting``).
-    @discardableResult
-    func forEachLetter(in name: String, from firstOffset: Int64 = 0, isBoundary: () throws(ShareQueueError) -> Void = {},
-                       _ visit: ([UInt8], Range<Int64>, Bool) throws(ShareQueueError) -> Void) throws(ShareQueueError) -> Int {
         var skipped = 0
         let file = directory.path(of: name)
         try LineReader(maximumLength: Self.maximumLetterLength).forEachLine(in: directory.folder, name: name, from: firstOffset) { piece throws(ShareQueueError) in
             switch piece {
             case .line(let line, let offset):
-                if let record = Self.record(inLetter: line) { return try visit(record, offset..<(offset + Int64(line.count)), Self.waits(line)) }
+                if let record = Self.record(inLetter: line) { return try visit(record, offset..<(offset + Int64(line.count))) }
                 if line.allSatisfy({ $0 == 0x20 }) { return }
                 try isBoundary()
                 warn("skipped a damaged dead letter of \(line.count) bytes in \(file)")
@@ -153,24 +142,6 @@ struct DeadLetters {
             skipped += 1
         }
         return skipped
-    }
-
-    /// Visits the stored JSON of each letter of `dead-letters.log` that waits (``Letter/waiting``), with the
-    /// bytes its line takes. Only those lines are parsed: a drain looks for them each run, and the file may
-    /// hold many large letters that do not wait. Damaged lines are passed over silently: a requeue warns of them.
-    func forEachWaitingLetter(_ visit: ([UInt8], Range<Int64>) throws(ShareQueueError) -> Void) throws(ShareQueueError) {
-        try LineReader(maximumLength: Self.maximumLetterLength).forEachLine(in: directory.folder, name: QueueLayout.deadLetters, from: 0) { piece throws(ShareQueueError) in
-            guard case .line(let line, let offset) = piece, Self.waits(line), let record = Self.record(inLetter: line) else { return }
-            try visit(record, offset..<(offset + Int64(line.count)))
-        }
-    }
-
-    /// Whether a dead-letter line is a letter that waits: `"attempts":0` followed at once by `"waiting":true`.
-    /// The first `,"attempts":` is the wrapper's: the date before it holds no quotes.
-    private static func waits(_ line: [UInt8]) -> Bool {
-        let attempts = Array(",\"attempts\":0".utf8)
-        guard let end = line.firstRange(of: attempts)?.upperBound else { return false }
-        return line[end...].starts(with: waitingMark)
     }
 
     /// The stored record of a dead-letter line, or nil if the line is not one.
@@ -197,8 +168,10 @@ struct DeadLetters {
     ///   the drain stops rather than write letters it could not check.
     func storedRecordDigests(options: DrainOptions = DrainOptions()) throws(ShareQueueError) -> Set<StoredDigest> {
         var digests: Set<StoredDigest> = []
-        let size = try directory.status(of: QueueLayout.deadLetters)?.size ?? 0
-        try forEachRecord(in: QueueLayout.deadLetters, from: max(0, size - Self.recentLettersSize(of: options))) { record in digests.insert(StoredDigest(record)) }
+        for name in [QueueLayout.deadLetters, QueueLayout.deadLettersWaiting] {
+            let size = try directory.status(of: name)?.size ?? 0
+            try forEachRecord(in: name, from: max(0, size - Self.recentLettersSize(of: options))) { record in digests.insert(StoredDigest(record)) }
+        }
         return digests
     }
 

@@ -6,29 +6,30 @@ import ShareQueueSystem
 /// is no damage, and must not hold the records after it: the drain moves it to the dead letters marked
 /// as waiting, and each later drain looks again.
 extension QueueDrainer {
-    /// Puts back at the end of the queue each dead letter that waits (``DeadLetters/Letter/waiting``) and
-    /// no longer needs to: its copies are in `attachments`, readable, or were brought back from a folder
-    /// moved aside. Each is appended again as `--requeue-dead` appends a letter, then its line overwritten
-    /// with spaces. Runs under the drain lock before anything is delivered, so that the same drain delivers them.
+    /// Puts back at the end of the queue each letter of `dead-letters.waiting` that no longer needs to wait:
+    /// its copies are in `attachments`, readable, or were brought back from a folder moved aside (or are
+    /// missing from every folder, all readable: the drain then sets the record aside). Each is appended again
+    /// as `--requeue-dead` appends a letter, then its line overwritten with spaces; a file left with no letter
+    /// is removed. Runs under the drain lock before anything is delivered, so that the same drain delivers them.
     ///
     /// A drain killed between the append and the overwrite puts the letter back twice: delivered twice at
-    /// worst, never lost. Letters that still wait cost a look at their copies each drain; a letter that no
-    /// longer waits is appended once.
+    /// worst, never lost. Letters that still wait cost a look at their copies each drain, never an append.
     /// - Returns: how many were put back.
     /// - Throws: a failure that proves nothing (see ``ReadFailure``), or one of the append.
     func putBackWaitingLetters() throws(ShareQueueError) -> Int {
+        let name = QueueLayout.deadLettersWaiting
         // Anything but the drain's own regular file there was moved aside at its start.
-        guard let status = try directory.status(of: QueueLayout.deadLetters), status.isRegularFile else { return 0 }
+        guard let status = try directory.status(of: name), status.isRegularFile else { return 0 }
         let letters = DeadLetters(directory: directory, warn: warn)
         let store = AttachmentStore(directory: directory), checked = CheckedFiles(), options = options, warn = warn, directory = directory
         var appender: QueueAppender?
-        var count = 0
-        try letters.forEachWaitingLetter { payload, line throws(ShareQueueError) in
-            guard let record = try? Record(jsonBytes: payload) else { return }
+        var count = 0, left = 0
+        let skipped = try letters.forEachLetter(in: name) { payload, line throws(ShareQueueError) in
+            guard let record = try? Record(jsonBytes: payload) else { left += 1; return }
             let waiting = try store.waitingReason(record.attachments ?? [], of: record.id, options: options, checked: checked) { copy in
                 warn(AttachmentStore.restoredWarning(copy, of: record.id, in: directory))
             }
-            guard waiting == nil else { return }
+            guard waiting == nil else { left += 1; return }
             if appender == nil {
                 // Put back as it was taken, whatever limit its producer used.
                 var appendOptions = AppendOptions()
@@ -38,10 +39,12 @@ extension QueueDrainer {
             }
             // A letter put back is its key's newest record: the key's published entry no longer names it.
             try appender!.appendStored([payload], forgetting: record.key.map { [ByteKey($0)] } ?? [])
-            try letters.blank([line], in: QueueLayout.deadLetters)
+            try letters.blank([line], in: name)
             warn("record \(DeadLetters.quoted(record.id)) no longer waits for another user's folder or copy; put it back at the end of the queue")
             count += 1
         }
+        // Only drains write the file, under the drain lock this one holds: with no letter left, it goes.
+        if left == 0 && skipped == 0 { try? directory.folder.remove(name) }
         return count
     }
 }

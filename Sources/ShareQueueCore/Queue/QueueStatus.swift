@@ -17,7 +17,7 @@ public struct QueueStatus: Sendable, Equatable {
     public var quarantinedBytes: Int64 = 0
     /// Sealed segments waiting, left by a drain that stopped early or failed.
     public var sealedSegments = 0
-    /// Records refused too often, waiting in the dead-letter file.
+    /// Records refused too often, waiting in the dead-letter file, and those of ``waitingLetters``.
     public var deadLetters = 0
     /// Of the dead letters, those that wait for another user's folder or copy that a drain may not
     /// read (a folder moved aside from `attachments`, say): a drain puts them back by itself once it may.
