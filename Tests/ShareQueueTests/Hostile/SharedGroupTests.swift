@@ -550,15 +550,16 @@ struct SharedGroupTests {
     }
 
     @Test("A member who removes her own copy and closes a folder named as moved aside holds back her own record alone: honest records are delivered by the first drain, whatever the folder's date",
-          .enabled(if: TestUsers.canRun, TestUsers.skipReason), arguments: ["999999999999999999", "now"])
-    func membersOwnRecordHoldsNoOther(_ date: String) throws {
+          .enabled(if: TestUsers.canRun, TestUsers.skipReason),
+          arguments: [("999999999999999999", []), ("now", []), ("now", ["--coalesce"])] as [(String, [String])])
+    func membersOwnRecordHoldsNoOther(_ date: String, _ options: [String]) throws {
         guard TestUsers.require() else { return }
         let scratch = TemporaryDirectory()
         let queue = try sharedQueue(scratch)
         let note = scratch.file("note.txt")
         try Data("a note".utf8).write(to: URL(fileURLWithPath: note))
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: note)
-        let own = try TestUsers.run(as: TestUsers.secondProducer, "share-append", ["--dir", queue, "--attach", note, "hers"], in: scratch)
+        let own = try TestUsers.run(as: TestUsers.secondProducer, "share-append", ["--dir", queue, "--attach", note, "--key", "k", "hers"], in: scratch)
         #expect(own.status == 0, "\(own.stderr)")
         let name = "rejected-" + (date == "now" ? String(Int64(Date().timeIntervalSince1970 * 1000)) : date) + "-attachments"
         try asSecondProducer("cd '\(queue)' && mkdir \(name) && mv attachments/* \(name)/ && chmod 0700 \(name)", scratch)
@@ -569,7 +570,7 @@ struct SharedGroupTests {
             honest += appended.lines
         }
         for run in 0..<2 {
-            let drain = try TestUsers.run(as: TestUsers.host, "host-drain", ["--dir", queue], in: scratch)
+            let drain = try TestUsers.run(as: TestUsers.host, "host-drain", ["--dir", queue] + options, in: scratch)
             #expect(drain.status == 0, "\(drain.stderr)")
             #expect(try ids(in: drain.stdout) == (run == 0 ? honest : []), "\(drain.stderr)")
         }
