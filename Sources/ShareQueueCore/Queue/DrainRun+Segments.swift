@@ -172,7 +172,7 @@ extension DrainRun {
     }
 
     /// A record that waits for another user's folder or copy (see ``waitingReason(_:of:)``): moved to the
-    /// dead letters, marked as waiting, at the commit that passes it, so that the records after it are
+    /// dead letters that wait (`dead-letters.waiting`), at the commit that passes it, so that the records after it are
     /// delivered; a drain puts it back by itself once it may read what it needs (`QueueDrainer.putBackWaitingLetters`).
     private mutating func deadLetterWaiting(_ drained: DrainedRecord, _ reason: String) -> BatchItem {
         var letter = DeadLetters.Letter(record: drained, attempts: 0, error: reason)
