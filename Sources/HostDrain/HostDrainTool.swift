@@ -257,6 +257,7 @@ public enum HostDrainTool {
                 "lastDrainSeconds": status.lastDrainSeconds.map { .number(String($0)) } ?? .null,
                 "sealedSegments": .number(String(status.sealedSegments)),
                 "deadLetters": .number(String(status.deadLetters)),
+                "waitingLetters": .number(String(status.waitingLetters)),
                 "rejectedFiles": .number(String(status.rejectedFiles)),
                 "attachments": .object(["bytes": .number(String(status.attachmentBytes)), "count": .number(String(status.attachments))]),
             ]
@@ -268,7 +269,7 @@ public enum HostDrainTool {
                 pending: \(status.pending) record\(status.pending == 1 ? "" : "s"), \(status.pendingBytes) bytes
                 oldest: \(TerminalText.shown((status.oldest ?? "-")[...]))
                 quarantined: \(status.quarantined)
-                dead letters: \(status.deadLetters)
+                dead letters: \(status.deadLetters)\(status.waitingLetters == 0 ? "" : " (\(status.waitingLetters) waiting for another user's folder or copy)")
                 files moved aside: \(status.rejectedFiles)
                 attachments: \(status.attachments) files, \(status.attachmentBytes) bytes
 

@@ -43,6 +43,7 @@ struct QueueMetrics {
             ("sharequeue_quarantined_bytes", "Bytes of the quarantine file and of the segments kept whole beside it.",
              String(status.quarantinedBytes)),
             ("sharequeue_dead_letters", "Records refused too often, waiting in the dead-letter file.", String(status.deadLetters)),
+            ("sharequeue_waiting_letters", "Dead letters that wait for another user's folder or copy the drain may not read; a drain puts them back once it may.", String(status.waitingLetters)),
             ("sharequeue_rejected_files", "Files moved aside unread as rejected-*, found where the queue's own should be.", String(status.rejectedFiles)),
             ("sharequeue_attachment_files", "Files in the queue's attachments folder.", String(status.attachments)),
             ("sharequeue_attachment_bytes", "Bytes of the files in the queue's attachments folder.", String(status.attachmentBytes)),

@@ -331,6 +331,17 @@ case("attachment-problems", "Attachments that do not match their record (digest,
      queue({"pending.log": frame(A) + frame(record(62, kind="file", attachments=[wrong])) + frame(record(63, kind="file", attachments=[bigger]))
             + frame(record(64, kind="file", attachments=[missing])) + frame(record(65, kind="file", attachments=[unsafe])) + frame(D)},
            extra={"attachments/" + note_file: note}))
+aside_files = ["7A1C2E3F-0000-4000-8000-0000000000%02d.txt" % n for n in (11, 12, 13, 14)]
+aside = [dict(attached, file=name) for name in aside_files]
+case("attachment-in-folder-moved-aside", "Format.md 7.3: copies missing from attachments/ are looked for in the folders moved aside from it, newest first: "
+     "a copy found with its record's bytes is copied back and its record delivered, an older folder's copy is used when a newer one holds other bytes, "
+     "and one in a folder named more than 5 minutes ahead of the clock, or under another name, is missing: its record is set aside.",
+     queue({"pending.log": frame(A) + b"".join(frame(record(150 + n, kind="file", attachments=[aside[n]])) for n in range(4)) + frame(D)},
+           extra={"rejected-1700000000000-attachments/" + aside_files[0]: note,
+                  "rejected-1700000000000-attachments/" + aside_files[1]: note,
+                  "rejected-1700000000001-00000000000000aa-attachments/" + aside_files[1]: b"other bytes\n",
+                  "rejected-999999999999999999-attachments/" + aside_files[2]: note,
+                  "rejected-1700000000000-keys/" + aside_files[3]: note}))
 small = b"tiny\n"
 small_file = "7A1C2E3F-0000-4000-8000-000000000002.txt"
 within = dict(attached, file=small_file, size=len(small), sha256=hashlib.sha256(small).hexdigest())

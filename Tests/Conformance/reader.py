@@ -270,9 +270,9 @@ def check_record(members):
     return fields
 
 
-def mostly_holes(queue, entry):
+def mostly_holes(queue, entry, folder="attachments"):
     """§7.3: a regular file of `size` bytes more than half of which is holes of a sparse file."""
-    path = os.path.join(queue, "attachments", entry["file"])
+    path = os.path.join(queue, folder, entry["file"])
     try:
         st = os.lstat(path)
         size = int(entry["size"][1])
@@ -302,15 +302,76 @@ def mostly_holes(queue, entry):
 
 def attachment_ok(queue, entry):
     """§7.3: the copy is a regular file in attachments/ of `size` bytes, with that SHA-256 (other names prove nothing)."""
-    path = os.path.join(queue, "attachments", entry["file"])
+    return copy_holds(os.path.join(queue, "attachments", entry["file"]), entry, sparse_passes=True)
+
+
+def copy_holds(path, entry, sparse_passes):
+    """Whether `path` (not followed) is a regular file of the entry's `size` and `sha256`; with `sparse_passes`
+    false, not one more than half holes either. Raises PermissionError where the drain may not read it."""
     try:
         st = os.lstat(path)
-    except OSError:
+    except (FileNotFoundError, NotADirectoryError):
         return False
     if not stat.S_ISREG(st.st_mode) or st.st_size != int(entry["size"][1]):
         return False
+    if not sparse_passes and mostly_holes(os.path.dirname(os.path.dirname(path)), entry, folder=os.path.basename(os.path.dirname(path))):
+        return False
     with open(path, "rb") as f:
         return hashlib.sha256(f.read()).hexdigest() == entry["sha256"]
+
+
+# §7.3, *Copies in a folder moved aside*.
+MOVED_ASIDE = re.compile(rb"rejected-([0-9]{1,18})(?:-[0-9a-f]{16})?-attachments")
+ALLOWED_LEAD_MS = 300_000  # §12.2's 5 minutes, for the names of folders moved aside too
+MOVED_ASIDE_SEARCHED = 8  # of each owner
+
+
+def moved_aside_folders(queue, now_ms):
+    """The folders moved aside from attachments/ a drain looks in, newest first: directories named
+    rejected-<ms>[-<tag>]-attachments, <ms> at most 5 minutes past the clock, the newest 8 of each owner."""
+    found = []
+    for name in os.listdir(os.fsencode(queue)):
+        m = MOVED_ASIDE.fullmatch(name)
+        if m is None or int(m.group(1)) > now_ms + ALLOWED_LEAD_MS:
+            continue
+        try:
+            st = os.lstat(os.path.join(os.fsencode(queue), name))
+        except FileNotFoundError:
+            continue
+        if stat.S_ISDIR(st.st_mode):
+            found.append((int(m.group(1)), name, st.st_uid))
+    found.sort(key=lambda f: (-f[0], f[1]))  # newest first; of equal times, by the names' bytes (§1.2)
+    taken, folders = {}, []
+    for _, name, owner in found:
+        taken[owner] = taken.get(owner, 0) + 1
+        if taken[owner] <= MOVED_ASIDE_SEARCHED:
+            folders.append(os.fsdecode(name))
+    return folders
+
+
+def copy_state(queue, entry, folders):
+    """§7.3: "ok" if the copy is in attachments/ as promised, or one of the folders moved aside holds it
+    (a drain copies it back); "waits" if it is missing and a folder the drain may not read may hold it,
+    or it is another user's copy the drain may not read (a dead letter that waits, §13); "bad" otherwise."""
+    path = os.path.join(queue, "attachments", entry["file"])
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        st = None
+    except NotADirectoryError:
+        return "bad"
+    if st is not None:
+        if stat.S_ISREG(st.st_mode) and st.st_uid != os.geteuid() and not os.access(path, os.R_OK):
+            return "waits"
+        return "ok" if attachment_ok(queue, entry) else "bad"
+    barred = False
+    for folder in folders:
+        try:
+            if copy_holds(os.path.join(queue, folder, entry["file"]), entry, sparse_passes=False):
+                return "ok"
+        except PermissionError:
+            barred = True
+    return "waits" if barred else "bad"
 
 
 # §7.5 and §8.1: writing JSON again.
@@ -618,6 +679,7 @@ def drain(queue, coalesce=False, max_attachment=MAX_ATTACHMENT, batch_size=BATCH
 
     # Every segment's events, with each record judged (§7) and its attachments checked (§7.3).
     items = []  # (segment name, kind, offset, end, payload or bytes, extra); kind "damage" is found by reading (§6)
+    folders = None  # the folders moved aside looked in, listed when a copy is first missing
     for n, path in segments:
         with open(path, "rb") as f:
             data = f.read()
@@ -639,7 +701,16 @@ def drain(queue, coalesce=False, max_attachment=MAX_ATTACHMENT, batch_size=BATCH
                         or any(safe_file_name(last(e)["file"]) and mostly_holes(queue, last(e)) for e in fields["attachments"]):
                     items.append((sealed_name(n), "dead letter", at, end, payload, None))
                     continue
-                if not all(attachment_ok(queue, last(e)) for e in fields["attachments"]):
+                # §7.3: a copy missing from attachments/ comes back from a folder moved aside that holds it; one
+                # that another user keeps from the drain makes the record a dead letter that waits (§13).
+                if folders is None:
+                    folders = moved_aside_folders(queue, int(time.time() * 1000))
+                states = [copy_state(queue, last(e), folders) if safe_file_name(last(e)["file"]) else "bad"
+                          for e in fields["attachments"]]
+                if "waits" in states:
+                    items.append((sealed_name(n), "dead letter", at, end, payload, None))
+                    continue
+                if states.count("ok") != len(states):
                     fields = None
             if fields is None:
                 items.append((sealed_name(n), "set aside", at, end, data[at:end], False))

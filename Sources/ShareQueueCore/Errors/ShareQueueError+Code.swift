@@ -52,10 +52,11 @@ extension ShareQueueError {
         /// The system ran short of something that comes back by itself: descriptors, memory, inotify
         /// instances, or a call that signals kept interrupting. Try again later.
         public static let resourceShortage = Code(.resourceShortage)
-        /// A drain kept a record queued, neither delivered nor set aside, because something it needs
-        /// is out of this drain's reach for now: a copy of its attachment in a folder moved aside that
-        /// this user may not read, or an attachments folder that changed into one it may not read
-        /// while it ran. Nothing was lost; once that is repaired, the next drain delivers it.
+        /// Something a record needs is out of this drain's reach for now: a copy of its attachment in a
+        /// folder moved aside that this user may not read, or an attachments folder that changed into one
+        /// it may not read while it ran. A drain no longer ends with it: such a record waits among the dead
+        /// letters (``QueueStatus/waitingLetters``) while the records after it are delivered, and a drain
+        /// puts it back by itself once it may read what it needs.
         public static let recordHeld = Code(.recordHeld)
 
         /// Once busy, full, a failed sink and a shortage alike; match the one you mean.

@@ -6,18 +6,44 @@ import ShareQueueSystem
 /// the acknowledged records whose copies it held are no damage, so a copy missing from the folder
 /// is looked for in the folders moved aside, and copied back when found with its record's bytes.
 extension AttachmentStore {
-    /// How many folders moved aside from `attachments` a drain looks in for a missing copy, newest first.
+    /// How many folders moved aside from `attachments` a drain looks in for a missing copy, of each
+    /// owner, newest first.
     static let movedAsideFoldersSearched = 8
 
-    /// The folders among `names` (the queue directory's) that were moved aside from `attachments`,
-    /// newest first by the time in their names (of equal times, in the order of their names' bytes),
-    /// at most ``movedAsideFoldersSearched`` of them.
-    static func movedAsideFolders(among names: [String]) -> [String] {
-        let found = names.compactMap { name in
-            QueueLayout.movedAsideMilliseconds(name, from: QueueLayout.attachments).map { (name: name, time: $0) }
+    /// The folders among `entries` (the queue directory's directories, each with its owner) that were
+    /// moved aside from `attachments`, newest first by the time in their names (of equal times, in the
+    /// order of their names' bytes): of each owner at most ``movedAsideFoldersSearched``, and none whose
+    /// name is dated more than ``DateInstant/allowedLeadSeconds`` after `now` (milliseconds since 1970).
+    ///
+    /// A drain names a folder it moves aside by its own clock, so a name dated ahead of it is one a
+    /// member made, to stay first for good. The bound is per owner because a member can make folders
+    /// only of her own: however many she plants, she pushes out only her own folders, never another
+    /// user's, whose copies she could not have removed (one she can remove, she could anyway).
+    static func movedAsideFolders(among entries: [(name: String, owner: UInt32)], now: Int64) -> [String] {
+        let latest = now + DateInstant.allowedLeadSeconds * 1000
+        let found = entries.compactMap { entry in
+            QueueLayout.movedAsideMilliseconds(entry.name, from: QueueLayout.attachments).flatMap { $0 <= latest ? (entry, time: $0) : nil }
         }
-        let newestFirst = found.sorted { $0.time != $1.time ? $0.time > $1.time : Array($0.name.utf8).lexicographicallyPrecedes(Array($1.name.utf8)) }
-        return newestFirst.prefix(movedAsideFoldersSearched).map(\.name)
+        let newestFirst = found.sorted { $0.time != $1.time ? $0.time > $1.time : Array($0.0.name.utf8).lexicographicallyPrecedes(Array($1.0.name.utf8)) }
+        var taken: [UInt32: Int] = [:]
+        return newestFirst.filter { folder in
+            taken[folder.0.owner, default: 0] += 1
+            return taken[folder.0.owner]! <= movedAsideFoldersSearched
+        }.map(\.0.name)
+    }
+
+    /// The folders moved aside from `attachments` that a drain looks in, as ``movedAsideFolders(among:now:)``
+    /// chooses them from the queue directory as it is now; what is no directory there is none of them.
+    func movedAsideFolders() throws(ShareQueueError) -> [String] {
+        var entries: [(name: String, owner: UInt32)] = []
+        for name in try directory.names() where QueueLayout.movedAsideMilliseconds(name, from: QueueLayout.attachments) != nil {
+            let status: FileStatus?
+            do { status = try directory.folder.status(of: name) } catch {
+                throw ReadFailure.error("cannot look at a folder moved aside", path: directory.path(of: name), error)
+            }
+            if let status, status.isDirectory { entries.append((name, status.owner)) }
+        }
+        return Self.movedAsideFolders(among: entries, now: Host.millisecondsSince1970())
     }
 
     /// A copy brought back into `attachments`: its name, and the folder moved aside it was copied from.
@@ -29,6 +55,25 @@ extension AttachmentStore {
     /// What a drain reports for a copy it brought back.
     static func restoredEvent(_ copy: RestoredCopy, of id: String, in directory: QueueDirectory) -> QueueEvent {
         .attachmentRestored(file: copy.file, recordID: id, folder: directory.path(of: QueueLayout.attachments), source: directory.path(of: copy.source))
+    }
+
+    /// Why a record must wait for another user before a drain can check its copies, or nil if it need not:
+    /// a missing copy may be in a folder moved aside that the drain may not read, or a copy in `attachments`
+    /// is another user's that the drain may not read (``othersUnreadable(_:)``). Such a record is no damage,
+    /// and must not hold the records after it: it waits among the dead letters, and a drain puts it back by
+    /// itself once it may read what it needs (Format §13). Missing copies are brought back first, as
+    /// ``restoreMissing(_:of:options:checked:)`` does, each handed to `restored`.
+    /// - Throws: a failure that proves nothing, as ``ReadFailure`` says.
+    func waitingReason(_ files: [Attachment], of id: String, options: DrainOptions, checked: CheckedFiles,
+                       restored: (RestoredCopy) -> Void) throws(ShareQueueError) -> String? {
+        do {
+            for copy in try restoreMissing(files, of: id, options: options, checked: checked) { restored(copy) }
+        } catch where error.code == .recordHeld {
+            return error.message
+        }
+        // A record the drain does not read for its size is a plain dead letter: no one else bars it.
+        guard unread(files, options: options) == nil else { return nil }
+        return othersUnreadable(files)
     }
 
     /// Brings back each copy that `files` names and `attachments` lacks, from the newest of the folders
@@ -45,8 +90,8 @@ extension AttachmentStore {
     /// - Returns: The copies brought back.
     /// - Throws: `.recordHeld` when a missing copy is in none of the folders this drain may read and one
     ///   it may not read (another user's) may hold it, or the `attachments` folder itself changed into one
-    ///   it may not read: the record is no damage, and stays queued until that is repaired. Otherwise a
-    ///   failure that proves nothing, as ``ReadFailure`` says.
+    ///   it may not read: the record is no damage, and waits among the dead letters until that is repaired
+    ///   (see `QueueDrainer.putBackWaitingLetters`). Otherwise a failure that proves nothing, as ``ReadFailure`` says.
     func restoreMissing(_ files: [Attachment], of id: String, options: DrainOptions, checked: CheckedFiles) throws(ShareQueueError) -> [RestoredCopy] {
         guard !files.isEmpty, files.count <= Attachment.maximumPerRecord, Attachment.totalBytes(files) <= options.maxAttachmentBytes else { return [] }
         var missing: [Attachment] = []
@@ -60,13 +105,14 @@ extension AttachmentStore {
             // Not a directory there: its check says so, and the next drain moves it aside.
             if error.isUnexpectedFileType { return [] }
             if error.isAccessDenied {
-                throw ShareQueueError(.recordHeld, "record \(DeadLetters.quoted(id)) stays queued: the attachments folder changed since this drain began into one it may not read; the next drain moves it aside",
+                throw ShareQueueError(.recordHeld, "the attachments folder changed, since this drain began, into one it may not read; "
+                                      + "a later drain moves it aside, and puts the record back once it may read its copies",
                                       path: folder, underlying: error)
             }
             throw ReadFailure.error("cannot look for an attachment", path: folder, error)
         }
         guard !missing.isEmpty else { return [] }
-        let folders = Self.movedAsideFolders(among: try directory.names())
+        let folders = try movedAsideFolders()
         var restored: [RestoredCopy] = []
         for attachment in missing {
             if let source = try restore(attachment, of: id, from: folders, options: options, checked: checked) {
@@ -100,9 +146,9 @@ extension AttachmentStore {
         }
         guard let barred else { return nil }
         let owner = (try? directory.folder.status(of: barred.name))?.map { " (user \($0.owner))" } ?? ""
-        throw ShareQueueError(.recordHeld, "record \(DeadLetters.quoted(id)) stays queued: its attachment \(attachment.file) is not in the attachments folder, and this drain "
-                              + "may not read the folder a drain moved it aside to, which may hold it; its owner\(owner) or root should let this user read it "
-                              + "(chmod 2770, or g+rx), and the next drain brings the copy back",
+        throw ShareQueueError(.recordHeld, "its attachment \(attachment.file) is not in the attachments folder, and the drain may not read "
+                              + "\(directory.path(of: barred.name)), a folder a drain moved aside, which may hold it; once its owner\(owner) or root "
+                              + "lets the drain read it (chmod 2770, or g+rx), a drain brings the copy back and puts the record back",
                               path: directory.path(of: barred.name), underlying: barred.error)
     }
 

@@ -115,7 +115,7 @@ public struct AttachmentStore: Sendable {
     /// `options.maxAttachmentBytes`, each entry counted, or one is
     /// mostly holes (unless `options.readsSparseAttachments`). Either costs a producer little
     /// and a drain a read of every byte: one file named many times, sparse files as large as a disk.
-    /// Nor does it when another user's copy bars it (see `othersUnreadable`).
+    /// Another user's copy that bars it is not among these: see ``othersUnreadable(_:)``.
     func unread(_ files: [Attachment], options: DrainOptions) -> String? {
         let total = Attachment.totalBytes(files), limit = options.maxAttachmentBytes
         if files.count > Attachment.maximumPerRecord {
@@ -127,14 +127,15 @@ public struct AttachmentStore: Sendable {
         if !options.readsSparseAttachments, let sparse = files.first(where: isMostlyHoles) {
             return "attachment \(sparse.file) is mostly holes of a sparse file, which no producer here writes (--sparse-attachments reads it)"
         }
-        return othersUnreadable(files)
+        return nil
     }
 
     /// Why a record's copies cannot be read by this drain, where another user owns a copy and
     /// may not let it: in a queue shared with a group, any member
-    /// can do so, and the record would stop every drain at it. Put back once its owner lets the
-    /// drain read it. Nil otherwise: a copy's own check says what else it is.
-    private func othersUnreadable(_ files: [Attachment]) -> String? {
+    /// can do so, and the record would stop every drain at it. The record waits among the dead
+    /// letters, and a drain puts it back once its owner lets the drain read it (see
+    /// `QueueDrainer.putBackWaitingLetters`). Nil otherwise: a copy's own check says what else it is.
+    func othersUnreadable(_ files: [Attachment]) -> String? {
         guard !files.isEmpty else { return nil }
         // A folder this drain may not read bars no record for good: the check keeps the record queued,
         // and the next drain moves the folder aside and brings its copies back (see `restoreMissing`).

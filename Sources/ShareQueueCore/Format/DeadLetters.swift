@@ -35,10 +35,15 @@ struct DeadLetters {
         let record: DrainedRecord
         let attempts: Int
         let error: String
+        /// Whether the record waits for another user's folder or copy that the drain may not read: its
+        /// letter goes to `dead-letters.waiting`, which a drain looks through each run and puts back by itself.
+        var waiting = false
     }
 
     /// Appends dead letters in a single write and makes them durable.
-    func add(_ letters: [Letter]) throws(ShareQueueError) {
+    /// - Parameter name: The file: the dead letters, or those that wait (`dead-letters.waiting`).
+    func add(_ letters: [Letter], to name: String = QueueLayout.deadLetters) throws(ShareQueueError) {
+        let path = directory.path(of: name)
         guard !letters.isEmpty else { return }
         let date = Timestamp.now()
         var lines: [UInt8] = []
@@ -50,14 +55,14 @@ struct DeadLetters {
             lines += Array(",\"record\":".utf8) + Self.onOneLine(letter.record.storedJSON) + Array("}\n".utf8)
         }
         do {
-            try append(lines)
+            try append(lines, to: name)
         } catch where error.isFileTooLarge {
             // As large as a file may be (anyone who may write it can make it so): the letters in it
             // are moved aside whole, where a person can look at them and rename them back, and a new file begins.
             do {
-                let target = try directory.moveAside(QueueLayout.deadLetters)
+                let target = try directory.moveAside(name)
                 onEvent(.deadLettersMovedAside(path: path, movedTo: target, cause: "\(error)"))
-                try append(lines)
+                try append(lines, to: name)
             } catch {
                 throw ReadFailure.error("cannot set a refused record aside", path: path, error)
             }
@@ -67,10 +72,10 @@ struct DeadLetters {
     }
 
     /// Appends whole lines to the dead-letter file, making it if needed, and makes them durable.
-    private func append(_ lines: [UInt8]) throws(SystemError) {
+    private func append(_ lines: [UInt8], to name: String) throws(SystemError) {
         var lines = lines
-        let existed = try directory.folder.status(of: QueueLayout.deadLetters) != nil
-        let file = try directory.folder.openOwnFile(QueueLayout.deadLetters, .appendCreate)
+        let existed = try directory.folder.status(of: name) != nil
+        let file = try directory.folder.openOwnFile(name, .appendCreate)
         try file.closeAfter { () throws(SystemError) in
             // A write cut short (a full disk, a power cut) may have left a last line
             // without its line break: these letters must not run on from it.
@@ -92,12 +97,16 @@ struct DeadLetters {
 
     /// How many dead letters wait, in both files; damaged lines are not counted.
     /// - Parameter setAside: the files among them that a drain sets aside, which are not read.
-    func count(except setAside: Set<String> = []) throws(ShareQueueError) -> Int {
-        var letters = 0
-        for file in [QueueLayout.deadLetters, QueueLayout.deadLettersRequeue] where !setAside.contains(file) {
-            try forEachRecord(in: file) { _ in letters += 1 }
+    /// - Returns: the letters, and how many of them wait for another user's folder or copy.
+    func count(except setAside: Set<String> = []) throws(ShareQueueError) -> (letters: Int, waiting: Int) {
+        var letters = 0, waiting = 0
+        for file in [QueueLayout.deadLetters, QueueLayout.deadLettersRequeue, QueueLayout.deadLettersWaiting] where !setAside.contains(file) {
+            try forEachRecord(in: file) { _ in
+                letters += 1
+                if file == QueueLayout.deadLettersWaiting { waiting += 1 }
+            }
         }
-        return letters
+        return (letters, waiting)
     }
 
     /// Visits the stored JSON of every dead letter in the file `name` (the
@@ -159,8 +168,10 @@ struct DeadLetters {
     ///   the drain stops rather than write letters it could not check.
     func storedRecordDigests(options: DrainOptions = DrainOptions()) throws(ShareQueueError) -> Set<StoredDigest> {
         var digests: Set<StoredDigest> = []
-        let size = try directory.status(of: QueueLayout.deadLetters)?.size ?? 0
-        try forEachRecord(in: QueueLayout.deadLetters, from: max(0, size - Self.recentLettersSize(of: options))) { record in digests.insert(StoredDigest(record)) }
+        for name in [QueueLayout.deadLetters, QueueLayout.deadLettersWaiting] {
+            let size = try directory.status(of: name)?.size ?? 0
+            try forEachRecord(in: name, from: max(0, size - Self.recentLettersSize(of: options))) { record in digests.insert(StoredDigest(record)) }
+        }
         return digests
     }
 

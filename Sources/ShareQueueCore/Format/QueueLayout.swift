@@ -12,6 +12,8 @@
 ///     quarantine-<segment>   a whole segment kept because its damage could not be copied out
 ///     dead-letters.log       records a sink refused too often, one JSON object a line
 ///     dead-letters.requeue   dead letters being put back at the end of the queue
+///     dead-letters.waiting   records that wait for another user's folder or copy the drain may not
+///                            read, as dead letters; a drain puts each back once it may
 ///     attempts               refusal counts of records still queued (written as attempts.tmp-<pid>)
 ///     attachments/           attachment files; `.tmp-<file>` while one is copied in
 ///     keys/<sha256 of key>   the id and content digest of the last record published with the key;
@@ -36,13 +38,14 @@ package enum QueueLayout {
     package static let quarantine = "quarantine.log"
     package static let deadLetters = "dead-letters.log"
     package static let deadLettersRequeue = "dead-letters.requeue"
+    package static let deadLettersWaiting = "dead-letters.waiting"
     package static let attempts = "attempts"
     package static let attachments = "attachments"
     package static let keys = "keys"
 
     /// The files a drain writes in place and checks before it starts: what stands at one of these
     /// names and is no file of the queue's own (`QueueDirectory.foreignFile`) is set aside unread.
-    package static let drainsOwnFiles = [checkpoint, quarantine, deadLetters, deadLettersRequeue, attempts]
+    package static let drainsOwnFiles = [checkpoint, quarantine, deadLetters, deadLettersRequeue, deadLettersWaiting, attempts]
 
     /// The folders a drain checks before it starts: what stands there and is no directory is set aside unfollowed.
     package static let folders = [attachments, keys]

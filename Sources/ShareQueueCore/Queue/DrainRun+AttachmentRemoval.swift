@@ -39,7 +39,7 @@ extension DrainRun {
         }
         var deadLetters: Set<ByteKey> = []
         let letters = DeadLetters(directory: directory, onEvent: drainer.onEvent)
-        for file in [QueueLayout.deadLetters, QueueLayout.deadLettersRequeue] {
+        for file in [QueueLayout.deadLetters, QueueLayout.deadLettersRequeue, QueueLayout.deadLettersWaiting] {
             let unreadable = try letters.forEachRecord(in: file) { payload in
                 (try? Record(jsonBytes: payload))?.attachments?.forEach { deadLetters.insert(ByteKey($0.file)) }
             }

@@ -21,10 +21,11 @@ extension DrainRun {
                 guard let record = try? Record(jsonBytes: drained.storedJSON) else { return }
                 let list = record.attachments ?? []
                 // Its copies brought back first, as delivery would: a record is not passed over for a folder moved aside.
-                for copy in try store.restoreMissing(list, of: record.id, options: options, checked: checked) {
+                // One that waits for another user's folder or copy goes to the dead letters, as one not read does.
+                let waits = try store.waitingReason(list, of: record.id, options: options, checked: checked) { copy in
                     onEvent(AttachmentStore.restoredEvent(copy, of: record.id, in: directory))
                 }
-                guard store.unread(list, options: options) == nil,
+                guard waits == nil, store.unread(list, options: options) == nil,
                       try list.allSatisfy({ attachment throws(ShareQueueError) in try store.problem(with: attachment, checked: checked) == nil }) else { return }
                 files = list.map(\.file)
             }

@@ -63,7 +63,8 @@ extension DrainRun {
             let digest = DeadLetters.StoredDigest(letter.record.storedJSON)
             if !knownDeadLetters!.contains(digest) && digests.insert(digest).inserted { new.append(letter) }
         }
-        try file.add(new)
+        try file.add(new.filter { !$0.waiting })
+        try file.add(new.filter(\.waiting), to: QueueLayout.deadLettersWaiting)
         knownDeadLetters!.formUnion(digests)
         lettersAtCommit.removeAll { $0.letter.record.end <= position }
         for (_, event) in due { drainer.onEvent(event) }

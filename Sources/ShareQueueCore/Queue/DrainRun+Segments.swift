@@ -122,7 +122,9 @@ extension DrainRun {
             do { record = try Record(jsonBytes: payload.array) } catch { return damaged(error.message) }
         }
         if var list = record.attachments {
-            try restoreMissingCopies(list, of: record.id)
+            if let reason = try waitingReason(list, of: record.id) {
+                return deadLetterWaiting(DrainedRecord(record: record, storedJSON: payload, end: end), reason)
+            }
             if let reason = attachments.unread(list, options: options) {
                 return try deadLetterUnread(DrainedRecord(record: record, stored: payload, end: end), reason)
             }
@@ -152,7 +154,7 @@ extension DrainRun {
     /// checks, set aside as damage if not (§7.3), as it would be without coalescing.
     private mutating func supersede(_ drained: DrainedRecord, _ damaged: (String) -> BatchItem) throws -> BatchItem {
         let files = drained.hasAttachments ? drained.record.attachments ?? [] : []
-        try restoreMissingCopies(files, of: drained.id)
+        if let reason = try waitingReason(files, of: drained.id) { return deadLetterWaiting(drained, reason) }
         if let reason = attachments.unread(files, options: options) { return try deadLetterUnread(drained, reason) }
         for attachment in files {
             if let problem = try attachments.problem(with: attachment, checked: checkedFiles) { return damaged(problem) }
@@ -161,11 +163,23 @@ extension DrainRun {
     }
 
     /// Brings back the copies `files` names that `attachments` lacks from the folders a drain moved
-    /// aside (see ``AttachmentStore/restoreMissing(_:of:options:checked:)``), saying so for each.
-    func restoreMissingCopies(_ files: [Attachment], of id: String) throws(ShareQueueError) {
-        for copy in try attachments.restoreMissing(files, of: id, options: options, checked: checkedFiles) {
-            drainer.onEvent(AttachmentStore.restoredEvent(copy, of: id, in: directory))
+    /// aside, saying so for each, and says why the record must wait for another user, if it must
+    /// (see ``AttachmentStore/waitingReason(_:of:options:checked:restored:)``).
+    func waitingReason(_ files: [Attachment], of id: String) throws(ShareQueueError) -> String? {
+        let onEvent = drainer.onEvent, directory = directory
+        return try attachments.waitingReason(files, of: id, options: options, checked: checkedFiles) { copy in
+            onEvent(AttachmentStore.restoredEvent(copy, of: id, in: directory))
         }
+    }
+
+    /// A record that waits for another user's folder or copy (see ``waitingReason(_:of:)``): moved to the
+    /// dead letters that wait (`dead-letters.waiting`), at the commit that passes it, so that the records after it are
+    /// delivered; a drain puts it back by itself once it may read what it needs (`QueueDrainer.putBackWaitingLetters`).
+    private mutating func deadLetterWaiting(_ drained: DrainedRecord, _ reason: String) -> BatchItem {
+        var letter = DeadLetters.Letter(record: drained, attempts: 0, error: reason)
+        letter.waiting = true
+        deadLetter(letter, event: .recordDeadLettered(id: drained.id, cause: .waitsForAnotherUser, reason: reason))
+        return .deadLettered(drained)
     }
 
     /// A record whose attachments a drain does not read (see ``AttachmentStore/unread(_:options:)``): moved to the dead

@@ -88,6 +88,11 @@ public final class QueueDrainer: @unchecked Sendable {
                 onEvent(.requeueNotFinished(cause: "\(error)"))
             }
         }
+        // Letters that waited for another user's folder or copy come back once this drain may read it. What is
+        // queued comes first: a failure to put them back is said, and a later drain looks again.
+        do { _ = try putBackWaitingLetters() } catch {
+            onEvent(.waitingLettersNotPutBack(cause: "\(error)"))
+        }
         var run = DrainRun(drainer: self, checkpoint: try Checkpoint(directory: directory, onEvent: onEvent), buildRecords: sink.needsRecords)
         // The sink's own errors are marked, so that they are not mistaken for the queue's.
         var marked = SinkErrorMarking(sink)

@@ -60,6 +60,11 @@ public enum QueueEvent: Sendable, Equatable, CustomStringConvertible {
     /// A record's attachment was missing from the attachments folder at `folder`, and its copy
     /// was brought back from `source`, a folder a drain had moved aside.
     case attachmentRestored(file: String, recordID: String, folder: String, source: String)
+    /// A folder a drain moved aside from the attachments folder may not be read by this user:
+    /// a record whose copy it holds waits among the dead letters until its owner or root lets
+    /// the drain read it.
+    /// - Parameter owner: The folder's owner's user id, where it could be seen.
+    case movedAsideFolderUnreadable(path: String, owner: UInt32?)
 
     // MARK: Refusals and dead letters
 
@@ -86,6 +91,13 @@ public enum QueueEvent: Sendable, Equatable, CustomStringConvertible {
     case deadLettersMovedAside(path: String, movedTo: String, cause: String)
     /// A requeue of dead letters that was cut short was finished, putting back `recordsPutBack` more records.
     case requeueFinished(recordsPutBack: Int)
+    /// The record `id`, a dead letter that waited for another user's folder or copy, may now be
+    /// read: it was put back at the end of the queue.
+    case waitingRecordPutBack(id: String)
+    /// The dead letters that wait for another user's folder or copy could not be looked at again:
+    /// the drain delivers what is queued, and a later drain looks again.
+    /// - Parameter cause: The error, in words.
+    case waitingLettersNotPutBack(cause: String)
     /// A requeue of dead letters that was cut short could not be finished: the drain delivers
     /// what is queued, and a later run resumes the requeue.
     /// - Parameter cause: The error that stopped it, in words.
@@ -131,6 +143,9 @@ public enum QueueEvent: Sendable, Equatable, CustomStringConvertible {
         /// It was not read: its attachments are too many, too large or mostly holes for the drain's
         /// limits, or another user's copy bars it.
         case unread
+        /// Its copy is in a folder, or is a file, that another user keeps this user from reading.
+        /// It comes back by itself once a drain may read it.
+        case waitsForAnotherUser
     }
 
     /// The event in words, on one line, as `host-drain` prints it after `host-drain: warning: `.
@@ -159,6 +174,9 @@ public enum QueueEvent: Sendable, Equatable, CustomStringConvertible {
         case .attachmentRestored(let file, let id, let folder, let source):
             "attachment \(file) of record \(DeadLetters.quoted(id)) was not in \(folder); "
                 + "brought back the copy in \(source), the folder a drain moved it aside to"
+        case .movedAsideFolderUnreadable(let path, let owner):
+            "\(path), a folder a drain moved aside from the attachments folder\(owner.map { " (user \($0)'s)" } ?? ""), may not be read by this user: "
+                + "a record whose copy it holds waits among the dead letters until its owner or root lets the drain read it (chmod 2770, or g+rx)"
         case .recordRefused(let id, let attempt, let maxAttempts, let reason):
             "record \(DeadLetters.quoted(id)) was refused (attempt \(attempt) of \(maxAttempts)); it stays queued: \(reason)"
         case .recordDeadLettered(let id, .refusedForGood, let reason):
@@ -167,6 +185,8 @@ public enum QueueEvent: Sendable, Equatable, CustomStringConvertible {
             "record \(DeadLetters.quoted(id)) was refused \(attempts) times; moved it to the dead letters: \(reason)"
         case .recordDeadLettered(let id, .unread, let reason):
             "record \(DeadLetters.quoted(id)) moved to the dead letters unread: \(reason)"
+        case .recordDeadLettered(let id, .waitsForAnotherUser, let reason):
+            "record \(DeadLetters.quoted(id)) waits among the dead letters: \(reason)"
         case .damagedDeadLetterSkipped(let path, let offset, let length, let isTooLong):
             isTooLong
                 ? "skipped a damaged line of \(length) bytes at offset \(offset) of \(path) (a dead letter is at most \(DeadLetters.maximumLetterLength) bytes)"
@@ -175,6 +195,10 @@ public enum QueueEvent: Sendable, Equatable, CustomStringConvertible {
             "\(path) is as large as a file may be here (\(cause)); moved it aside to \(target), out of --requeue-dead's reach until it is renamed back"
         case .requeueFinished(let count):
             "finished a requeue of dead letters that was cut short: put \(count) more back"
+        case .waitingRecordPutBack(let id):
+            "record \(DeadLetters.quoted(id)) no longer waits for another user's folder or copy; put it back at the end of the queue"
+        case .waitingLettersNotPutBack(let cause):
+            "cannot put back the dead letters that wait for another user's folder or copy (\(cause)); delivering what is queued; a later drain looks again"
         case .requeueNotFinished(let cause):
             "cannot finish a requeue of dead letters that was cut short (\(cause)); delivering what is queued, "
                 + "letters it had put back among it; the requeue resumes on a later run with those it had not"

@@ -17,8 +17,11 @@ public struct QueueStatus: Sendable, Equatable {
     public var quarantinedBytes: Int64 = 0
     /// Sealed segments waiting, left by a drain that stopped early or failed.
     public var sealedSegments = 0
-    /// Records refused too often, waiting in the dead-letter file.
+    /// Records refused too often, waiting in the dead-letter file, and those of ``waitingLetters``.
     public var deadLetters = 0
+    /// Of the dead letters, those that wait for another user's folder or copy that a drain may not
+    /// read (a folder moved aside from `attachments`, say): a drain puts them back by itself once it may.
+    public var waitingLetters = 0
     /// Files moved aside unread as `rejected-…`: found where the queue's own should
     /// be (the dead letters, say, with a second name), kept for a person to look at.
     public var rejectedFiles = 0
@@ -110,13 +113,17 @@ public struct QueueInspector: Sendable {
         status.quarantined = try quarantine.count(readingFile: readsQuarantine)
         status.quarantinedBytes = try quarantine.bytes(readingFile: readsQuarantine)
         status.lastDrainSeconds = try Checkpoint.lastWrittenSeconds(directory: directory)
-        status.deadLetters = try DeadLetters(directory: directory, onEvent: onEvent).count(except: setAside)
+        (status.deadLetters, status.waitingLetters) = try DeadLetters(directory: directory, onEvent: onEvent).count(except: setAside)
         status.rejectedFiles = try directory.names().count(where: QueueLayout.isRejected)
         do {
             (status.attachments, status.attachmentBytes) = try AttachmentStore(directory: directory).usage()
         } catch where error.systemError?.isAccessDenied == true {
             // Another member of a shared queue can close the folder to this user: the rest is still worth showing.
             onEvent(.attachmentsNotCounted(path: directory.path(of: QueueLayout.attachments)))
+        }
+        for name in (try? AttachmentStore(directory: directory).movedAsideFolders()) ?? [] {
+            guard !directory.folder.mayReadAndSearch(name) else { continue }
+            onEvent(.movedAsideFolderUnreadable(path: directory.path(of: name), owner: (try? directory.folder.status(of: name))?.owner))
         }
         return status
     }

@@ -20,7 +20,7 @@ struct AttachmentTests {
         #expect(records.count == 2 && (records.last?["attachments"] as? [[String: Any]])?.count == 1, "\(drain.output)")
     }
 
-    @Test("The folders a copy is looked for in: those moved aside from attachments, newest first by their time, at most 8")
+    @Test("The folders a copy is looked for in: those moved aside from attachments, newest first by their time, at most 8 of each owner, none dated ahead of the clock")
     func movedAsideFolders() {
         #expect(QueueLayout.movedAsideMilliseconds("rejected-1700000000000-attachments", from: "attachments") == 1_700_000_000_000)
         #expect(QueueLayout.movedAsideMilliseconds("rejected-17-00112233445566ff-attachments", from: "attachments") == 17)
@@ -29,8 +29,19 @@ struct AttachmentTests {
             #expect(QueueLayout.movedAsideMilliseconds(name, from: "attachments") == nil, "\(name)")
         }
         let names = (1...10).map { "rejected-\($0)-attachments" } + ["rejected-10-00000000000000aa-attachments", "rejected-99-keys", "pending.log"]
-        #expect(AttachmentStore.movedAsideFolders(among: names.shuffled())
+        #expect(AttachmentStore.movedAsideFolders(among: names.shuffled().map { ($0, 1000) }, now: 1_000)
                 == ["rejected-10-00000000000000aa-attachments", "rejected-10-attachments"] + (4...9).reversed().map { "rejected-\($0)-attachments" })
+        // A member's newer folders push out only her own: another owner's stay in reach.
+        let planted = (11...30).map { ("rejected-\($0)-attachments", UInt32(1001)) }
+        let honest = [("rejected-2-attachments", UInt32(1000)), ("rejected-1-attachments", UInt32(1002))]
+        #expect(AttachmentStore.movedAsideFolders(among: (planted + honest).shuffled(), now: 1_000)
+                == (23...30).reversed().map { "rejected-\($0)-attachments" } + ["rejected-2-attachments", "rejected-1-attachments"])
+        // A name dated more than 5 minutes after the clock is no drain's: it is not looked in.
+        let now: Int64 = 1_700_000_000_000
+        let dated = [("rejected-999999999999999999-attachments", UInt32(1001)), ("rejected-\(now + 300_001)-attachments", UInt32(1001)),
+                     ("rejected-\(now + 300_000)-attachments", UInt32(1001)), ("rejected-\(now - 5)-attachments", UInt32(1000))]
+        #expect(AttachmentStore.movedAsideFolders(among: dated.shuffled(), now: now)
+                == ["rejected-\(now + 300_000)-attachments", "rejected-\(now - 5)-attachments"])
     }
 
     @Test("A copy missing from attachments is brought back from the newest folder moved aside that holds its bytes; one held by none is damage")

@@ -35,6 +35,12 @@ struct QueueEventTests {
          "/q/attachments may not be listed by this user; its files are not counted"),
         (.attachmentRestored(file: "a.jpg", recordID: "id 1", folder: "/q/attachments", source: "/q/rejected-5-attachments"),
          "attachment a.jpg of record \"id 1\" was not in /q/attachments; brought back the copy in /q/rejected-5-attachments, the folder a drain moved it aside to"),
+        (.movedAsideFolderUnreadable(path: "/q/rejected-5-attachments", owner: 1001),
+         "/q/rejected-5-attachments, a folder a drain moved aside from the attachments folder (user 1001's), may not be read by this user: "
+            + "a record whose copy it holds waits among the dead letters until its owner or root lets the drain read it (chmod 2770, or g+rx)"),
+        (.movedAsideFolderUnreadable(path: "/q/rejected-5-attachments", owner: nil),
+         "/q/rejected-5-attachments, a folder a drain moved aside from the attachments folder, may not be read by this user: "
+            + "a record whose copy it holds waits among the dead letters until its owner or root lets the drain read it (chmod 2770, or g+rx)"),
         (.recordRefused(id: "r\n1", attempt: 2, maxAttempts: 5, reason: "command exited with status 1"),
          "record \"r\\n1\" was refused (attempt 2 of 5); it stays queued: command exited with status 1"),
         (.recordDeadLettered(id: "r1", cause: .refusedForGood, reason: "no handler takes records of kind 'text'"),
@@ -43,6 +49,8 @@ struct QueueEventTests {
          "record \"r1\" was refused 5 times; moved it to the dead letters: broken"),
         (.recordDeadLettered(id: "r1", cause: .unread, reason: "over the limit"),
          "record \"r1\" moved to the dead letters unread: over the limit"),
+        (.recordDeadLettered(id: "r1", cause: .waitsForAnotherUser, reason: "its copy is in a folder this user may not read"),
+         "record \"r1\" waits among the dead letters: its copy is in a folder this user may not read"),
         (.damagedDeadLetterSkipped(path: "/q/dead-letters.log", offset: 10, length: 7, isTooLong: false),
          "skipped a damaged dead letter of 7 bytes in /q/dead-letters.log"),
         (.damagedDeadLetterSkipped(path: "/q/dead-letters.log", offset: 10, length: 68_719_476_736, isTooLong: true),
@@ -52,6 +60,10 @@ struct QueueEventTests {
             + "out of --requeue-dead's reach until it is renamed back"),
         (.requeueFinished(recordsPutBack: 1),
          "finished a requeue of dead letters that was cut short: put 1 more back"),
+        (.waitingRecordPutBack(id: "r1"),
+         "record \"r1\" no longer waits for another user's folder or copy; put it back at the end of the queue"),
+        (.waitingLettersNotPutBack(cause: "the queue is full"),
+         "cannot put back the dead letters that wait for another user's folder or copy (the queue is full); delivering what is queued; a later drain looks again"),
         (.requeueNotFinished(cause: "the queue is full"),
          "cannot finish a requeue of dead letters that was cut short (the queue is full); delivering what is queued, "
             + "letters it had put back among it; the requeue resumes on a later run with those it had not"),
@@ -157,11 +169,14 @@ struct QueueEventTests {
             case .fileNotRead: "fileNotRead"
             case .attachmentsNotCounted: "attachmentsNotCounted"
             case .attachmentRestored: "attachmentRestored"
+            case .movedAsideFolderUnreadable: "movedAsideFolderUnreadable"
             case .recordRefused: "recordRefused"
             case .recordDeadLettered: "recordDeadLettered"
             case .damagedDeadLetterSkipped: "damagedDeadLetterSkipped"
             case .deadLettersMovedAside: "deadLettersMovedAside"
             case .requeueFinished: "requeueFinished"
+            case .waitingRecordPutBack: "waitingRecordPutBack"
+            case .waitingLettersNotPutBack: "waitingLettersNotPutBack"
             case .requeueNotFinished: "requeueNotFinished"
             case .damagedRequeueMovedAside: "damagedRequeueMovedAside"
             case .refusalCountsDamaged: "refusalCountsDamaged"
@@ -169,6 +184,6 @@ struct QueueEventTests {
             case .noSegmentNumberLeft: "noSegmentNumberLeft"
             }
         }
-        #expect(Set(Self.words.map { name($0.0) }).count == 21)
+        #expect(Set(Self.words.map { name($0.0) }).count == 24)
     }
 }
