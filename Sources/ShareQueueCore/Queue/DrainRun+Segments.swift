@@ -123,7 +123,7 @@ extension DrainRun {
         }
         if var list = record.attachments {
             if let reason = try waitingReason(list, of: record.id) {
-                return deadLetterWaiting(DrainedRecord(record: record, storedJSON: payload, end: end), reason)
+                return deadLetterWaiting(DrainedRecord(record: record, stored: payload, end: end), reason)
             }
             if let reason = attachments.unread(list, options: options) {
                 return try deadLetterUnread(DrainedRecord(record: record, stored: payload, end: end), reason)
