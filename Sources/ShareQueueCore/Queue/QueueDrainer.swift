@@ -196,6 +196,10 @@ public final class QueueDrainer: @unchecked Sendable {
         for name in QueueLayout.drainsOwnFiles {
             if let foreign = try directory.foreignFile(name) {
                 try moveAsideForeign(name, foreign.problem)
+            } else if name == QueueLayout.quarantine, let status = try directory.status(of: name), status.owner != Host.effectiveUserID,
+                      let problem = directory.notShared(status) {
+                // Producers write torn tails there too: one its owner closed to them stops every producer that finds one.
+                try moveAsideForeign(name, "is " + problem + ", so that producers of other users could not write to it")
             }
         }
         // The attachments and keys folders must be directories of the queue's own, not links to somewhere else.

@@ -153,6 +153,27 @@ struct MemberOwnedFileTests {
         }
     }
 
+    @Test("A drain run as root, which may open any file, still moves aside the lock files and quarantine file a member closed to others",
+          .enabled(if: TestUsers.canRun, TestUsers.skipReason))
+    func rootDrainRepairsClosedFiles() throws {
+        guard TestUsers.require() else { return }
+        let scratch = TemporaryDirectory()
+        let queue = try TestUsers.sharedQueue(in: scratch)
+        let made = try append(as: member, "member's", to: queue, scratch)
+        #expect(made.status == 0, "\(made.stderr)")
+        try asMember("echo '{}' > quarantine.log && chmod 600 append.lock drain.lock quarantine.log", in: queue, scratch)
+        let drain = try TestUsers.run(as: nil, "host-drain", ["--dir", queue], in: scratch)
+        #expect(drain.status == 0, "\(drain.stderr)")
+        #expect(try ids(in: drain.stdout) == made.lines)
+        let aside = try FileManager.default.contentsOfDirectory(atPath: queue).filter { $0.hasPrefix("rejected-") }
+        for name in ["append.lock", "drain.lock", "quarantine.log"] {
+            #expect(drain.stderr.contains(queue + "/" + name + " is not the group's to read and write"), "\(name): \(drain.stderr)")
+            #expect(aside.contains { $0.hasSuffix("-" + name) }, "\(name): \(aside)")
+        }
+        let appended = try append(as: TestUsers.producer, "after", to: queue, scratch)
+        #expect(appended.status == 0, "\(appended.stderr)")
+    }
+
     @Test("A member holding append.lock: producers exit 75 naming the process, its user and what to do",
           .enabled(if: TestUsers.canRun, TestUsers.skipReason))
     func membersHeldAppendLock() throws {
