@@ -97,7 +97,10 @@ struct MemberOwnedFileTests {
         #expect(host.status == 0, "\(host.stderr)")
         // The member's own record is delivered if the host may read it; else its file is kept aside, and the drain says so.
         #expect(try ids(in: host.stdout) == (mode == "640" ? own.lines : []), "\(host.stderr)")
-        if mode == "600" { #expect(host.stderr.contains("belongs to user \(TestUsers.uid(member))"), "\(host.stderr)") }
+        if mode == "600" {
+            #expect(host.stderr.contains("belongs to user \(TestUsers.uid(member))") && host.stderr.contains("NOT delivered"), "\(host.stderr)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: queue).contains { $0.hasPrefix("rejected-") && $0.contains("-sealed-") })
+        }
         let appended = try append(as: TestUsers.producer, "after", to: queue, scratch)
         #expect(appended.status == 0, "\(appended.stderr)")
         #expect(try ids(in: try drain(queue, scratch).stdout) == appended.lines)
