@@ -29,7 +29,10 @@ public struct AppendOptions: Sendable {
 /// the `keys` folder under the lock). The cost does not depend on
 /// how much is pending: no directory scan, no read of earlier records. A
 /// keyed append also removes its key's entry from the `keys` folder (see
-/// ``appendIfChanged(_:)``), which usually costs one failed system call.
+/// ``appendIfChanged(_:)``), which usually costs one failed system call. The one
+/// exception: a pending file of another user (not the queue owner's, not root's) is
+/// first copied into one of this user's own, since its owner could make it unreadable
+/// to the host; drains make the pending file as the queue's owner, so this is rare.
 /// Safe to share between threads: its appends take turns.
 // @unchecked Sendable: the mutable state below (`pending`, `ownEnd`, the id
 // generator, the clock cache, the scratch buffers) is touched only by an
