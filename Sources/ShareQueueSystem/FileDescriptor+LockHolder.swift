@@ -41,15 +41,24 @@ extension FileDescriptor {
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
             guard fields.count >= 6, fields[1] == "FLOCK", fields[3] == "READ", fields[5] == file,
                   let holder = Int32(fields[4]), holder >= 0 else { continue }
-            let user = holder > 0 ? (try? FileDescriptor.open("/proc/\(holder)", .directory)).flatMap { process in
-                defer { process.close() }
-                return try? process.status().owner
-            } : nil
+            let user = holder > 0 ? Self.processOwner(holder) : nil
             holders.append((holder, user))
         }
         return holders
         #else
         return []
+        #endif
+    }
+
+    /// The user that runs `process`, where `/proc` shows it; nil elsewhere, or for a process it does not list.
+    /// The corresponding C functions are `open` and `fstat`.
+    package static func processOwner(_ process: Int32) -> UInt32? {
+        #if os(Linux)
+        guard process > 0, let directory = try? FileDescriptor.open("/proc/\(process)", .directory) else { return nil }
+        defer { directory.close() }
+        return try? directory.status().owner
+        #else
+        return nil
         #endif
     }
 

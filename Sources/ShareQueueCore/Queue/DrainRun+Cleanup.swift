@@ -15,8 +15,8 @@ extension DrainRun {
     /// Moves a file that is not what the queue wrote (a symlink, a FIFO, a
     /// file with other names, another user's that this drain may not read)
     /// out of the way without following or reading it.
-    mutating func setAsideFile(_ name: String, _ problem: String = "is not a regular file with one name") throws {
-        try drainer.moveAsideForeign(name, problem)
+    mutating func setAsideFile(_ name: String, _ problem: String = "is not a regular file with one name", handling: QueueEvent.Handling = .unread) throws {
+        try drainer.moveAsideForeign(name, problem, handling: handling)
         summary.quarantined += 1
     }
 

@@ -13,7 +13,12 @@ extension DrainRun {
             file = try directory.folder.open(name, .readOnly)
         } catch {
             // Another user's segment that this drain may not read would stop every drain at it: its owner keeps it, aside.
-            if let foreign = directory.foreignFile(name, openFailure: error) { try setAsideFile(name, foreign.problem); return true }
+            if let foreign = directory.foreignFile(name, openFailure: error) {
+                // Kept, and said loudly: a producer writes only into its own user's pending file, the owner's or root's
+                // (see `QueueAppender.replaceOthersPending`), so what is in it its owner appended, but it is not delivered.
+                try setAsideFile(name, foreign.problem, handling: .segmentKeptForOwner)
+                return true
+            }
             throw ReadFailure.error("cannot open a sealed segment", path: path, error)
         }
         defer { file.close() }

@@ -29,7 +29,10 @@ public struct AppendOptions: Sendable {
 /// the `keys` folder under the lock). The cost does not depend on
 /// how much is pending: no directory scan, no read of earlier records. A
 /// keyed append also removes its key's entry from the `keys` folder (see
-/// ``appendIfChanged(_:)``), which usually costs one failed system call.
+/// ``appendIfChanged(_:)``), which usually costs one failed system call. The one
+/// exception: a pending file of another user (not the queue owner's, not root's) is
+/// first copied into one of this user's own, since its owner could make it unreadable
+/// to the host; drains make the pending file as the queue's owner, so this is rare.
 /// Safe to share between threads: its appends take turns.
 // @unchecked Sendable: the mutable state below (`pending`, `ownEnd`, the id
 // generator, the clock cache, the scratch buffers) is touched only by an
@@ -72,6 +75,12 @@ public final class QueueAppender: @unchecked Sendable {
         do {
             lock = try directory.folder.open(QueueLayout.appendLock, .lockFile)
         } catch {
+            // Any member of a shared queue's group can put such a file there; only a drain, the queue owner's, replaces it.
+            if let foreign = directory.foreignFile(QueueLayout.appendLock, openFailure: error) {
+                throw ShareQueueError(error.isAccessDenied ? .permissionDenied : .configuration,
+                                      "the producers' lock file \(foreign.problem); nothing was appended. The queue's next drain moves it aside and makes a new one",
+                                      path: directory.appendLockPath)
+            }
             throw ShareQueueError("cannot open the queue's lock file", path: directory.appendLockPath, error, creating: true)
         }
     }
@@ -265,18 +274,26 @@ public final class QueueAppender: @unchecked Sendable {
             // may keep a new pending file's name and lose the rename, and with it the sealed records.
             do { try directory.folder.synchronize(.pendingReplaced) } catch { throw failure(error) }
         }
-        let file: FileDescriptor
+        var file: FileDescriptor
         var status: FileStatus
         do throws(SystemError) {
             file = try directory.folder.open(QueueLayout.pending, .appendCreate)
             status = try file.status()
-        } catch { throw failure(error) }
+        } catch {
+            if case .othersUnusable(let owner) = directory.foreignFile(QueueLayout.pending, openFailure: error) {
+                throw ShareQueueError(.permissionDenied, "the pending file belongs to user \(owner), who lets no other user read and write it; "
+                                      + "nothing was appended. The queue's next drain takes it, and producers go on", path: path)
+            }
+            throw failure(error)
+        }
         // Made whole and linked into place, the file keeps its temporary name only if its maker was killed in between.
         if status.linkCount > 1 { status = directory.folder.dropCreationLinks(QueueLayout.pending, status) }
         guard status.isRegularFile, status.linkCount == 1 else {
             file.close()
             throw ShareQueueError(.configuration, "refusing to append: the pending file has other names or is not a regular file", path: path)
         }
+        // Its owner could make it unreadable to the host once this producer's records were in it.
+        if isOthersPending(status) { (file, status) = try replaceOthersPending(file, status) }
         pending = (file, status)
         if onDisk == nil {
             // Made durable before any record goes in, so that no producer's

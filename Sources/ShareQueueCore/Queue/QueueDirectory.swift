@@ -118,16 +118,36 @@ public struct QueueDirectory: Sendable {
     func unusablePending(_ status: FileStatus) -> String? {
         guard status.isRegularFile, status.size == 0 else { return nil }
         if status.linkCount != 1 { return "is empty and has other names" }
-        let sharing = folder.sharing
-        if let group = sharing.group {
-            let groupBits = sharing.filePermissions & 0o060
-            if status.group != group || status.permissions & groupBits != groupBits {
-                return "is empty and not the group's to read and write (mode \(String(status.permissions, radix: 8)), group \(status.group))"
-            }
-        } else if let owner = try? folder.descriptor.status().owner, status.owner != owner {
+        if let problem = notShared(status) { return "is empty and " + problem }
+        if folder.sharing.group == nil, let owner = try? folder.descriptor.status().owner, status.owner != owner {
             return "is empty and belongs to user \(status.owner), not to the queue's owner"
         }
         return nil
+    }
+
+    /// Why a regular file whose status is `status` is one that, in a queue shared with a group, some
+    /// member's producers could not read (`access` 0o040) or read and write (0o060): it is not the group's,
+    /// or lacks those of the group bits files get. Nil if they can, and in a queue the group may not write.
+    func notShared(_ status: FileStatus, access: UInt16 = 0o060) -> String? {
+        let sharing = folder.sharing
+        // Only a directory the group may write has producers of other users.
+        guard let group = sharing.group, sharing.filePermissions & 0o020 != 0 else { return nil }
+        let bits = sharing.filePermissions & access
+        guard status.group != group || status.permissions & bits != bits else { return nil }
+        return "not the group's to \(bits & 0o020 == 0 ? "read" : "read and write") (mode \(String(status.permissions, radix: 8)), group \(status.group)"
+            + (status.owner == Host.effectiveUserID ? ")" : ", user \(status.owner))")
+    }
+
+    /// Why the entry `name` (the format marker, a lock file or the pending file) is one that producers of
+    /// other users cannot use, with what becomes of it, for a look at the queue; nil if they can, or it is missing.
+    func unusableByProducers(_ name: String) -> String? {
+        guard let status = try? folder.status(of: name) else { return nil }
+        let remedy = name == QueueLayout.pending ? "until a drain takes it (one that may not read it sets it aside unread, with the records in it)"
+            : "until a drain moves it aside and makes \(name == QueueLayout.formatMarker ? "a new marker" : "a new one")"
+        if !status.isRegularFile { return "is not a regular file: producers cannot use it \(remedy)" }
+        if name == QueueLayout.pending, status.linkCount != 1 { return "has other names: producers refuse to append to it \(remedy)" }
+        guard let problem = notShared(status, access: name == QueueLayout.formatMarker ? 0o040 : 0o060) else { return nil }
+        return "is \(problem): producers of other users cannot use it \(remedy)"
     }
 
     /// Why the folder `name` (`attachments` or `keys`), whose status is `status`, is one that producers
@@ -332,6 +352,9 @@ public struct QueueDirectory: Sendable {
         }
         for lock in [QueueLayout.appendLock, QueueLayout.drainLock] {
             do { try folder.open(lock, .lockFile).close() } catch {
+                // Another user's, left in place above: the marker is still written, so that a drain, which moves
+                // such a lock file aside when it takes the lock, is not stopped here; a producer stops at the lock.
+                if inUse, foreignFile(lock, openFailure: error) != nil { continue }
                 throw ShareQueueError("cannot create a lock file", path: path(of: lock), error, creating: true)
             }
         }

@@ -112,6 +112,7 @@ public final class QueueDrainer: @unchecked Sendable {
             // The queue's own failures: what they prove is ReadFailure's to say.
             throw ReadFailure.error("cannot read or write the queue's files", path: directory.path, error)
         }
+        makeOwnPending()
         // Records refused under the limit stay queued: the run delivered the rest, and says so in this error.
         if let held = run.held.error(maxAttempts: options.maxAttempts, delivered: run.summary.delivered) { throw held }
         if !run.summary.stoppedAtLimit && !run.summary.stoppedOnRequest { run.removeStaleFiles() }
@@ -212,6 +213,10 @@ public final class QueueDrainer: @unchecked Sendable {
         for name in QueueLayout.drainsOwnFiles {
             if let foreign = try directory.foreignFile(name) {
                 try moveAsideForeign(name, foreign.problem)
+            } else if name == QueueLayout.quarantine, let status = try directory.status(of: name), status.owner != Host.effectiveUserID,
+                      let problem = directory.notShared(status) {
+                // Producers write torn tails there too: one its owner closed to them stops every producer that finds one.
+                try moveAsideForeign(name, "is " + problem + ", so that producers of other users could not write to it")
             }
         }
         // The attachments and keys folders must be directories of the queue's own, not links to somewhere else.
@@ -223,6 +228,32 @@ public final class QueueDrainer: @unchecked Sendable {
                 // Producers of other users (or this drain) could not use it, and only the queue's owner can repair that.
                 try moveAsideForeign(name, problem, handling: .contentsLeftForOwner)
             }
+        }
+    }
+
+    /// Makes the pending file anew, this drain's own, once a seal took the last one: producers of other
+    /// users then append to the queue owner's file, which no member of the group can make unreadable to
+    /// the host, rather than each copying another producer's (see `QueueAppender.replaceOthersPending`).
+    /// Made whole and synced as a producer makes it, under the producers' lock, since a producer that
+    /// finds it syncs nothing before its records go in. A failure costs nothing: a producer makes it then.
+    private func makeOwnPending() {
+        do { guard try directory.status(of: QueueLayout.pending) == nil else { return } } catch { return }
+        do throws(ShareQueueError) {
+            let lock = try openLockFile(QueueLayout.appendLock, failure: "cannot open the queue's lock file")
+            defer { QueueLock.release(lock) }
+            try QueueLock.take(lock, path: directory.appendLockPath, seconds: QueueLock.minimumSealWait, shouldStop: options.shouldStop,
+                               busy: "the producers' lock is taken", consequence: "the next producer makes the pending file")
+            guard try directory.status(of: QueueLayout.pending) == nil else { return }
+            do throws(SystemError) {
+                // As a producer does: the last seal's rename is durable before the new name can be.
+                try directory.folder.synchronize(.pendingReplaced)
+                try directory.folder.open(QueueLayout.pending, .appendCreate).close()
+                try directory.folder.synchronize(.pendingCreated)
+            } catch {
+                throw ShareQueueError("cannot make the pending file", path: directory.pendingPath, error, creating: true)
+            }
+        } catch {
+            onEvent(.pendingNotMade(cause: "\(error)"))
         }
     }
 
@@ -240,24 +271,35 @@ public final class QueueDrainer: @unchecked Sendable {
     /// Opens one of the queue's lock files, creating it if missing. Something else there (a
     /// symlink, a directory) no process can lock, so it is moved aside and a file made in its
     /// place, under the producers' lock when `guarded`, so that two drains cannot each make one.
+    /// So is, in a queue shared with a group, another user's file that this drain may not open, or
+    /// that the group may not read and write (which a drain run as root can still open): any member
+    /// can put one in place of the queue's, or change the mode of one it made, to keep everyone else out.
     func openLockFile(_ name: String, failure: String, guarded: Bool = false) throws(ShareQueueError) -> FileDescriptor {
-        // In a shared queue, another user's file there that this drain may not open is no lock
-        // either: any member of the group can put one in place of the queue's.
-        do { return try directory.folder.open(name, .lockFile) } catch where directory.foreignFile(name, openFailure: error) != nil {
-            if guarded {
-                let producers = try openLockFile(QueueLayout.appendLock, failure: "cannot open the queue's lock file")
-                defer { QueueLock.release(producers) }
-                try QueueLock.take(producers, path: directory.appendLockPath, seconds: max(options.waitSeconds, QueueLock.minimumSealWait),
-                                   shouldStop: options.shouldStop, busy: "the producers' lock is taken", consequence: "nothing was drained")
-            }
-            // Looked at again: another drain may have made the file meanwhile.
-            if let status = try directory.status(of: name), !status.isRegularFile {
-                try moveAsideForeign(name, "is not a regular file", handling: .unfollowed)
-            } else if let status = try directory.status(of: name), status.owner != Host.effectiveUserID, !directory.folder.mayReadAndWrite(name) {
-                try moveAsideForeign(name, "belongs to user \(status.owner) and this drain may not open it")
-            }
+        let problem: String
+        do {
+            let file = try directory.folder.open(name, .lockFile)
+            // Its own is as the sharing rule made it, or as near as the system let it: not another's doing.
+            guard let status = try? file.status(), status.owner != Host.effectiveUserID, let notShared = directory.notShared(status) else { return file }
+            file.close()
+            problem = "is " + notShared + ", so that producers of other users could not take it"
+        } catch where directory.foreignFile(name, openFailure: error) != nil {
+            problem = ""
         } catch {
             throw ShareQueueError(failure, path: directory.path(of: name), error, creating: true)
+        }
+        if guarded {
+            let producers = try openLockFile(QueueLayout.appendLock, failure: "cannot open the queue's lock file")
+            defer { QueueLock.release(producers) }
+            try QueueLock.take(producers, path: directory.appendLockPath, seconds: max(options.waitSeconds, QueueLock.minimumSealWait),
+                               shouldStop: options.shouldStop, busy: "the producers' lock is taken", consequence: "nothing was drained")
+        }
+        // Looked at again: another drain may have made the file meanwhile.
+        if let status = try directory.status(of: name), !status.isRegularFile {
+            try moveAsideForeign(name, "is not a regular file", handling: .unfollowedAndReplaced)
+        } else if let status = try directory.status(of: name), status.owner != Host.effectiveUserID, !directory.folder.mayReadAndWrite(name) {
+            try moveAsideForeign(name, "belongs to user \(status.owner) and this drain may not open it", handling: .replaced)
+        } else if let status = try directory.status(of: name), !problem.isEmpty, directory.notShared(status) != nil {
+            try moveAsideForeign(name, problem, handling: .replaced)
         }
         do { return try directory.folder.open(name, .lockFile) } catch {
             throw ShareQueueError(failure, path: directory.path(of: name), error, creating: true)

@@ -55,6 +55,13 @@ public enum QueueEvent: Sendable, Equatable, CustomStringConvertible {
     /// A file of a queue ``QueueInspector/status()`` read does not count, being one a drain
     /// sets aside unread; `problem` says why.
     case fileNotRead(path: String, problem: String)
+    /// A file at one of the queue's names (the format marker, a lock file, the pending file) is
+    /// one that producers of other users cannot use, as ``QueueInspector/status()`` found it;
+    /// `problem` says why, and what a drain does about it.
+    case fileUnusableByProducers(path: String, problem: String)
+    /// A drain that sealed the pending file could not make a new one of its own; the next producer makes it.
+    /// - Parameter cause: The error, in words.
+    case pendingNotMade(cause: String)
     /// The attachments folder may not be listed by this user, so ``QueueStatus/attachments`` leaves its files out.
     case attachmentsNotCounted(path: String)
     /// A record's attachment was missing from the attachments folder at `folder`, and its copy
@@ -123,6 +130,13 @@ public enum QueueEvent: Sendable, Equatable, CustomStringConvertible {
         case unfollowed
         /// A folder other users could not use, renamed whole: what it holds stays in it, for its owner.
         case contentsLeftForOwner
+        /// Renamed without being read, and a new one made in its place: a lock file.
+        case replaced
+        /// Renamed without being followed, and a new one made in its place: a lock file.
+        case unfollowedAndReplaced
+        /// Another user's sealed segment this user may not read, renamed unread: the records in it
+        /// are not delivered, and it is kept for its owner or root to read.
+        case segmentKeptForOwner
 
         /// How ``QueueEvent/description`` says it.
         var words: String {
@@ -130,6 +144,12 @@ public enum QueueEvent: Sendable, Equatable, CustomStringConvertible {
             case .unread: "without reading it"
             case .unfollowed: "without following it"
             case .contentsLeftForOwner: "without reading it; what it holds stays there, for its owner"
+            case .replaced: "and made a new one"
+            case .unfollowedAndReplaced: "without following it; made a new one"
+            case .segmentKeptForOwner:
+                "without reading it. The records in it are NOT delivered: "
+                    + "producers write into no other user's pending file, so only what its owner appended or copied there can be in it; "
+                    + "it is kept there for that owner or root to read"
             }
         }
     }
@@ -169,6 +189,10 @@ public enum QueueEvent: Sendable, Equatable, CustomStringConvertible {
             "\(path) could not be removed; moved it aside to \(target)"
         case .fileNotRead(let path, let problem):
             "\(path) \(problem); nothing in it is counted: a drain sets such a file aside unread"
+        case .fileUnusableByProducers(let path, let problem):
+            "\(path) \(problem)"
+        case .pendingNotMade(let cause):
+            "\(cause); the next producer makes the pending file instead"
         case .attachmentsNotCounted(let path):
             "\(path) may not be listed by this user; its files are not counted"
         case .attachmentRestored(let file, let id, let folder, let source):

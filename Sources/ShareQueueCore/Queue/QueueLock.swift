@@ -29,12 +29,21 @@ enum QueueLock {
         if let cause = sharedHolding(file, path: path()) {
             throw ShareQueueError.busy(busy, path: path(), waited: .seconds(seconds), cause: cause + "; \(consequence)")
         }
-        let holder = file.lockHolder().map { "process \($0)" } ?? "a process the system cannot name"
+        let process = file.lockHolder()
+        let holder = process.map { "process \($0)" + (FileDescriptor.processOwner($0).map { " of user \($0)" } ?? "") }
+            ?? "a process the system does not name (another user's, or one in another container)"
         // A lock held past a wait is most likely held by a process that is not running.
         let cause = seconds > 0
-            ? "\(holder) held it throughout \(spelled(seconds)) s; \(consequence). A process stopped or suspended while it holds the lock keeps it until it continues or ends"
+            ? "\(holder) held it throughout \(spelled(seconds)) s; \(consequence). A process stopped or suspended while it holds the lock keeps it "
+                + "until it continues or ends, and no other process can take it from it: \(remedy(process, path: path()))"
             : "\(holder) holds it; \(consequence)"
         throw ShareQueueError.busy(busy, path: path(), waited: .seconds(seconds), cause: cause)
+    }
+
+    /// What to do about a lock held past a wait by `process` (nil: one the system does not name).
+    private static func remedy(_ process: Int32?, path: String) -> String {
+        guard let process else { return "find it with `fuser -v \(path)` as root, and let it go on (`kill -CONT`) or end it, or ask the user who runs it to" }
+        return "if it is stopped, let it go on (`kill -CONT \(process)`); if it is no ShareQueue tool at work, end it, or ask the user who runs it to"
     }
 
     /// What holds `file` with a shared lock, which no tool of the queue takes, and what to do about it;

@@ -107,6 +107,11 @@ public struct QueueInspector: Sendable {
         for name in QueueLayout.folders {
             if let folder = try directory.status(of: name), !folder.isDirectory { notRead(name, "is not a directory") }
         }
+        // What would keep producers of other users out, which only a drain repairs. A marker this user may not read is named already.
+        for name in [QueueLayout.formatMarker, QueueLayout.appendLock, QueueLayout.drainLock, QueueLayout.pending]
+        where name != QueueLayout.formatMarker || directory.markerNotRead == nil {
+            if let problem = directory.unusableByProducers(name) { onEvent(.fileUnusableByProducers(path: directory.path(of: name), problem: problem)) }
+        }
         var status = try walk(includingUnsealed: true, now: DateInstant(millisecondsSince1970: nowMilliseconds)) { _ in }
         let quarantine = Quarantine(directory: directory)
         let readsQuarantine = !setAside.contains(QueueLayout.quarantine)

@@ -31,6 +31,19 @@ struct QueueEventTests {
          "/q/attempts.tmp-7 could not be removed; moved it aside to /q/rejected-1-attempts.tmp-7"),
         (.fileNotRead(path: "/q/quarantine.log", problem: "is not a regular file with one name"),
          "/q/quarantine.log is not a regular file with one name; nothing in it is counted: a drain sets such a file aside unread"),
+        (.fileMovedAside(path: "/q/append.lock", problem: "belongs to user 1001 and this drain may not open it", movedTo: "/q/rejected-1-append.lock", handling: .replaced),
+         "/q/append.lock belongs to user 1001 and this drain may not open it; moved it aside to /q/rejected-1-append.lock and made a new one"),
+        (.fileMovedAside(path: "/q/drain.lock", problem: "is not a regular file", movedTo: "/q/rejected-1-drain.lock", handling: .unfollowedAndReplaced),
+         "/q/drain.lock is not a regular file; moved it aside to /q/rejected-1-drain.lock without following it; made a new one"),
+        (.fileMovedAside(path: "/q/sealed-000000000001.log", problem: "belongs to user 1001 and this drain may not read it",
+                         movedTo: "/q/rejected-1-sealed-000000000001.log", handling: .segmentKeptForOwner),
+         "/q/sealed-000000000001.log belongs to user 1001 and this drain may not read it; moved it aside to /q/rejected-1-sealed-000000000001.log "
+            + "without reading it. The records in it are NOT delivered: producers write into no other user's pending file, "
+            + "so only what its owner appended or copied there can be in it; it is kept there for that owner or root to read"),
+        (.fileUnusableByProducers(path: "/q/append.lock", problem: "is user 1001's, mode 0600"),
+         "/q/append.lock is user 1001's, mode 0600"),
+        (.pendingNotMade(cause: "the producers' lock is taken"),
+         "the producers' lock is taken; the next producer makes the pending file instead"),
         (.attachmentsNotCounted(path: "/q/attachments"),
          "/q/attachments may not be listed by this user; its files are not counted"),
         (.attachmentRestored(file: "a.jpg", recordID: "id 1", folder: "/q/attachments", source: "/q/rejected-5-attachments"),
@@ -167,6 +180,8 @@ struct QueueEventTests {
             case .fileMovedAside: "fileMovedAside"
             case .leftoverMovedAside: "leftoverMovedAside"
             case .fileNotRead: "fileNotRead"
+            case .fileUnusableByProducers: "fileUnusableByProducers"
+            case .pendingNotMade: "pendingNotMade"
             case .attachmentsNotCounted: "attachmentsNotCounted"
             case .attachmentRestored: "attachmentRestored"
             case .movedAsideFolderUnreadable: "movedAsideFolderUnreadable"
@@ -184,6 +199,6 @@ struct QueueEventTests {
             case .noSegmentNumberLeft: "noSegmentNumberLeft"
             }
         }
-        #expect(Set(Self.words.map { name($0.0) }).count == 24)
+        #expect(Set(Self.words.map { name($0.0) }).count == 26)
     }
 }

@@ -338,8 +338,10 @@ struct SharedGroupTests {
         try Data("a note".utf8).write(to: URL(fileURLWithPath: note))
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: note)
         let arguments = arguments.map { $0 == "NOTE" ? note : $0 }
-        // The queue made by its host: the producer's first append makes the pending file (and a folder, for an attachment or a key).
+        // The queue made by its host, without the pending file its drain made: the producer's first append makes
+        // it, as before a queue's first drain (and a folder, for an attachment or a key).
         #expect(try TestUsers.run(as: TestUsers.host, "host-drain", ["--dir", queue], in: scratch).status == 0)
+        try FileManager.default.removeItem(atPath: queue + "/pending.log")
         let killed = try TestUsers.run(as: TestUsers.producer, "share-append", ["--dir", queue] + arguments,
                                        environment: ["SHARE_QUEUE_CRASH_AT": point], in: scratch)
         #expect(killed.status != 0 && killed.lines.isEmpty, "\(killed.stderr)")
@@ -365,7 +367,7 @@ struct SharedGroupTests {
 
     @Test("An empty pending file a member made that other producers cannot append to is moved aside by the next drain: producers go on",
           .enabled(if: TestUsers.canRun, TestUsers.skipReason),
-          arguments: [("umask 077 && : > pending.log", 77), ("umask 007 && : > pending.log && ln pending.log mine", 78)])
+          arguments: [("rm -f pending.log && umask 077 && : > pending.log", 77), ("rm -f pending.log && umask 007 && : > pending.log && ln pending.log mine", 78)])
     func membersEmptyPendingIsRepaired(_ plant: String, _ refusal: Int32) throws {
         guard TestUsers.require() else { return }
         let scratch = TemporaryDirectory()

@@ -8,6 +8,7 @@ enum TestUsers {
     static let group = "sqshare"
     static let producer = "sqprod1"
     static let secondProducer = "sqprod2"
+    static let thirdProducer = "sqprod3"
     static let host = "sqhost"
     /// A user outside the group.
     static let outsider = "sqother"
@@ -21,7 +22,7 @@ enum TestUsers {
     static let ready: Bool = {
         guard getuid() == 0 else { return false }
         var made = shell("getent group \(group) > /dev/null || groupadd \(group)")
-        for (user, inGroup) in [(producer, true), (secondProducer, true), (host, true), (outsider, false)] {
+        for (user, inGroup) in [(producer, true), (secondProducer, true), (thirdProducer, true), (host, true), (outsider, false)] {
             let groups = inGroup ? "--groups \(group) " : ""
             made = made && shell("id \(user) > /dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin --gid nogroup \(groups)\(user)")
         }
@@ -57,6 +58,21 @@ enum TestUsers {
         let shell = ["/bin/sh", "-c", "umask \(umask); exec \"$@\"", "sh"] + program
         guard let user else { return try ShareQueueTests.run(shell[0], Array(shell.dropFirst()), stdin: stdin, in: scratch) }
         return try ShareQueueTests.run("/usr/bin/setpriv", ["--reuid=\(user)", "--regid=nogroup", "--init-groups"] + shell, stdin: stdin, in: scratch)
+    }
+
+    /// A setgid directory of the group, mode 2770, owned by the host, in `scratch` (made searchable by all): a queue shared on purpose.
+    static func sharedQueue(in scratch: TemporaryDirectory) throws -> String {
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: scratch.path)
+        let queue = scratch.file("queue")
+        try FileManager.default.createDirectory(atPath: queue, withIntermediateDirectories: false)
+        chown(queue, host, group)
+        #expect(chmod(queue, 0o2770) == 0)
+        return queue
+    }
+
+    /// Runs a shell command as `user`, with the groups that user has: what a member can do to a queue by hand.
+    static func shell(as user: String, _ command: String, in scratch: TemporaryDirectory) throws -> ProcessResult {
+        try ShareQueueTests.run("/usr/bin/setpriv", ["--reuid=\(user)", "--regid=nogroup", "--init-groups", "/bin/sh", "-c", command], in: scratch)
     }
 
     /// Gives `path` (itself, not what a symlink there leads to) to `user` and `group`.

@@ -176,6 +176,8 @@ struct BadInputTests {
         try queue.drain(["-q"])
         let victim = scratch.file("victim")
         try Data("precious".utf8).write(to: URL(fileURLWithPath: victim))
+        // In place of the empty pending file the drain made.
+        try FileManager.default.removeItem(atPath: queue.pendingPath)
         try FileManager.default.createSymbolicLink(atPath: queue.pendingPath, withDestinationPath: victim)
         let append = try queue.append(["x"])
         #expect(append.status == 78)
