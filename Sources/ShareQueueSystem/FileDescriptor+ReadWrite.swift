@@ -52,6 +52,13 @@ extension FileDescriptor {
         return true
     }
 
+    /// Writes what a non-blocking pipe takes now of `bytes` from index `start` on, and returns how
+    /// many: 0 when it takes nothing yet. The corresponding C function is `write`.
+    /// - Throws: EPIPE once its reader has gone, as any other failure.
+    package func writeAvailable(_ bytes: [UInt8], from start: Int) throws(SystemError) -> Int {
+        do { return try writeSome(bytes, from: start) } catch where error.errno == EAGAIN || error.errno == EWOULDBLOCK { return 0 }
+    }
+
     /// Writes some of `bytes` from index `start` on (up to `end`, or to their end), and returns how many; never
     /// none, which would loop forever. The corresponding C function is `write`.
     private func writeSome(_ bytes: [UInt8], from start: Int, to end: Int? = nil) throws(SystemError) -> Int {

@@ -67,15 +67,12 @@ extension Host {
             let ready = try retryingOnInterrupt("poll") { poll(&fds, nfds_t(fds.count), 20) }
             if ready == 0 { continue }
             if writing && fds[1].revents != 0 {
-                let count = request.withUnsafeBytes { raw in write(input.rawValue, raw.baseAddress! + written, raw.count - written) }
-                if count > 0 {
-                    written += count
+                do {
+                    written += try input.writeAvailable(request, from: written)
                     writing = written < request.count
-                } else if count < 0 && errno == EPIPE {
+                } catch where error.errno == EPIPE {
                     // The child closed its input or exited: what it wrote says which.
                     writing = false
-                } else if count < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR {
-                    throw SystemError.last("write")
                 }
             }
             if fds[0].revents != 0 {

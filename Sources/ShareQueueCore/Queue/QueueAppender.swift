@@ -45,7 +45,10 @@ public final class QueueAppender: @unchecked Sendable {
     /// The limits and durability its appends use.
     public let options: AppendOptions
 
-    private let lock: FileDescriptor
+    /// The producers' lock file as last opened, and its identity then: a drain replaces a lock file
+    /// that other users' producers could not use, and a lock on the one it moved aside keeps no seal out.
+    @exclusivity(unchecked) private var lock: FileDescriptor
+    @exclusivity(unchecked) private var lockIdentity: FileStatus?
     /// The pending file as last opened, to reuse while a drainer has not sealed it.
     @exclusivity(unchecked) private var pending: (file: FileDescriptor, status: FileStatus)?
     /// Where this appender's own last write ended in `pending`: if the file
@@ -72,8 +75,14 @@ public final class QueueAppender: @unchecked Sendable {
     public init(directory: QueueDirectory, options: AppendOptions = AppendOptions()) throws(ShareQueueError) {
         self.directory = directory
         self.options = options
+        lock = try Self.openProducersLock(in: directory)
+        lockIdentity = try? lock.status()
+    }
+
+    /// Opens the producers' lock file of `directory`, creating it if missing.
+    private static func openProducersLock(in directory: QueueDirectory) throws(ShareQueueError) -> FileDescriptor {
         do {
-            lock = try directory.folder.open(QueueLayout.appendLock, .lockFile)
+            return try directory.folder.open(QueueLayout.appendLock, .lockFile)
         } catch {
             // Any member of a shared queue's group can put such a file there; only a drain, the queue owner's, replaces it.
             if let foreign = directory.foreignFile(QueueLayout.appendLock, openFailure: error) {
@@ -216,9 +225,37 @@ public final class QueueAppender: @unchecked Sendable {
     func withProducersLock<R>(_ body: () throws(ShareQueueError) -> R) throws(ShareQueueError) -> R {
         try QueueLock.take(lock, path: directory.appendLockPath, seconds: options.lockTimeoutSeconds,
                            busy: "the producers' lock is taken", consequence: "nothing was appended")
+        // The file locked must still be the one at the lock's name: once a drain has replaced it, a
+        // lock on the old one would let this append write while that drain seals. Checked after the
+        // lock is taken, since the drain replaces it without it; a few tries, as each drain replaces it once.
+        var tries = 0
+        while !(try lockIsCurrent()) {
+            lock.unlock()
+            tries += 1
+            guard tries < 4 else {
+                throw ShareQueueError(.busy, "the producers' lock file keeps being replaced; nothing was appended", path: directory.appendLockPath)
+            }
+            let replacement = try Self.openProducersLock(in: directory)
+            lock.close()
+            lock = replacement
+            lockIdentity = try? lock.status()
+            try QueueLock.take(lock, path: directory.appendLockPath, seconds: options.lockTimeoutSeconds,
+                               busy: "the producers' lock is taken", consequence: "nothing was appended")
+        }
         defer { lock.unlock() }
         CrashPoint.reached(.appendLocked)
         return try body()
+    }
+
+    /// Whether the lock file this appender holds is still the one at the lock's name.
+    private func lockIsCurrent() throws(ShareQueueError) -> Bool {
+        guard let held = lockIdentity else { return true }
+        do {
+            guard let named = try directory.folder.status(of: QueueLayout.appendLock) else { return false }
+            return named.isSameFile(as: held)
+        } catch {
+            throw ShareQueueError("cannot look at the queue's lock file", path: directory.appendLockPath, error)
+        }
     }
 
     /// Writes `frames` at the end of the pending file; called under the producers' lock.

@@ -8,8 +8,11 @@
 ///
 /// ```swift
 /// drainer.onEvent = { event in
-///     if case .recordDeadLettered(let id, _, _) = event { flagged.insert(id) }
-///     log.notice("\(event)")
+///     if case .recordDeadLettered(let id, _, let reason) = event {
+///         print("record \(id) is a dead letter, for a person to look at: \(reason)")
+///     } else {
+///         print(event)                                // in the words host-drain prints
+///     }
 /// }
 /// ```
 ///

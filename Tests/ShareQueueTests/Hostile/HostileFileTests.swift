@@ -229,7 +229,7 @@ struct HostileFileTests {
             #expect(drain.status == 0, "\(planted): \(drain.stderr)")
             #expect(try ids(in: drain.stdout) == appended, "\(planted)")
             #expect(drain.warned(.fileMovedAside(path: queue.file(name), problem: "is not a regular file", movedTo: queue.file("rejected-") + anyText,
-                                                 handling: .unfollowed)), "\(drain.stderr)")
+                                                 handling: .unfollowedAndReplaced)), "\(drain.stderr)")
             appended = try queue.appendLines(["after the \(planted)"])
         }
         #expect(try ids(in: queue.drain().stdout) == appended)
