@@ -142,10 +142,12 @@ extension FileDescriptor {
         defer { closedir(dir) }
         rewinddir(dir)
         var names: [String] = []
+        // The name is read where it lies: readdir's entry is only as long as its
+        // name needs, so copying the whole struct (`entry.pointee`) reads past the
+        // end of the C library's buffer when the entry is the last one in it.
+        let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
         while let entry = readdir(dir) {
-            let name = withUnsafePointer(to: entry.pointee.d_name) { pointer in
-                pointer.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
-            }
+            let name = String(cString: (UnsafeRawPointer(entry) + nameOffset).assumingMemoryBound(to: CChar.self))
             if name != "." && name != ".." { names.append(name) }
         }
         return names

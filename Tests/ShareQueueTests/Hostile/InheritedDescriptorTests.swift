@@ -67,8 +67,10 @@ struct InheritedDescriptorTests {
             guard words.count == 2, words[0] == tool, let open = words[1].firstIndex(of: "(") else { return false }
             let call = String(words[1][..<open])
             let makes = makers.contains(call) || (call == "fcntl" && words[1].contains("F_DUPFD"))
-            // The Swift runtime reads its own map once as it starts, before anything could run beside it.
-            return makes && !line.contains("CLOEXEC") && !line.contains("= -1 ") && !line.contains("\"/proc/self/maps\"")
+            // The Swift runtime reads its own map once as it starts, before anything could run beside it;
+            // so does a sanitizer's runtime with the files it reads its options from.
+            let startup = ["\"/proc/self/maps\""] + sanitizerStartupFiles
+            return makes && !line.contains("CLOEXEC") && !line.contains("= -1 ") && !startup.contains { line.contains($0) }
         }
     }
 
@@ -91,7 +93,7 @@ struct InheritedDescriptorTests {
         for (number, (tool, arguments)) in runs.enumerated() {
             let log = queue.scratch.file("trace-\(number)")
             let traced = try run(strace, ["-f", "-o", log, "-e", "trace=%file,%desc,%net,%process", Executables.path(tool)] + arguments,
-                                 stdin: "three\nfour\n", in: queue.scratch)
+                                 stdin: "three\nfour\n", environment: tracedEnvironment, in: queue.scratch)
             #expect(traced.status == 0, "\(tool) \(arguments): \(traced.stderr)")
             let calls = try String(contentsOfFile: log, encoding: .utf8)
             #expect(calls.contains("execve("), "no trace of \(tool)")

@@ -36,7 +36,7 @@ struct AppSideEffectTests {
         let holder = try RunningTool("/usr/bin/flock", [queue + "/append.lock", "/bin/sh", "-c", "echo held; sleep 0.5"], in: scratch)
         try waitUntil("the lock is held") { try run("/usr/bin/flock", ["-n", queue + "/append.lock", "true"], in: scratch).status != 0 }
         let log = scratch.file("strace-\(UUID().uuidString)")
-        let traced = try run(strace, ["-f", "-o", log, "-e", "trace=rt_sigaction,timer_create,timer_settime", program] + arguments, in: scratch)
+        let traced = try run(strace, ["-f", "-o", log, "-e", "trace=rt_sigaction,timer_create,timer_settime", program] + arguments, environment: tracedEnvironment, in: scratch)
         #expect(traced.status == 0, "\(traced.stderr)")
         #expect(holder.wait().status == 0)
         return try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").map(String.init)

@@ -17,7 +17,7 @@ struct MeasuredRun {
 let hasTimeCommand = FileManager.default.isExecutableFile(atPath: "/usr/bin/time")
 
 /// Runs a tool with standard input from the file `input` (else /dev/null),
-/// killing its process group after `deadline` seconds.
+/// killing its process group after `deadline` seconds (times ``sanitizerAllowance``).
 ///
 /// The peak comes from /usr/bin/time where there is one: a child spawned
 /// straight from this (large) test process inherits this process's peak,
@@ -33,7 +33,7 @@ func measuredRun(_ tool: String, _ arguments: [String], input: String? = nil, de
     let child = try Host.spawn("/bin/sh", ["-c", "exec \(command) < \(quoted(input ?? "/dev/null")) > \(quoted(out)) 2> \(quoted(err))"],
                                environment: sanitizerEnvironment, newProcessGroup: true)
     let finished = Finished()
-    DispatchQueue.global().asyncAfter(deadline: .now() + deadline) { finished.killUnlessDone(child.pid) }
+    DispatchQueue.global().asyncAfter(deadline: .now() + deadline * Double(sanitizerAllowance)) { finished.killUnlessDone(child.pid) }
     var (status, peak) = try Host.waitForExitMeasuringMemory(child.pid)
     finished.markDone()
     let seconds = Host.monotonicSeconds() - started
@@ -57,20 +57,3 @@ private final class Finished: @unchecked Sendable {
     /// Kills the child's whole process group.
     func killUnlessDone(_ pid: Int32) { lock.withLock { if !done { Foundation.kill(-pid, SIGKILL) } } }
 }
-
-/// How many times the time and memory a run needs grow in a build under the
-/// address or thread sanitizer (whose runtime is then in this process too):
-/// shadow memory and checks. 1 in a normal build, so bounds stay as tight there.
-let sanitizerAllowance: Int = {
-    let symbols = ["__asan_init", "__tsan_init"]
-    return symbols.contains { dlsym(nil, $0) != nil } ? 8 : 1
-}()
-
-/// Under the address sanitizer, a tool keeps up to 256 MiB of freed memory
-/// aside by default to catch uses after free; a small reserve makes its peak
-/// memory speak of the tool rather than of the sanitizer.
-let sanitizerEnvironment: [String: String] = {
-    guard sanitizerAllowance > 1 else { return [:] }
-    let options = ProcessInfo.processInfo.environment["ASAN_OPTIONS"].map { $0 + ":" } ?? ""
-    return ["ASAN_OPTIONS": options + "quarantine_size_mb=16"]
-}()

@@ -3,6 +3,7 @@ import Testing
 
 /// A limit on how long each test of a suite runs, counted from when its body
 /// starts; past it, the whole test run ends with a message naming the test.
+/// Under a sanitizer the limit grows by ``sanitizerAllowance``, as every bound does.
 ///
 /// Swift Testing's own `.timeLimit` does not serve these tests, for two reasons:
 /// - It starts counting when a test is scheduled, and every test is scheduled
@@ -13,6 +14,8 @@ import Testing
 ///   hang still held the run until CI's own limit.
 struct RunTimeLimit: SuiteTrait, TestTrait, TestScoping {
     let minutes: Int
+
+    init(minutes: Int) { self.minutes = minutes * sanitizerAllowance }
 
     /// Each test of the suite gets the whole limit, not the suite.
     var isRecursive: Bool { true }

@@ -48,9 +48,13 @@ enum Executables {
     /// The release build beside the tests' own (`.build/release`), which CI builds before the tests: its tools are static executables.
     static let releaseDirectory = directory.deletingLastPathComponent().appendingPathComponent("release")
 
-    /// Runs a test of the released tools where they are built, and always in CI.
-    static let needsRelease = ConditionTrait.enabled(if: OptionalProgram.isCI || FileManager.default.fileExists(atPath: releaseDirectory.appendingPathComponent("host-drain").path),
-                                                     "no release build: swift build -c release")
+    /// Runs a test of the released tools where they are built, and always in CI;
+    /// never under a sanitizer, whose build has its own scratch folder with no release
+    /// build beside it, and whose runtime the release tools would not hold anyway.
+    static let needsRelease = ConditionTrait.enabled(
+        if: Sanitizer.current == nil && (OptionalProgram.isCI || FileManager.default.fileExists(atPath: releaseDirectory.appendingPathComponent("host-drain").path)),
+        Comment(rawValue: Sanitizer.current == nil ? "no release build: swift build -c release"
+                    : "the release tools hold no sanitizer; the run without one tests them"))
 
     /// One of the package's tools by name, or any program by its absolute path.
     static func path(_ name: String) -> String { name.hasPrefix("/") ? name : directory.appendingPathComponent(name).path }
