@@ -8,10 +8,15 @@ extension Benchmark {
     /// Runs host-drain with standard output going to `output`; returns its seconds and peak memory.
     func drainTimed(_ arguments: [String], output: String) throws -> (Double, Int64) {
         let start = Host.monotonicSeconds()
-        let child = try Host.spawn("/bin/sh", ["-c", "exec \"$0\" \"$@\" -q > '\(output)'", tools.path("host-drain")] + arguments, silenceErrors: true)
-        let (status, memory) = try Host.waitForExitMeasuringMemory(child.pid)
+        let peakFile = directory + "/peak-memory"
+        let child = try Host.spawn(peakMemory.program, [peakFile, "/bin/sh", "-c", "exec \"$0\" \"$@\" -q > '\(output)'", tools.path("host-drain")] + arguments,
+                                   silenceErrors: true)
+        let status = try Host.waitForExit(child.pid)
+        let seconds = Host.monotonicSeconds() - start
         guard status == 0 else { throw ShareQueueError(.ioError, "host-drain \(arguments.joined(separator: " ")) exited with \(status)") }
-        return (Host.monotonicSeconds() - start, memory)
+        let kibibytes = (try? String(contentsOfFile: peakFile, encoding: .utf8)).flatMap { Int64($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        guard let kibibytes else { throw ShareQueueError(.ioError, "the peak memory of host-drain was not recorded", path: peakFile) }
+        return (seconds, kibibytes * 1024)
     }
 
     func timed(_ tool: String, _ arguments: [String]) throws -> Double {

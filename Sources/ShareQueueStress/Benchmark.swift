@@ -40,6 +40,8 @@ struct Benchmark {
 
     let tools: ToolRunner
     let floor: CFloor
+    /// What measures a tool's peak memory (`Floor/peak-memory.c`).
+    let peakMemory: CFloor
     /// The store floor (`Floor/store-floor.c`), built when the `store` part runs.
     var storeFloor: CFloor? = nil
     let directory: String

@@ -12,12 +12,19 @@ struct CFloor {
     /// The sources beside this file in the package; a benchmark runs from a checkout.
     static let floorSource = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Floor/floor.c").path
     static let storeFloorSource = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Floor/store-floor.c").path
+    static let peakMemorySource = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Floor/peak-memory.c").path
 
     /// Compiles the floor into `directory` with `$CC`, else `clang`, else `cc`, at -O2.
     /// - Throws: `.configuration` when there is no source or no C compiler, or
     ///   when the program needs a library other than libc; `.ioError` when compiling fails.
     static func build(into directory: String) throws -> CFloor {
         try build(floorSource, as: "floor", linking: [], into: directory)
+    }
+
+    /// Compiles `Floor/peak-memory.c`, which measures a tool's peak memory from a process of its own
+    /// size, since a process that share-stress spawns counts share-stress's memory as its own.
+    static func buildPeakMemory(into directory: String) throws -> CFloor {
+        try build(peakMemorySource, as: "peak-memory", linking: [], into: directory)
     }
 
     /// Compiles the store floor (`Floor/store-floor.c`), which may need libsqlite3 besides libc.

@@ -105,7 +105,7 @@ public enum StressTool {
             defer { if keep == nil { try? FileManager.default.removeItem(atPath: directory) } }
             let floor = try CFloor.build(into: directory)
             benchTool.printError("share-stress bench: the C floor: \(floor.description)\n")
-            var benchmark = Benchmark(tools: tools, floor: floor, directory: directory, sizes: arguments.has("--quick") ? .quick : Benchmark.Sizes(),
+            var benchmark = Benchmark(tools: tools, floor: floor, peakMemory: try CFloor.buildPeakMemory(into: directory), directory: directory, sizes: arguments.has("--quick") ? .quick : Benchmark.Sizes(),
                                       progress: { benchTool.printError("share-stress bench: \($0)\n") })
             if let only = arguments.value("--only") {
                 let parts = Set(only.split(separator: ",").map(String.init))
