@@ -14,11 +14,9 @@ extension DrainRun {
             drainer.onEvent(.noSegmentNumberLeft(after: sequence - 1))
             return false
         }
-        let lockPath = directory.appendLockPath
-        let lock = try drainer.openLockFile(QueueLayout.appendLock, failure: "cannot open the queue's lock file")
-        defer { QueueLock.release(lock) }
-        try QueueLock.take(lock, path: lockPath, seconds: max(options.waitSeconds, QueueLock.minimumSealWait), shouldStop: options.shouldStop,
-                           busy: "the producers' lock is taken", consequence: "the pending records stay queued for the next drain")
+        let lock = try drainer.takeProducersLock(seconds: max(options.waitSeconds, QueueLock.minimumSealWait),
+                                                 consequence: "the pending records stay queued for the next drain")
+        defer { lock.release() }
         guard try renamePending(to: sequence) else { return false }
         lock.unlock()
         CrashPoint.reached(.drainSealUnlocked)

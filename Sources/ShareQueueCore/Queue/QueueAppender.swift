@@ -45,10 +45,8 @@ public final class QueueAppender: @unchecked Sendable {
     /// The limits and durability its appends use.
     public let options: AppendOptions
 
-    /// The producers' lock file as last opened, and its identity then: a drain replaces a lock file
-    /// that other users' producers could not use, and a lock on the one it moved aside keeps no seal out.
-    @exclusivity(unchecked) private var lock: FileDescriptor
-    @exclusivity(unchecked) private var lockIdentity: FileStatus?
+    /// The producers' lock, kept open between appends.
+    private let lock: ProducersLock
     /// The pending file as last opened, to reuse while a drainer has not sealed it.
     @exclusivity(unchecked) private var pending: (file: FileDescriptor, status: FileStatus)?
     /// Where this appender's own last write ended in `pending`: if the file
@@ -75,8 +73,7 @@ public final class QueueAppender: @unchecked Sendable {
     public init(directory: QueueDirectory, options: AppendOptions = AppendOptions()) throws(ShareQueueError) {
         self.directory = directory
         self.options = options
-        lock = try Self.openProducersLock(in: directory)
-        lockIdentity = try? lock.status()
+        lock = try ProducersLock(in: directory, lockFile: try Self.openProducersLock(in: directory))
     }
 
     /// Opens the producers' lock file of `directory`, creating it if missing.
@@ -96,7 +93,7 @@ public final class QueueAppender: @unchecked Sendable {
 
     deinit {
         pending?.file.close()
-        lock.close()
+        lock.release()
     }
 
     /// Appends one record and returns its id.
@@ -223,39 +220,10 @@ public final class QueueAppender: @unchecked Sendable {
     /// Runs `body` holding the producers' lock, waiting for it at most `options.lockTimeoutSeconds`.
     /// - Throws: `.busy` naming the lock and its holder if it stays taken that long.
     func withProducersLock<R>(_ body: () throws(ShareQueueError) -> R) throws(ShareQueueError) -> R {
-        try QueueLock.take(lock, path: directory.appendLockPath, seconds: options.lockTimeoutSeconds,
-                           busy: "the producers' lock is taken", consequence: "nothing was appended")
-        // The file locked must still be the one at the lock's name: once a drain has replaced it, a
-        // lock on the old one would let this append write while that drain seals. Checked after the
-        // lock is taken, since the drain replaces it without it; a few tries, as each drain replaces it once.
-        var tries = 0
-        while !(try lockIsCurrent()) {
-            lock.unlock()
-            tries += 1
-            guard tries < 4 else {
-                throw ShareQueueError(.busy, "the producers' lock file keeps being replaced; nothing was appended", path: directory.appendLockPath)
-            }
-            let replacement = try Self.openProducersLock(in: directory)
-            lock.close()
-            lock = replacement
-            lockIdentity = try? lock.status()
-            try QueueLock.take(lock, path: directory.appendLockPath, seconds: options.lockTimeoutSeconds,
-                               busy: "the producers' lock is taken", consequence: "nothing was appended")
-        }
+        try lock.take(seconds: options.lockTimeoutSeconds, consequence: "nothing was appended")
         defer { lock.unlock() }
         CrashPoint.reached(.appendLocked)
         return try body()
-    }
-
-    /// Whether the lock file this appender holds is still the one at the lock's name.
-    private func lockIsCurrent() throws(ShareQueueError) -> Bool {
-        guard let held = lockIdentity else { return true }
-        do {
-            guard let named = try directory.folder.status(of: QueueLayout.appendLock) else { return false }
-            return named.isSameFile(as: held)
-        } catch {
-            throw ShareQueueError("cannot look at the queue's lock file", path: directory.appendLockPath, error)
-        }
     }
 
     /// Writes `frames` at the end of the pending file; called under the producers' lock.

@@ -239,10 +239,8 @@ public final class QueueDrainer: @unchecked Sendable {
     private func makeOwnPending() {
         do { guard try directory.status(of: QueueLayout.pending) == nil else { return } } catch { return }
         do throws(ShareQueueError) {
-            let lock = try openLockFile(QueueLayout.appendLock, failure: "cannot open the queue's lock file")
-            defer { QueueLock.release(lock) }
-            try QueueLock.take(lock, path: directory.appendLockPath, seconds: QueueLock.minimumSealWait, shouldStop: options.shouldStop,
-                               busy: "the producers' lock is taken", consequence: "the next producer makes the pending file")
+            let lock = try takeProducersLock(seconds: QueueLock.minimumSealWait, consequence: "the next producer makes the pending file")
+            defer { lock.release() }
             guard try directory.status(of: QueueLayout.pending) == nil else { return }
             do throws(SystemError) {
                 // As a producer does: the last seal's rename is durable before the new name can be.
@@ -287,12 +285,9 @@ public final class QueueDrainer: @unchecked Sendable {
         } catch {
             throw ShareQueueError(failure, path: directory.path(of: name), error, creating: true)
         }
-        if guarded {
-            let producers = try openLockFile(QueueLayout.appendLock, failure: "cannot open the queue's lock file")
-            defer { QueueLock.release(producers) }
-            try QueueLock.take(producers, path: directory.appendLockPath, seconds: max(options.waitSeconds, QueueLock.minimumSealWait),
-                               shouldStop: options.shouldStop, busy: "the producers' lock is taken", consequence: "nothing was drained")
-        }
+        // Held until the new file is open, not to the end of the `if`.
+        let producers = guarded ? try takeProducersLock(seconds: max(options.waitSeconds, QueueLock.minimumSealWait), consequence: "nothing was drained") : nil
+        defer { producers?.release() }
         // Looked at again: another drain may have made the file meanwhile.
         if let status = try directory.status(of: name), !status.isRegularFile {
             try moveAsideForeign(name, "is not a regular file", handling: .unfollowedAndReplaced)
@@ -304,6 +299,18 @@ public final class QueueDrainer: @unchecked Sendable {
         do { return try directory.folder.open(name, .lockFile) } catch {
             throw ShareQueueError(failure, path: directory.path(of: name), error, creating: true)
         }
+    }
+
+    /// Opens the producers' lock, `append.lock` repaired as ``openLockFile(_:failure:guarded:)`` repairs it, and takes it.
+    /// - Returns: the lock, held; the caller releases it.
+    /// - Throws: `.busy` naming the lock and its holder if it stays taken for `seconds`.
+    func takeProducersLock(seconds: Double, consequence: String) throws(ShareQueueError) -> ProducersLock {
+        let lock = try ProducersLock(in: directory, lockFile: try openLockFile(QueueLayout.appendLock, failure: "cannot open the queue's lock file"))
+        do { try lock.take(seconds: seconds, shouldStop: options.shouldStop, consequence: consequence) } catch {
+            lock.release()
+            throw error
+        }
+        return lock
     }
 
     /// Takes the drain lock, waiting for another drainer at most `options.waitSeconds`.

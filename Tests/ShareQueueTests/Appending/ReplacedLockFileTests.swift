@@ -4,12 +4,13 @@ import ShareQueueSystem
 import Testing
 
 /// A drain replaces a producers' lock file that other users' producers could not use (moved
-/// aside, made anew). An appender an app keeps open across that must lock the new file: a lock
-/// on the old one keeps no seal out, and an append beside a seal can be lost with its segment.
+/// aside, made anew). An appender an app keeps open across that must still be kept out while the
+/// drain seals: a lock on the old file alone would keep no seal out, and an append beside a seal
+/// could be lost with its segment. The queue directory's own lock, which no one can replace, does it.
 @Suite("A lock file replaced under a long-lived appender", .runTimeLimit(minutes: 2))
 struct ReplacedLockFileTests {
-    @Test("An appender opened before the producers' lock file was replaced waits for the new one's holder, then appends: nothing is lost")
-    func appenderLocksTheReplacement() throws {
+    @Test("An appender opened before the producers' lock file was replaced waits for a drain that holds the producers' lock, then appends: nothing is lost")
+    func appenderWaitsForTheDrain() throws {
         let queue = TestQueue()
         var options = AppendOptions()
         options.lockTimeoutSeconds = 0.3
@@ -17,20 +18,69 @@ struct ReplacedLockFileTests {
         let appender = try QueueAppender(directory: try QueueDirectory(path: queue.path), options: options)
         let first = try appender.append(RecordDraft(.text("before"), source: "s"))
         try FileManager.default.moveItem(atPath: queue.path + "/append.lock", toPath: queue.path + "/rejected-1-append.lock")
+        // What a drain holds while it seals: the directory, opened anew, and the new lock file.
+        let drainsFolder = try FileDescriptor.openDirectory(atPath: queue.path, creating: false)
         let drainsLock = try FileDescriptor.open(queue.path + "/append.lock", .lockFile)
-        defer { drainsLock.close() }
+        defer { drainsLock.close(); drainsFolder.close() }
+        #expect(try drainsFolder.lockExclusive(wait: false))
         #expect(try drainsLock.lockExclusive(wait: false))
         do {
             _ = try appender.append(RecordDraft(.text("during"), source: "s"))
-            Issue.record("appended while another process held the lock file at the lock's name")
+            Issue.record("appended while a drain held the producers' lock")
         } catch ShareQueueError.busy {
         } catch {
             Issue.record("\(error)")
         }
+        drainsFolder.unlock()
         drainsLock.unlock()
         let last = try appender.append(RecordDraft(.text("after"), source: "s"))
         let drain = try queue.drain()
         #expect(drain.status == 0, "\(drain.stderr)")
         #expect(try ids(in: drain.stdout) == [first, last])
+    }
+}
+
+/// A member of a shared queue's group can unlink `append.lock`, or put a file of her own in its place,
+/// at any moment: the producers' lock must not be a file she can take away.
+@Suite("A member who removes the producers' lock file", .serialized, .runTimeLimit(minutes: 4))
+struct RemovedLockFileTests {
+    @Test("Two honest producers of two users append while a member removes append.lock over and over: every acknowledged record is delivered",
+          .enabled(if: TestUsers.canRun, TestUsers.skipReason))
+    func removedLockLosesNothing() throws {
+        guard TestUsers.require() else { return }
+        let scratch = TemporaryDirectory()
+        let queue = try TestUsers.sharedQueue(in: scratch)
+        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: scratch.path)
+        let tools = TestUsers.tools
+        let member = TestUsers.secondProducer
+        // The host's empty pending file removed first: each producer then appends to its own, or copies the other's.
+        let script = """
+        cd '\(scratch.path)'
+        as() { u=$1; m=$2; shift 2; setpriv --reuid=$u --regid=nogroup --init-groups /bin/sh -c "umask $m; exec \\"\\$@\\"" sh "$@"; }
+        as \(TestUsers.host) 077 '\(tools)/host-drain' --dir '\(queue)' -q > /dev/null || exit 1
+        rm -f '\(queue)/pending.log'
+        as \(member) 022 /bin/sh -c 'cd "$1"; while [ ! -e "$2" ]; do rm -f append.lock; done' sh '\(queue)' '\(scratch.file("done"))' &
+        for user in \(TestUsers.producer):077 \(TestUsers.thirdProducer):002; do
+          as ${user%:*} ${user#*:} /bin/sh -c 'i=0; while [ $i -lt 300 ]; do i=$((i+1)); "$1" --dir "$2" --lock-timeout 5 "$3-$i" || echo "status $?" >&2; done' sh '\(tools)/share-append' '\(queue)' ${user%:*} > acked.${user%:*} 2> failed.${user%:*} &
+          producers="$producers $!"
+        done
+        wait $producers
+        : > done
+        wait
+        """
+        let run = try ShareQueueTests.run("/bin/sh", ["-c", script], in: scratch)
+        #expect(run.status == 0, "\(run.stderr)")
+        // Producers that truly take turns have no reason to fail.
+        for user in [TestUsers.producer, TestUsers.thirdProducer] {
+            #expect(try String(contentsOfFile: scratch.file("failed.\(user)"), encoding: .utf8) == "")
+        }
+        let acknowledged = try [TestUsers.producer, TestUsers.thirdProducer].flatMap { user in
+            try String(contentsOfFile: scratch.file("acked.\(user)"), encoding: .utf8).split(separator: "\n").map(String.init)
+        }
+                let drain = try TestUsers.run(as: TestUsers.host, "host-drain", ["--dir", queue, "--wait", "5"], in: scratch)
+        #expect(drain.status == 0, "\(drain.stderr)")
+        let delivered = Set(try ids(in: drain.stdout))
+        let lost = acknowledged.filter { !delivered.contains($0) }
+        #expect(lost.isEmpty, "\(lost.count) of \(acknowledged.count) acknowledged records lost")
     }
 }

@@ -177,16 +177,16 @@ struct MemberOwnedFileTests {
         #expect(appended.status == 0, "\(appended.stderr)")
     }
 
-    @Test("A member holding append.lock: producers exit 75 naming the process, its user and what to do",
-          .enabled(if: TestUsers.canRun, TestUsers.skipReason))
-    func membersHeldAppendLock() throws {
+    @Test("A member holding either half of the producers' lock, append.lock or the queue directory: producers exit 75 naming the process, its user and what to do",
+          .enabled(if: TestUsers.canRun, TestUsers.skipReason), arguments: ["/append.lock", ""])
+    func membersHeldAppendLock(_ name: String) throws {
         guard TestUsers.require() else { return }
         let scratch = TemporaryDirectory()
         let queue = try TestUsers.sharedQueue(in: scratch)
         #expect(try append(as: TestUsers.producer, "first", to: queue, scratch).status == 0)
         let holder = Process()
         holder.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        holder.arguments = ["--reuid=\(member)", "--regid=nogroup", "--init-groups", "/usr/bin/flock", "-x", queue + "/append.lock", "sleep", "5"]
+        holder.arguments = ["--reuid=\(member)", "--regid=nogroup", "--init-groups", "/usr/bin/flock", "-x", queue + name, "sleep", "5"]
         try holder.run()
         defer { holder.terminate(); holder.waitUntilExit() }
         var refused = try append(as: TestUsers.producer, "refused", to: queue, scratch)
