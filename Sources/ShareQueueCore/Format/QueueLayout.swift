@@ -2,7 +2,7 @@
 ///
 ///     format                 "ShareQueue queue format 1", then "queue <UUID>": refuse anything newer
 ///     format.tmp-<pid>       a format marker being written, linked into place once whole
-///     append.lock            producers' lock; never renamed or removed
+///     append.lock            half of the producers' lock, the directory being the other; never renamed or removed
 ///     pending.log            the segment producers append to
 ///     sealed-<N>.log         segments a drainer has taken, delivered in order of N
 ///                            (N zero-padded to 12 digits; other spellings are moved aside)

@@ -1,6 +1,6 @@
 import ShareQueueSystem
 
-/// Waiting, within a bound, for one of the queue's locks: `append.lock` or `drain.lock`.
+/// Waiting, within a bound, for one of the queue's locks: the producers' (see ``ProducersLock``) or `drain.lock`.
 ///
 /// A process stopped while it holds a lock (SIGSTOP, a debugger, an app that iOS
 /// suspended) holds it until it continues or ends. So no one waits for a lock
