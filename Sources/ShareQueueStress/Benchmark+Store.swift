@@ -33,9 +33,9 @@ extension Benchmark {
         }
         progress("store runs (records/s): empty \(rates(empty)) vs floor \(rates(emptyFloor)); holding \(rates(full)) vs floor \(rates(fullFloor))")
         return [
-            Figure(name: "drain into --store, empty (vs store floor)", unit: "records/s", value: median(empty), floor: median(emptyFloor), target: ">= 0.70"),
+            Figure(name: "drain into --store, empty (vs store floor)", unit: "records/s", value: median(empty), floor: median(emptyFloor), target: ">= 0.90"),
             Figure(name: "drain into --store holding \(sizes.drainRecords) rows (vs floor)", unit: "records/s", value: median(full),
-                   floor: median(fullFloor), target: ">= 0.70"),
+                   floor: median(fullFloor), target: ">= 0.90"),
         ]
     }
 

@@ -14,7 +14,8 @@
  *                                     START seconds, so that processes begin at once; prints the
  *                                     count and the clock's readings at the start and at the end
  *   floor format DIR N START [BYTES]  the format's floor: what an append to a ShareQueue queue
- *                                     must do besides, each record under flock of DIR/append.lock:
+ *                                     must do besides, each record under the producers' lock (flock
+ *                                     of DIR itself, then of DIR/append.lock):
  *                                     lstat DIR/pending.log (a drain may have sealed it), read its
  *                                     last KiB if another process wrote last (a producer may have
  *                                     died mid-write), write, unlock, fdatasync; started as above.
@@ -127,7 +128,7 @@ static int format_appends(const char *directory, long count, double start_at, si
     double start = seconds_now();
     for (long i = 0; i < count; i++) {
         struct stat status;
-        if (flock(lock, LOCK_EX) != 0) return fail("flock");
+        if (flock(folder, LOCK_EX) != 0 || flock(lock, LOCK_EX) != 0) return fail("flock");
         if (fstatat(folder, "pending.log", &status, AT_SYMLINK_NOFOLLOW) != 0) return fail("fstatat");
         if (status.st_size > 0 && status.st_size != own_end) {
             size_t tail_length = status.st_size < (off_t)sizeof tail ? (size_t)status.st_size : sizeof tail;
@@ -136,6 +137,7 @@ static int format_appends(const char *directory, long count, double start_at, si
         if (write(fd, record, length) != (ssize_t)length) return fail("write");
         own_end = status.st_size + (off_t)length;
         flock(lock, LOCK_UN);
+        flock(folder, LOCK_UN);
         if (group ? group_sync(sync_lock, fd, (unsigned long long)opened.st_ino, nanoseconds_now()) != 0 : sync_data(fd) != 0) return fail("fdatasync");
     }
     printf("%ld %.6f %.6f\n", count, start, seconds_now());
