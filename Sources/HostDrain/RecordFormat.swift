@@ -27,7 +27,7 @@ enum RecordFormat: String {
             let body: String
             if let text = record.text {
                 body = text
-            } else if let json = record.json {
+            } else if let json = record.jsonValue {
                 body = String(decoding: json.compactJSON, as: UTF8.self)
             } else {
                 body = ""

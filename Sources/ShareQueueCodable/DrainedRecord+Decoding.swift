@@ -21,7 +21,7 @@ extension Record {
     /// The `json` value read as `type`; see `DrainedRecord.decode(_:)`.
     /// - Throws: `.badData` when there is no JSON value or it does not decode as `type`.
     public func decode<Value: Decodable>(_ type: Value.Type) throws(ShareQueueError) -> Value {
-        guard let json else { throw ShareQueueError(.badData, "record \(id) of kind \(kind) holds no JSON value to decode as \(Value.self)") }
+        guard let json = jsonValue else { throw ShareQueueError(.badData, "record \(id) of kind \(kind) holds no JSON value to decode as \(Value.self)") }
         // Written out for the decoder, which reads JSON text; a value built in code is checked to read back as itself.
         let text: CheckedJSON
         do { text = try CheckedJSON(writing: json) } catch {

@@ -24,8 +24,8 @@ import ShareQueueCore
 /// Values are stored as compact JSON with object members sorted by name, so that equal
 /// values are equal bytes: numbers exactly, `Date` as ISO-8601 UTC with milliseconds
 /// (`2026-11-29T14:52:20.123Z`; rounded to the millisecond), `URL` as its absolute
-/// string, `UUID` as its upper-case string, `Data` as Base64 with padding, `Decimal` as a
-/// JSON number, and `JSONValue` as itself.
+/// string, `UUID` as its upper-case string, `Data` as Base64 with padding, and `Decimal` as a
+/// JSON number.
 public protocol SharedContent: Codable {
     /// The kind of this type's records: 1 to 256 bytes without control characters,
     /// not `text`, `url` or `file`. Keep it when the type changes, or older records stop matching.

@@ -36,7 +36,7 @@ extension StoreRow {
     package init(_ record: Record) {
         let values: [Column] = [
             Self.utf8(record.id), Self.utf8(record.date), Self.utf8(record.source), Self.utf8(record.kind.rawValue),
-            record.text.map(Self.utf8), record.json.map { $0.compactJSON[...] }, record.key.map(Self.utf8),
+            record.text.map(Self.utf8), record.jsonValue.map { $0.compactJSON[...] }, record.key.map(Self.utf8),
             record.meta.map { JSONValue.object(JSONMembers($0.lazy.map { ($0.name, .string($0.value)) })).compactJSON[...] },
             record.attachments.map { Self.attachmentsJSON($0) },
             record.unknownFields.isEmpty ? nil : JSONValue.object(record.unknownFields).compactJSON[...],

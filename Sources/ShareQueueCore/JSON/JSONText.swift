@@ -20,7 +20,7 @@ public struct JSONText: Sendable, Hashable {
     }
 
     /// The JSON as a value, parsed now.
-    public var value: JSONValue {
+    package var value: JSONValue {
         // Validated at creation, so parsing again cannot fail.
         (try? JSONParser.parse(bytes)) ?? .null
     }

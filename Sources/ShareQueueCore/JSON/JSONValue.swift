@@ -5,12 +5,15 @@
 /// number keeps its exact value if it is an integer that fits `Int64` or `UInt64`;
 /// any other number goes through `Double`, so `1.50` becomes `1.5`, an integer of
 /// more than 64 bits loses digits, and one beyond `Double`'s range (`1e400`) does
-/// not encode at all. ShareQueue's own paths (``compactJSON``, stored records, and
+/// not encode at all. ShareQueue's own paths (`compactJSON`, stored records, and
 /// the typed coders of `ShareQueueCodable`) keep every literal as it was written.
 ///
+/// Package access: an app sees a record's JSON as ``JSONText``, bytes it decodes with
+/// a decoder of its choice, and a typed drain decodes its own types.
+///
 /// Strings and names are compared as their UTF-8 bytes, never by Swift's canonical
-/// equivalence: two values are equal when ``compactJSON`` writes them as the same bytes.
-public enum JSONValue: Sendable, Hashable {
+/// equivalence: two values are equal when `compactJSON` writes them as the same bytes.
+package enum JSONValue: Sendable, Hashable {
     /// `null`.
     case null
     /// `true` or `false`.
@@ -21,12 +24,12 @@ public enum JSONValue: Sendable, Hashable {
     case string(String)
     /// An array.
     case array([JSONValue])
-    /// An object: its members in order, each name exactly as written (see ``JSONMembers``).
+    /// An object: its members in order, each name exactly as written (see `JSONMembers`).
     /// A name that occurs twice in the text read counts once, with its last value, where it first occurred.
     case object(JSONMembers<JSONValue>)
 
     /// Whether both are the same value, strings and names compared as UTF-8 bytes and members in order.
-    public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+    package static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): true
         case (.bool(let l), .bool(let r)): l == r
@@ -39,7 +42,7 @@ public enum JSONValue: Sendable, Hashable {
     }
 
     /// Hashes the value as `==` compares it.
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         switch self {
         case .null: hasher.combine(0)
         case .bool(let value): hasher.combine(1); hasher.combine(value)
@@ -55,7 +58,7 @@ extension JSONValue: Codable {
     /// Reads any JSON value from a decoder; a number goes through `Int64`,
     /// `UInt64` or `Double`, so only integers within 64 bits keep their exact value.
     /// - Throws: `DecodingError` when the decoder holds no JSON value.
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             self = .null
@@ -80,7 +83,7 @@ extension JSONValue: Codable {
     /// if it is an integer within their range, else as `Double`.
     /// - Throws: `EncodingError.invalidValue` for a number literal that is not one,
     ///   and what the encoder throws (for one beyond `Double`'s range, say).
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {
         case .null: try container.encodeNil()

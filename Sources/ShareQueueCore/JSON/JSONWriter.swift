@@ -62,7 +62,7 @@ package enum JSONWriter {
 
 extension JSONValue {
     /// This value as compact JSON, object members in their order.
-    public var compactJSON: [UInt8] {
+    package var compactJSON: [UInt8] {
         var bytes: [UInt8] = []
         JSONWriter.append(self, to: &bytes)
         return bytes

@@ -9,7 +9,7 @@ extension Record: Codable {
         init?(intValue: Int) { nil }
     }
 
-    /// Reads a record from any decoder, keeping the fields it does not know in `unknownFields`.
+    /// Reads a record from any decoder, keeping the fields it does not know, to be written back out.
     /// - Throws: `DecodingError` when a required field is missing or of the wrong type.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: FieldName.self)
@@ -23,7 +23,7 @@ extension Record: Codable {
             source: try container.decode(String.self, forKey: FieldName("source")),
             kind: try container.decode(Kind.self, forKey: FieldName("kind")),
             text: try container.decodeIfPresent(String.self, forKey: FieldName("text")),
-            json: try container.decodeIfPresent(JSONValue.self, forKey: FieldName("json")),
+            jsonValue: try container.decodeIfPresent(JSONValue.self, forKey: FieldName("json")),
             key: try container.decodeIfPresent(String.self, forKey: FieldName("key")),
             meta: try container.decodeIfPresent(JSONMembers<String>.self, forKey: FieldName("meta")),
             attachments: try container.decodeIfPresent([Attachment].self, forKey: FieldName("attachments")),
@@ -31,7 +31,7 @@ extension Record: Codable {
             version: try container.decode(Int.self, forKey: FieldName("v")))
     }
 
-    /// Writes the record's fields, `unknownFields` included, under their stored names.
+    /// Writes the record's fields, those it did not know included, under their stored names.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: FieldName.self)
         try container.encode(version, forKey: FieldName("v"))
@@ -40,7 +40,7 @@ extension Record: Codable {
         try container.encode(source, forKey: FieldName("source"))
         try container.encode(kind, forKey: FieldName("kind"))
         try container.encodeIfPresent(text, forKey: FieldName("text"))
-        try container.encodeIfPresent(json, forKey: FieldName("json"))
+        try container.encodeIfPresent(jsonValue, forKey: FieldName("json"))
         try container.encodeIfPresent(key, forKey: FieldName("key"))
         try container.encodeIfPresent(meta, forKey: FieldName("meta"))
         try container.encodeIfPresent(attachments, forKey: FieldName("attachments"))

@@ -77,7 +77,7 @@ extension Record {
     /// This record as one line of compact JSON, without the newline.
     public var jsonLine: [UInt8] {
         var jsonBytes: [UInt8]? = nil
-        if let json {
+        if let json = jsonValue {
             var bytes: [UInt8] = []
             JSONWriter.append(json, to: &bytes)
             jsonBytes = bytes
@@ -130,7 +130,7 @@ extension Record {
         }
         // The checks passed, so the labels they require are strings.
         self.init(id: fields.string(fields.id) ?? "", date: fields.string(fields.date) ?? "", source: fields.string(fields.source) ?? "",
-                  kind: checked.kind, text: fields.string(fields.text), json: fields.json, key: fields.string(fields.key), meta: meta,
+                  kind: checked.kind, text: fields.string(fields.text), jsonValue: fields.json, key: fields.string(fields.key), meta: meta,
                   attachments: attachments, unknownFields: fields.unknown, version: checked.version)
         versionDigits = fields.versionDigits
     }

@@ -2,8 +2,8 @@
 ///
 /// Stored as one compact JSON object: `v`, `id`, `date`, `source`, `kind`,
 /// then `text` (for text and URLs) or `json`, then the optional `key`, `meta`
-/// and `attachments`. Fields this version does not know (a newer producer's) are kept in
-/// `unknownFields` and written back out, never dropped.
+/// and `attachments`. Fields this version does not know (a newer producer's) are kept
+/// and written back out, never dropped.
 ///
 /// Two records are equal when their fields have the same bytes: ids, keys, kinds,
 /// sources and every other string compare as UTF-8, never by Swift's canonical equivalence.
@@ -50,8 +50,14 @@ public struct Record: Sendable, Hashable {
     public var kind: Kind
     /// The text, or the URL, for `text` and `url` records.
     public var text: String?
-    /// The value of a `json` record.
-    public var json: JSONValue?
+    /// The value of a `json` record, or of a record of an app's own content kind, as compact JSON:
+    /// the bytes ``jsonLine`` writes for it, to decode with a decoder of the host's choice.
+    public var json: JSONText? {
+        get { jsonValue.map { JSONText(encoded: $0.compactJSON) } }
+        set { jsonValue = newValue?.value }
+    }
+    /// The value of a `json` record (or one of an app's own kind), as this package reads and writes it.
+    package var jsonValue: JSONValue?
     /// Records with the same key supersede each other, newest first.
     public var key: String?
     /// The producer's own labels, strings only, in their stored order with their exact names.
@@ -59,7 +65,7 @@ public struct Record: Sendable, Hashable {
     /// Files that travel with the record.
     public var attachments: [Attachment]?
     /// Fields written by a newer producer, passed through as they are, in their stored order.
-    public var unknownFields: JSONMembers<JSONValue>
+    package var unknownFields: JSONMembers<JSONValue>
     /// The digits of `v` as stored, when ``version`` cannot hold them (past `Int.max`),
     /// so that the record is written again as it was.
     var versionDigits: [UInt8]?
@@ -67,16 +73,24 @@ public struct Record: Sendable, Hashable {
     /// A record with these fields, for a host that builds one itself (a producer
     /// appends a ``RecordDraft`` instead). Each parameter sets the property of its name;
     /// `version` sets ``version``.
-    public init(id: String, date: String, source: String, kind: Kind, text: String? = nil, json: JSONValue? = nil,
+    public init(id: String, date: String, source: String, kind: Kind, text: String? = nil, json: JSONText? = nil,
                 key: String? = nil, meta: JSONMembers<String>? = nil, attachments: [Attachment]? = nil,
-                unknownFields: JSONMembers<JSONValue> = JSONMembers(), version: Int = Record.currentVersion) {
+                version: Int = Record.currentVersion) {
+        self.init(id: id, date: date, source: source, kind: kind, text: text, jsonValue: json?.value, key: key, meta: meta,
+                  attachments: attachments, unknownFields: JSONMembers(), version: version)
+    }
+
+    /// A record with these fields, the value and the unknown fields as this package reads them.
+    package init(id: String, date: String, source: String, kind: Kind, text: String? = nil, jsonValue: JSONValue?,
+                 key: String? = nil, meta: JSONMembers<String>? = nil, attachments: [Attachment]? = nil,
+                 unknownFields: JSONMembers<JSONValue> = JSONMembers(), version: Int = Record.currentVersion) {
         self.version = version
         self.id = id
         self.date = date
         self.source = source
         self.kind = kind
         self.text = text
-        self.json = json
+        self.jsonValue = jsonValue
         self.key = key
         self.meta = meta
         self.attachments = attachments
@@ -89,7 +103,7 @@ public struct Record: Sendable, Hashable {
     public static func == (lhs: Record, rhs: Record) -> Bool {
         lhs.version == rhs.version && lhs.versionDigits == rhs.versionDigits && ByteKey.equal(lhs.id, rhs.id) && ByteKey.equal(lhs.date, rhs.date)
             && ByteKey.equal(lhs.source, rhs.source) && lhs.kind == rhs.kind && ByteKey.equal(lhs.text, rhs.text)
-            && lhs.json == rhs.json && ByteKey.equal(lhs.key, rhs.key) && lhs.meta == rhs.meta
+            && lhs.jsonValue == rhs.jsonValue && ByteKey.equal(lhs.key, rhs.key) && lhs.meta == rhs.meta
             && lhs.attachments == rhs.attachments && lhs.unknownFields == rhs.unknownFields
     }
 

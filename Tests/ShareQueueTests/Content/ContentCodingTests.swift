@@ -63,7 +63,7 @@ struct ContentCodingTests {
         let literal = #"{"big":123456789012345678901234567890,"decimal":1.50,"huge":1e400,"negative":-0.0}"#
         let text = try JSONText(validating: Array(literal.utf8))
         #expect(try storedJSON(text.value) == literal)
-        let record = Record(id: "r", date: "2026-11-30T00:00:00.000Z", source: "s", kind: .json, json: text.value)
+        let record = Record(id: "r", date: "2026-11-30T00:00:00.000Z", source: "s", kind: .json, json: text)
         #expect(try record.decode(JSONValue.self) == text.value)
     }
 
@@ -76,7 +76,7 @@ struct ContentCodingTests {
     func dateForms() throws {
         struct Dated: Codable { var at: Date }
         func read(_ text: String) throws -> Date {
-            let record = Record(id: "r", date: "d", source: "s", kind: .json, json: .object(["at": .string(text)]))
+            let record = Record(id: "r", date: "d", source: "s", kind: .json, jsonValue: .object(["at": .string(text)]))
             let dated: Dated = try record.decode(Dated.self)
             return dated.at
         }
@@ -93,7 +93,7 @@ struct ContentCodingTests {
 
     @Test("Decoding errors say what and where")
     func decodingErrors() throws {
-        let record = Record(id: "r1", date: "d", source: "s", kind: .json, json: .object(["url": .string("https://x"), "title": .number("5")]))
+        let record = Record(id: "r1", date: "d", source: "s", kind: .json, jsonValue: .object(["url": .string("https://x"), "title": .number("5")]))
         do {
             _ = try record.decode(PlainLink.self)
             Issue.record("decoded a number as a string")
@@ -101,7 +101,7 @@ struct ContentCodingTests {
             #expect(error.code == .badData)
             #expect(error.message.contains("at .title"), "\(error.message)")
         }
-        let tooBig = Record(id: "r2", date: "d", source: "s", kind: .json, json: .array([.number("256")]))
+        let tooBig = Record(id: "r2", date: "d", source: "s", kind: .json, jsonValue: .array([.number("256")]))
         #expect(throws: ShareQueueError.self) { try tooBig.decode([UInt8].self) }
         let text = Record(id: "r3", date: "d", source: "s", kind: .text, text: "hello")
         #expect(throws: ShareQueueError.self) { try text.decode(String.self) }
@@ -109,9 +109,9 @@ struct ContentCodingTests {
 
     @Test("Integers written with a fraction or an exponent read as integers when exact")
     func integerSpellings() throws {
-        let record = Record(id: "r", date: "d", source: "s", kind: .json, json: .array([.number("2.0"), .number("1e3"), .number("-0")]))
+        let record = Record(id: "r", date: "d", source: "s", kind: .json, jsonValue: .array([.number("2.0"), .number("1e3"), .number("-0")]))
         #expect(try record.decode([Int].self) == [2, 1000, 0])
-        let inexact = Record(id: "r", date: "d", source: "s", kind: .json, json: .array([.number("2.5")]))
+        let inexact = Record(id: "r", date: "d", source: "s", kind: .json, jsonValue: .array([.number("2.5")]))
         #expect(throws: ShareQueueError.self) { try inexact.decode([Int].self) }
     }
 

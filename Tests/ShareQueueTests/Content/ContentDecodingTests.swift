@@ -71,7 +71,7 @@ struct ContentDecodingTests {
 
     @Test("A record built in code whose value is not JSON says so, rather than decoding it")
     func valueBuiltInCode() throws {
-        let record = Record(id: "r1", date: "d", source: "s", kind: .json, json: .array([.number("1,2")]))
+        let record = Record(id: "r1", date: "d", source: "s", kind: .json, jsonValue: .array([.number("1,2")]))
         let failure = #expect(throws: ShareQueueError.self) { try record.decode([Int].self) }
         #expect(failure?.code == .badData)
         #expect(failure?.message.hasPrefix("record r1 does not decode as Array<Int>: its value is not JSON") == true, "\(failure?.message ?? "")")

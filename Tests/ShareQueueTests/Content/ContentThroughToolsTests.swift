@@ -35,7 +35,7 @@ struct ContentThroughToolsTests {
         #expect(stored.count == 2)
         for hex in stored {
             let bytes = stride(from: 0, to: hex.count, by: 2).map { UInt8(hex.dropFirst($0).prefix(2), radix: 16)! }
-            let record = Record(id: "r", date: "d", source: "s", kind: .json, json: try JSONText(validating: bytes).value)
+            let record = Record(id: "r", date: "d", source: "s", kind: .json, json: try JSONText(validating: bytes))
             #expect(try record.decode(EveryKind.self) == value)
         }
     }

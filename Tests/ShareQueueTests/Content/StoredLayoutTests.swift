@@ -30,7 +30,7 @@ struct StoredLayoutTests {
         #expect(layout.labels == record.meta)
         #expect(layout.labels.map(Array.init)?.map(\.name) == ["a", "b"])
         let content = try #require(layout.content)
-        #expect(layout.json.value(at: content) == record.json)
+        #expect(layout.json.value(at: content) == record.jsonValue)
     }
 
     @Test("A typed drain and a router deliver such a record as the parsed record holds it")

@@ -46,6 +46,22 @@ struct RecordTests {
         #expect(record.jsonLine == payload)
     }
 
+    @Test("A record's JSON value reaches a host as compact JSON bytes, and a record built with one stores it")
+    func jsonAsText() throws {
+        let stored = Array(#"{"v":1,"id":"x","date":"d","source":"s","kind":"json","json": { "z" : 1.50, "a" : [ "\u00e9" ] }}"#.utf8)
+        let record = try Record(jsonBytes: stored)
+        let json = try #require(record.json)
+        #expect(String(decoding: json.bytes, as: UTF8.self) == #"{"z":1.50,"a":["é"]}"#)
+        #expect(record.jsonLine == Array(#"{"v":1,"id":"x","date":"d","source":"s","kind":"json","json":{"z":1.50,"a":["é"]}}"#.utf8))
+        let built = Record(id: "x", date: "d", source: "s", kind: .json, json: json)
+        #expect(built == record)
+        var changed = built
+        changed.json = try JSONText(validating: Array("[1]".utf8))
+        #expect(changed.jsonValue == .array([.number("1")]))
+        changed.json = nil
+        #expect(changed.jsonValue == nil && changed.json == nil)
+    }
+
     @Test("Fields from a newer producer pass through")
     func unknownFields() throws {
         let stored = Array(#"{"v":2,"id":"x","date":"d","source":"s","kind":"sticker","future":{"b":[1,2]},"text":"t"}"#.utf8)

@@ -82,6 +82,16 @@ struct ToolTests {
         #expect(try queue.status()["pending"] as? Int == 0)
     }
 
+    @Test("The text format shows a JSON record's value as compact JSON")
+    func textFormatOfJSON() throws {
+        let queue = TestQueue()
+        _ = try queue.append(["--json"], stdin: " { \"a\" : [ 1.50, \"\\u00e9\" ] } ")
+        let drain = try queue.drain(["--format", "text"])
+        #expect(drain.status == 0)
+        #expect(drain.output.contains("  json  "))
+        #expect(drain.output.contains("\n    {\"a\":[1.50,\"\u{E9}\"]}\n"), "\(drain.output)")
+    }
+
     @Test("--peek refuses what shapes a delivery, rather than show other records than a drain delivers, and what it does not use, and changes nothing",
           arguments: [["--coalesce"], ["--max", "1"], ["--store", "inbox.sqlite"], ["--attachments-to", "received"], ["--batch", "10"],
                       ["--max-attempts", "2"], ["--max-attachment-bytes", "10"], ["--sparse-attachments"], ["--wait", "1"], ["--quiet"],
