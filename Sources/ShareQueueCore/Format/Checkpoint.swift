@@ -102,6 +102,17 @@ final class Checkpoint {
         mayBeUndone = SyncPoint.skipped == point
     }
 
+    /// The position the file holds now, which another drain may have written since this one
+    /// opened it: read through this drain's own descriptor, so a file put at the name meanwhile is
+    /// not read. A slot that does not parse counts as none, as when the file was opened.
+    func positionOnDisk() throws(ShareQueueError) -> DrainPosition {
+        do {
+            return Self.parse(try file.readFully(count: 2 * Self.slotSize, at: 0), path: path, onEvent: { _ in }).position
+        } catch {
+            throw ReadFailure.error("cannot read the checkpoint", path: path, error)
+        }
+    }
+
     /// The stored position, read without changing anything. A missing file is
     /// the start; a damaged one is reported and also read as the start, so that
     /// records are delivered again rather than lost. So is a file that is no

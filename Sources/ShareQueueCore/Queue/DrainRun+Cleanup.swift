@@ -2,9 +2,18 @@ import ShareQueueSystem
 
 /// Removing what has been delivered, and what producers and drains that died left behind.
 extension DrainRun {
-    func removeSegment(_ sequence: UInt64) throws {
+    /// Removes delivered segment `sequence`, the file whose status is `delivered`, and syncs the directory.
+    ///
+    /// Only that file: a drain run beside this one (a member of a shared queue's group can remove
+    /// `drain.lock`) may have sealed new records under the same name since. Looked at and removed
+    /// under the producers' lock, under which every seal is made; another file there is left to its drain.
+    func removeSegment(_ sequence: UInt64, delivered: FileStatus) throws {
         let name = directory.sealedName(sequence)
+        let lock = try drainer.takeProducersLock(seconds: max(options.waitSeconds, QueueLock.minimumSealWait),
+                                                 consequence: "the delivered segment stays, to be delivered again")
+        defer { lock.release() }
         do {
+            guard let named = try directory.folder.status(of: name), named.isSameFile(as: delivered) else { return }
             try directory.folder.remove(name)
             try directory.folder.synchronize(.segmentRemoved)
         } catch {

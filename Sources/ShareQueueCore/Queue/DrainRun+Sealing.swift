@@ -17,6 +17,15 @@ extension DrainRun {
         let lock = try drainer.takeProducersLock(seconds: max(options.waitSeconds, QueueLock.minimumSealWait),
                                                  consequence: "the pending records stay queued for the next drain")
         defer { lock.release() }
+        // `drain.lock` is a file a member of a shared queue's group can remove while this drain holds
+        // it, and another drain may then have delivered a segment of this number since this one listed
+        // the queue, and removed it: its checkpoint names it, and a new segment of that number would be
+        // read from that position on. Looked at under the producers' lock, as every seal is made.
+        let checkpointed = try checkpoint.positionOnDisk()
+        guard checkpointed.segment < sequence else {
+            throw ShareQueueError(.nameTaken, "another drain ran beside this one and delivered segment \(checkpointed.segment) meanwhile "
+                                  + "(was drain.lock removed?); the pending records stay queued for the next drain", path: directory.checkpointPath)
+        }
         guard try renamePending(to: sequence) else { return false }
         lock.unlock()
         CrashPoint.reached(.drainSealUnlocked)

@@ -87,10 +87,10 @@ extension DrainRun {
         CrashPoint.reached(.drainBeforeRemove)
         // Its number may be given again only once no checkpoint before its end can come back:
         // else a sink's stored position in it would fit the new segment and skip its records.
-        if Mutant.active == .segmentRemovedBeforeCheckpoint { try removeSegment(sequence) }
+        if Mutant.active == .segmentRemovedBeforeCheckpoint { try removeSegment(sequence, delivered: status) }
         try checkpoint.synchronize(.checkpointBeforeSegmentRemoval)
         // A segment kept whole has its kept name already (see `keepWhole`): this one alone goes.
-        if Mutant.active != .segmentRemovedBeforeCheckpoint { try removeSegment(sequence) }
+        if Mutant.active != .segmentRemovedBeforeCheckpoint { try removeSegment(sequence, delivered: status) }
         return true
     }
 
