@@ -36,7 +36,11 @@ public enum HostDrainTool {
         ] + ProgressLine.options + Tool.commonOptions,
         examples: examples, environment: Tool.queueEnvironment, files: Tool.queueFiles + [
             ("PATH.attachments", "With --store PATH, the folder the attachments of stored records are copied to."),
-        ])
+        ],
+        exitCodes: Tool.standardExitCodes.map { code in
+            code.0 != "65" ? code : ("65", code.1.dropLast() + "; with --store, a record whose id the store already holds with other content, "
+                                         + "which went to the dead letters while the other records were stored.")
+        })
 
     static let examples = [
         Tool.Example("Print the waiting records as JSON Lines and clear them:", "host-drain --dir ~/queue"),

@@ -42,10 +42,11 @@ package struct StoreSink: DrainSink {
             INSERT INTO records (id, date, source, kind, text, json, key, meta, attachments, extra, ingested_at)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING
             """)
-        // The content is every column but `ingested_at`, and the attachments without their `path`: where a
-        // copy was handed over is the drain's doing (a name taken in the folder gives another), not the record's.
+        // The content is every column but `date` and `ingested_at`, and the attachments without their `path`:
+        // an append retried under its `--id` is the same record made again, at its own time; where a copy was
+        // handed over is the drain's doing (a name taken in the folder gives another), not the record's.
         matchesStored = try database.prepare("""
-            SELECT date IS ?2 AND source IS ?3 AND kind IS ?4 AND text IS ?5 AND json IS ?6 AND key IS ?7 AND meta IS ?8
+            SELECT source IS ?3 AND kind IS ?4 AND text IS ?5 AND json IS ?6 AND key IS ?7 AND meta IS ?8
                 AND extra IS ?10 AND \(Self.withoutPaths("attachments")) IS \(Self.withoutPaths("?9"))
             FROM records WHERE id = ?1
             """)

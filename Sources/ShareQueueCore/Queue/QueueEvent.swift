@@ -171,7 +171,7 @@ public enum QueueEvent: Sendable, Equatable, CustomStringConvertible {
         case waitsForAnotherUser
         /// The sink already holds a record with its id and other content: the store keeps the
         /// first record of each id, and ids are chosen by producers, so this one was not stored.
-        /// A record the sink holds byte for byte is delivered again silently, not set aside.
+        /// A record the sink holds with the same content is delivered again silently, not set aside.
         case idStoredWithOtherContent
     }
 

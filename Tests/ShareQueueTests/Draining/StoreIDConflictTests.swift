@@ -86,6 +86,22 @@ struct StoreIDConflictTests {
         #expect(try queue.status()["idConflictLetters"] as? Int == 0)
     }
 
+    @Test("An append retried under its --id, with the same text and its own date, is stored once, silently, in the same drain or a later one")
+    func retriedAppend() throws {
+        let scratch = TemporaryDirectory()
+        let queue = TestQueue(in: scratch)
+        let db = scratch.file("inbox.sqlite")
+        for _ in 0..<2 { #expect(try queue.append(["--id", Self.id, "--key", "k", "retried"]).lines == [Self.id]) }
+        let first = try queue.drain(["--store", db])
+        #expect(first.status == 0 && !first.stderr.contains("warning"), "\(first.stderr)")
+        usleep(2000)
+        #expect(try queue.append(["--id", Self.id, "--key", "k", "retried"]).lines == [Self.id])
+        let second = try queue.drain(["--store", db])
+        #expect(second.status == 0 && !second.stderr.contains("warning"), "\(second.stderr)")
+        #expect(try sqlite(db, "SELECT id, text FROM records") == ["\(Self.id)|retried"])
+        #expect(!FileManager.default.fileExists(atPath: queue.file("dead-letters.log")))
+    }
+
     @Test("The same record with an attachment, delivered again where its copy's name is taken, is stored once, silently: where its copy went is no part of its content")
     func sameRecordWithAttachmentAgain() throws {
         let scratch = TemporaryDirectory()
