@@ -223,7 +223,7 @@ public enum HostDrainTool {
         if summary.superseded > 0 { line += "; \(summary.superseded) superseded by newer records of the same key" }
         if summary.quarantined > 0 { line += "; set aside \(summary.quarantined) damaged" }
         if summary.deadLettered > 0 { line += "; \(summary.deadLettered) moved to the dead letters" }
-        if summary.idConflicts > 0 { line += "; \(summary.idConflicts) not stored, their ids already stored with other content" }
+        if summary.idConflicts > 0 { line += "; \(summary.idConflicts) not stored, \(summary.idConflicts == 1 ? "its id" : "their ids") already stored with other content" }
         if summary.stoppedAtLimit { line += "; stopped at --max, more are waiting" }
         tool.printError(line + "\n")
     }
