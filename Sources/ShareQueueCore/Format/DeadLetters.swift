@@ -95,9 +95,8 @@ struct DeadLetters {
         storedJSON.map { $0 == 0x0A || $0 == 0x0D ? 0x20 : $0 }
     }
 
-    /// How many dead letters wait, in both files; damaged lines are not counted.
+    /// How many dead letters there are, in the three files; damaged lines are not counted.
     /// - Parameter setAside: the files among them that a drain sets aside, which are not read.
-    /// - Returns: the letters, and how many of them wait for another user's folder or copy.
     /// - Returns: the letters; how many of them wait for another user's folder or copy; and how many a
     ///   store did not take, its id already stored with other content (by the error their letters keep).
     func count(except setAside: Set<String> = []) throws(ShareQueueError) -> (letters: Int, waiting: Int, idConflicts: Int) {

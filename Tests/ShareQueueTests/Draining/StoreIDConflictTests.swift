@@ -40,6 +40,8 @@ struct StoreIDConflictTests {
         #expect(status["deadLetters"] as? Int == 1 && status["idConflictLetters"] as? Int == 1, "\(status)")
         let text = try queue.drain(["--status"])
         #expect(text.lines.contains("dead letters: 1 (1 not stored: id already stored with different content)"), "\(text.lines)")
+        let metrics = try queue.drain(["--status", "--prometheus"]).lines
+        #expect(metrics.contains { $0.hasPrefix("sharequeue_id_conflict_letters{") && $0.hasSuffix(" 1") }, "\(metrics)")
 
         // Settled: the next drain has nothing to say, and a requeue brings the letter back to the same end.
         let third = try queue.drain(["--store", db])
