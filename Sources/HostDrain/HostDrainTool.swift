@@ -36,7 +36,11 @@ public enum HostDrainTool {
         ] + ProgressLine.options + Tool.commonOptions,
         examples: examples, environment: Tool.queueEnvironment, files: Tool.queueFiles + [
             ("PATH.attachments", "With --store PATH, the folder the attachments of stored records are copied to."),
-        ])
+        ],
+        exitCodes: Tool.standardExitCodes.map { code in
+            code.0 != "65" ? code : ("65", code.1.dropLast() + "; with --store, a record whose id the store already holds with other content, "
+                                         + "which went to the dead letters while the other records were stored.")
+        })
 
     static let examples = [
         Tool.Example("Print the waiting records as JSON Lines and clear them:", "host-drain --dir ~/queue"),
@@ -153,6 +157,13 @@ public enum HostDrainTool {
             }
             progress?.finish()
             if !quiet { report(summary) }
+            // Every other record is delivered; a record kept out of the store this way is for a person
+            // to look at, so the run says so in its status too, not only in a warning.
+            if summary.idConflicts > 0, let store = arguments.value("--store") {
+                let count = summary.idConflicts
+                throw ShareQueueError(.badData, "\(count) record\(count == 1 ? "" : "s") came with an id the store already holds with other content, "
+                                      + "and went to the dead letters, not into the store; the other records are stored", path: store)
+            }
         }
     }
 
@@ -212,6 +223,7 @@ public enum HostDrainTool {
         if summary.superseded > 0 { line += "; \(summary.superseded) superseded by newer records of the same key" }
         if summary.quarantined > 0 { line += "; set aside \(summary.quarantined) damaged" }
         if summary.deadLettered > 0 { line += "; \(summary.deadLettered) moved to the dead letters" }
+        if summary.idConflicts > 0 { line += "; \(summary.idConflicts) not stored, \(summary.idConflicts == 1 ? "its id" : "their ids") already stored with other content" }
         if summary.stoppedAtLimit { line += "; stopped at --max, more are waiting" }
         tool.printError(line + "\n")
     }
@@ -258,18 +270,23 @@ public enum HostDrainTool {
                 "sealedSegments": .number(String(status.sealedSegments)),
                 "deadLetters": .number(String(status.deadLetters)),
                 "waitingLetters": .number(String(status.waitingLetters)),
+                "idConflictLetters": .number(String(status.idConflictLetters)),
                 "rejectedFiles": .number(String(status.rejectedFiles)),
                 "attachments": .object(["bytes": .number(String(status.attachmentBytes)), "count": .number(String(status.attachments))]),
             ]
             if let rows { object["rows"] = .number(String(rows)) }
             text = String(decoding: JSONValue.object(object.sortedByName()).compactJSON, as: UTF8.self) + "\n"
         } else {
+            let lettersOfNote = [
+                status.waitingLetters == 0 ? nil : "\(status.waitingLetters) waiting for another user's folder or copy",
+                status.idConflictLetters == 0 ? nil : "\(status.idConflictLetters) not stored: id already stored with different content",
+            ].compactMap { $0 }
             text = """
                 directory: \(TerminalText.shown(directory.path[...]))
                 pending: \(status.pending) record\(status.pending == 1 ? "" : "s"), \(status.pendingBytes) bytes
                 oldest: \(TerminalText.shown((status.oldest ?? "-")[...]))
                 quarantined: \(status.quarantined)
-                dead letters: \(status.deadLetters)\(status.waitingLetters == 0 ? "" : " (\(status.waitingLetters) waiting for another user's folder or copy)")
+                dead letters: \(status.deadLetters)\(lettersOfNote.isEmpty ? "" : " (\(lettersOfNote.joined(separator: "; ")))")
                 files moved aside: \(status.rejectedFiles)
                 attachments: \(status.attachments) files, \(status.attachmentBytes) bytes
 

@@ -44,6 +44,8 @@ struct QueueMetrics {
              String(status.quarantinedBytes)),
             ("sharequeue_dead_letters", "Records refused too often, waiting in the dead-letter file.", String(status.deadLetters)),
             ("sharequeue_waiting_letters", "Dead letters that wait for another user's folder or copy the drain may not read; a drain puts them back once it may.", String(status.waitingLetters)),
+            ("sharequeue_id_conflict_letters", "Dead letters a store did not take because it already held their id with other content.",
+             String(status.idConflictLetters)),
             ("sharequeue_rejected_files", "Files moved aside unread as rejected-*, found where the queue's own should be.", String(status.rejectedFiles)),
             ("sharequeue_attachment_files", "Files in the queue's attachments folder.", String(status.attachments)),
             ("sharequeue_attachment_bytes", "Bytes of the files in the queue's attachments folder.", String(status.attachmentBytes)),

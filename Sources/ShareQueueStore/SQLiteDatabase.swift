@@ -135,10 +135,24 @@ final class SQLiteDatabase {
     /// Runs `body` in one `BEGIN IMMEDIATE` transaction: committed if it
     /// returns, rolled back if it throws.
     func transaction(_ body: () throws(ShareQueueError) -> Void) throws(ShareQueueError) {
+        _ = try decidedTransaction({ () throws(ShareQueueError) -> Bool in
+            try body()
+            return true
+        })
+    }
+
+    /// Runs `body` in one `BEGIN IMMEDIATE` transaction: committed if it returns true,
+    /// rolled back if it returns false or throws.
+    /// - Returns: Whether the transaction was committed.
+    func decidedTransaction(_ body: () throws(ShareQueueError) -> Bool) throws(ShareQueueError) -> Bool {
         try execute("BEGIN IMMEDIATE")
         do {
-            try body()
+            guard try body() else {
+                try execute("ROLLBACK")
+                return false
+            }
             try execute("COMMIT")
+            return true
         } catch {
             // A failed statement may have rolled the transaction back already, so ROLLBACK
             // may fail; what matters is that no transaction is left open.
@@ -302,6 +316,11 @@ final class SQLiteStatement {
 
     /// Runs a query and returns the first row's integer columns, or nil if there is no row.
     func firstRow(_ values: Value..., columns: Int32) throws(ShareQueueError) -> [Int64]? {
+        try firstRow(values, columns: columns)
+    }
+
+    /// Runs a query with a value for each of its parameters, in an array, and returns the first row's integer columns, or nil.
+    func firstRow(_ values: [Value], columns: Int32) throws(ShareQueueError) -> [Int64]? {
         try bind(values)
         defer { sqlite3_reset(statement) }
         let result = sqlite3_step(statement)

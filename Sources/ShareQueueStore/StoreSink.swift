@@ -8,9 +8,17 @@ import ShareQueueSystem
 /// `latest`, which keeps the newest of each: the latest instant its date
 /// denotes as read when it was stored, at its `ingested_at` (see
 /// `DateInstant.asRead(at:)`), then the latest appended.
+///
+/// The first record stored under an id keeps it. A record delivered again with the same
+/// content changes nothing; one whose id the store holds with other content is refused
+/// for good (``RecordRefusal/Refused/init(idTakenBy:)``): producers choose ids, and a member
+/// of a shared queue's group can give her record the id of one still queued, so that it would
+/// otherwise take the honest record's place without a word.
 package struct StoreSink: DrainSink {
     private let database: SQLiteDatabase
     private let insertRecord: SQLiteStatement
+    /// Whether the row stored under an id has the content of another row for that id.
+    private let matchesStored: SQLiteStatement
     private let updateLatest: SQLiteStatement
     private let latestDate: SQLiteStatement
     private let savePosition: SQLiteStatement
@@ -33,6 +41,14 @@ package struct StoreSink: DrainSink {
         insertRecord = try database.prepare("""
             INSERT INTO records (id, date, source, kind, text, json, key, meta, attachments, extra, ingested_at)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING
+            """)
+        // The content is every column but `date` and `ingested_at`, and the attachments without their `path`:
+        // an append retried under its `--id` is the same record made again, at its own time; where a copy was
+        // handed over is the drain's doing (a name taken in the folder gives another), not the record's.
+        matchesStored = try database.prepare("""
+            SELECT source IS ?3 AND kind IS ?4 AND text IS ?5 AND json IS ?6 AND key IS ?7 AND meta IS ?8
+                AND extra IS ?10 AND \(Self.withoutPaths("attachments")) IS \(Self.withoutPaths("?9"))
+            FROM records WHERE id = ?1
             """)
         updateLatest = try database.prepare("""
             INSERT INTO latest (key, id, date, kind, text, json) VALUES (?, ?, ?, ?, ?, ?)
@@ -57,7 +73,8 @@ package struct StoreSink: DrainSink {
         let now = Timestamp.format(millisecondsSince1970: milliseconds)
         let readAt = DateInstant(millisecondsSince1970: milliseconds)
         if Mutant.active == .storePositionFirst { try database.transaction { () throws(ShareQueueError) in try saveEnd(of: batch, at: now) } }
-        try database.transaction { () throws(ShareQueueError) in
+        var conflicts: [RecordRefusal.Refused] = []
+        let committed = try database.decidedTransaction({ () throws(ShareQueueError) -> Bool in
             let schema = try StoreSchema.changeCount(of: database)
             if schema != checkedSchema {
                 _ = try StoreSchema.check(database)
@@ -71,8 +88,13 @@ package struct StoreSink: DrainSink {
                         reading: bytes, .span(row.id.indices), .span(row.date.indices), .span(row.source.indices), .span(row.kind.indices),
                         .span(row.text?.indices), .span(row.json?.indices), .span(row.key?.indices), .span(row.meta?.indices),
                         .span(row.attachments?.indices), .span(row.extra?.indices), .text(now))
-                    // A record seen before (the same id) changes nothing, not even `latest`.
-                    guard database.changes > 0, let key = row.key else { return }
+                    // A record seen before (the same id and content) changes nothing, not even `latest`. Only
+                    // then is the stored row read: a batch of new records costs one insert each, as before.
+                    guard database.changes > 0 else {
+                        if try !stored(matches: row) { conflicts.append(RecordRefusal.Refused(idTakenBy: drained)) }
+                        return
+                    }
+                    guard let key = row.key else { return }
                     // Newest by the instant the date denotes as read when stored, as --coalesce decides;
                     // ties go to the later record.
                     let date = DateInstant(String(decoding: row.date, as: UTF8.self)).asRead(at: readAt)
@@ -82,9 +104,27 @@ package struct StoreSink: DrainSink {
                         .span(row.text?.indices), .span(row.json?.indices))
                 }
             }
+            // Nothing of a batch with a conflict is kept: the drain sets those records aside and offers the others again.
+            guard conflicts.isEmpty else { return false }
             if Mutant.active != .storePositionFirst { try saveEnd(of: batch, at: now) }
-        }
+            return true
+        })
+        guard committed else { throw RecordRefusal(conflicts) }
         Self.traceCommitted(batch)
+    }
+
+    /// Whether the row stored under `row`'s id has `row`'s content (``matchesStored``).
+    private func stored(matches row: StoreRow) throws(ShareQueueError) -> Bool {
+        guard let same = try matchesStored.firstRow(row.columns.map { .bytes($0) }, columns: 1) else {
+            // No row: the insert that did nothing met no id, which the schema cannot give; taken as a conflict, never as stored.
+            return false
+        }
+        return same[0] == 1
+    }
+
+    /// SQL for the attachments `column` holds without their `path`s, NULL for NULL; anything but JSON as it is.
+    private static func withoutPaths(_ column: String) -> String {
+        "(CASE WHEN json_valid(\(column)) THEN (SELECT json_group_array(json_remove(value, '$.path')) FROM json_each(\(column))) ELSE \(column) END)"
     }
 
     /// The instant the row of `latest` (its `date` and its record's `ingested_at`) counts as:

@@ -95,19 +95,28 @@ struct DeadLetters {
         storedJSON.map { $0 == 0x0A || $0 == 0x0D ? 0x20 : $0 }
     }
 
-    /// How many dead letters wait, in both files; damaged lines are not counted.
+    /// How many dead letters there are, in the three files; damaged lines are not counted.
     /// - Parameter setAside: the files among them that a drain sets aside, which are not read.
-    /// - Returns: the letters, and how many of them wait for another user's folder or copy.
-    func count(except setAside: Set<String> = []) throws(ShareQueueError) -> (letters: Int, waiting: Int) {
-        var letters = 0, waiting = 0
+    /// - Returns: the letters; how many of them wait for another user's folder or copy; and how many a
+    ///   store did not take, its id already stored with other content (by the error their letters keep).
+    func count(except setAside: Set<String> = []) throws(ShareQueueError) -> (letters: Int, waiting: Int, idConflicts: Int) {
+        var letters = 0, waiting = 0, idConflicts = 0
         for file in [QueueLayout.deadLetters, QueueLayout.deadLettersRequeue, QueueLayout.deadLettersWaiting] where !setAside.contains(file) {
-            try forEachRecord(in: file) { _ in
+            try forEachLetter(in: file) { _, _, wrapper throws(ShareQueueError) in
                 letters += 1
                 if file == QueueLayout.deadLettersWaiting { waiting += 1 }
+                if wrapper.suffix(Self.idConflictWrapperEnd.count).elementsEqual(Self.idConflictWrapperEnd) { idConflicts += 1 }
             }
         }
-        return (letters, waiting)
+        return (letters, waiting, idConflicts)
     }
+
+    /// How the wrapper of a letter for a record whose id a store held with other content ends, before its record.
+    private static let idConflictWrapperEnd: [UInt8] = {
+        var bytes = Array(",\"error\":".utf8)
+        JSONWriter.appendString(RecordRefusal.Refused.idTakenReason, to: &bytes)
+        return bytes
+    }()
 
     /// Visits the stored JSON of every dead letter in the file `name` (the
     /// dead letters, or those being put back), in order, byte for
@@ -116,22 +125,30 @@ struct DeadLetters {
     /// - Returns: how many lines were skipped.
     @discardableResult
     func forEachRecord(in name: String, from firstOffset: Int64 = 0, _ visit: ([UInt8]) throws(ShareQueueError) -> Void) throws(ShareQueueError) -> Int {
-        try forEachLetter(in: name, from: firstOffset) { record, _ throws(ShareQueueError) in try visit(record) }
+        try forEachLetter(in: name, from: firstOffset) { record, _, _ throws(ShareQueueError) in try visit(record) }
+    }
+
+    /// Visits each letter's record and line, as the variant below does, without its wrapper.
+    @discardableResult
+    func forEachLetter(in name: String, from firstOffset: Int64 = 0, isBoundary: () throws(ShareQueueError) -> Void = {},
+                       _ visit: ([UInt8], Range<Int64>) throws(ShareQueueError) -> Void) throws(ShareQueueError) -> Int {
+        try forEachLetter(in: name, from: firstOffset, isBoundary: isBoundary) { record, line, _ throws(ShareQueueError) in try visit(record, line) }
     }
 
     /// What ``forEachRecord(in:from:_:)`` does, giving each record with the bytes of the
-    /// file its letter's line takes (without its line break). A line of spaces, a letter
+    /// file its letter's line takes (without its line break), and the letter's wrapper: its
+    /// bytes before `,"record":`. A line of spaces, a letter
     /// a requeue has put back (``blank(_:in:)``), is passed over silently.
     /// - Parameter isBoundary: hears of each line skipped as damaged, as it is met.
     @discardableResult
     func forEachLetter(in name: String, from firstOffset: Int64 = 0, isBoundary: () throws(ShareQueueError) -> Void = {},
-                       _ visit: ([UInt8], Range<Int64>) throws(ShareQueueError) -> Void) throws(ShareQueueError) -> Int {
+                       _ visit: ([UInt8], Range<Int64>, ArraySlice<UInt8>) throws(ShareQueueError) -> Void) throws(ShareQueueError) -> Int {
         var skipped = 0
         let file = directory.path(of: name)
         try LineReader(maximumLength: Self.maximumLetterLength).forEachLine(in: directory.folder, name: name, from: firstOffset) { piece throws(ShareQueueError) in
             switch piece {
             case .line(let line, let offset):
-                if let record = Self.record(inLetter: line) { return try visit(record, offset..<(offset + Int64(line.count))) }
+                if let (record, wrapper) = Self.record(inLetter: line) { return try visit(record, offset..<(offset + Int64(line.count)), line[..<wrapper]) }
                 if line.allSatisfy({ $0 == 0x20 }) { return }
                 try isBoundary()
                 onEvent(.damagedDeadLetterSkipped(path: file, offset: offset, length: Int64(line.count), isTooLong: false))
@@ -144,14 +161,14 @@ struct DeadLetters {
         return skipped
     }
 
-    /// The stored record of a dead-letter line, or nil if the line is not one.
-    private static func record(inLetter line: [UInt8]) -> [UInt8]? {
+    /// The stored record of a dead-letter line, and where its wrapper ends, or nil if the line is not one.
+    private static func record(inLetter line: [UInt8]) -> (record: [UInt8], wrapperEnd: Int)? {
         // `add` writes date, attempts and error, then the record, last. The first
         // `,"record":` is the wrapper's: inside the error string quotes are escaped.
         let marker = Array(",\"record\":".utf8)
-        guard let start = line.firstRange(of: marker)?.upperBound, line.last == UInt8(ascii: "}") else { return nil }
-        let record = Array(line[start..<(line.count - 1)])
-        return (try? RecordSummary(jsonBytes: record)) == nil ? nil : record
+        guard let found = line.firstRange(of: marker), line.last == UInt8(ascii: "}") else { return nil }
+        let record = Array(line[found.upperBound..<(line.count - 1)])
+        return (try? RecordSummary(jsonBytes: record)) == nil ? nil : (record, found.lowerBound)
     }
 
     /// The digests of the records the dead letters hold (the same stored

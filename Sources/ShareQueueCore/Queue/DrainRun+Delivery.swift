@@ -109,11 +109,20 @@ extension DrainRun {
     /// - Returns: the steps that follow: offering, committing, counting.
     mutating func settle(_ records: ArraySlice<DrainedRecord>, refusing refusal: RecordRefusal) throws -> [DeliveryStep] {
         var refusedByID: [ByteKey: RecordRefusal.Refused] = [:]
-        for refused in refusal.refused where refusedByID[ByteKey(refused.id)] == nil { refusedByID[ByteKey(refused.id)] = refused }
+        // A refusal that names its record's position refuses that record alone: another with the same id may be taken.
+        var refusedAt: [DrainPosition: RecordRefusal.Refused] = [:]
+        for refused in refusal.refused {
+            if let position = refused.position {
+                if refusedAt[position] == nil { refusedAt[position] = refused }
+            } else if refusedByID[ByteKey(refused.id)] == nil {
+                refusedByID[ByteKey(refused.id)] = refused
+            }
+        }
         var steps: [DeliveryStep] = []
         var accepted: [DrainedRecord] = []
         for record in records {
-            guard let refused = refusedByID[ByteKey(record.id)] else {
+            let refusedHere = refusedAt.isEmpty ? nil : refusedAt[record.end].flatMap { ByteKey($0.id) == ByteKey(record.id) ? $0 : nil }
+            guard let refused = refusedHere ?? refusedByID[ByteKey(record.id)] else {
                 accepted.append(record)
                 continue
             }
@@ -122,7 +131,7 @@ extension DrainRun {
             if refused.isFinal {
                 // Written at the commit that passes it, once the records before it are delivered (see `deadLetter(_:event:)`).
                 deadLetter(DeadLetters.Letter(record: record, attempts: 1, error: refused.reason),
-                           event: .recordDeadLettered(id: refused.id, cause: .refusedForGood, reason: refused.reason))
+                           event: .recordDeadLettered(id: refused.id, cause: refused.cause, reason: refused.reason))
                 // Records refused for good one after another are settled by one commit, their letters in one write.
                 if case .commit? = steps.last { steps.removeLast() }
                 steps.append(.commit(record.end))

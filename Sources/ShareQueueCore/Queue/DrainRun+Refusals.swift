@@ -67,7 +67,10 @@ extension DrainRun {
         try file.add(new.filter(\.waiting), to: QueueLayout.deadLettersWaiting)
         knownDeadLetters!.formUnion(digests)
         lettersAtCommit.removeAll { $0.letter.record.end <= position }
-        for (_, event) in due { drainer.onEvent(event) }
+        for (_, event) in due {
+            drainer.onEvent(event)
+            if case .recordDeadLettered(_, .idStoredWithOtherContent, _) = event { summary.idConflicts += 1 }
+        }
         summary.deadLettered += new.count
     }
 

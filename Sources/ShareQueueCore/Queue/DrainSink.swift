@@ -195,6 +195,10 @@ public struct DrainSummary: Sendable, Equatable {
     public var superseded = 0
     /// Records moved to the dead-letter file after too many refusals.
     public var deadLettered = 0
+    /// Of the records made dead letters, those whose id the sink already held with other
+    /// content (``QueueEvent/DeadLetterCause/idStoredWithOtherContent``): not delivered, since the
+    /// first record of an id keeps it, and worth a person's look, since producers choose ids.
+    public var idConflicts = 0
     /// True when `maxRecords` stopped the drain before the queue was empty.
     public var stoppedAtLimit = false
     /// True when `shouldStop` ended the drain after a batch.

@@ -169,6 +169,10 @@ public enum QueueEvent: Sendable, Equatable, CustomStringConvertible {
         /// Its copy is in a folder, or is a file, that another user keeps this user from reading.
         /// It comes back by itself once a drain may read it.
         case waitsForAnotherUser
+        /// The sink already holds a record with its id and other content: the store keeps the
+        /// first record of each id, and ids are chosen by producers, so this one was not stored.
+        /// A record the sink holds with the same content is delivered again silently, not set aside.
+        case idStoredWithOtherContent
     }
 
     /// The event in words, on one line, as `host-drain` prints it after `host-drain: warning: `.
@@ -212,6 +216,9 @@ public enum QueueEvent: Sendable, Equatable, CustomStringConvertible {
             "record \(DeadLetters.quoted(id)) was refused \(attempts) times; moved it to the dead letters: \(reason)"
         case .recordDeadLettered(let id, .unread, let reason):
             "record \(DeadLetters.quoted(id)) moved to the dead letters unread: \(reason)"
+        case .recordDeadLettered(let id, .idStoredWithOtherContent, let reason):
+            "record \(DeadLetters.quoted(id)) was not stored; moved it to the dead letters: \(reason) "
+                + "(a producer may give a record any id: compare the two)"
         case .recordDeadLettered(let id, .waitsForAnotherUser, let reason):
             "record \(DeadLetters.quoted(id)) waits among the dead letters: \(reason)"
         case .damagedDeadLetterSkipped(let path, let offset, let length, let isTooLong):

@@ -22,6 +22,9 @@ public struct QueueStatus: Sendable, Equatable {
     /// Of the dead letters, those that wait for another user's folder or copy that a drain may not
     /// read (a folder moved aside from `attachments`, say): a drain puts them back by itself once it may.
     public var waitingLetters = 0
+    /// Of the dead letters, those a store did not take because it already held their id with other
+    /// content (``QueueEvent/DeadLetterCause/idStoredWithOtherContent``), as their letters say.
+    public var idConflictLetters = 0
     /// Files moved aside unread as `rejected-…`: found where the queue's own should
     /// be (the dead letters, say, with a second name), kept for a person to look at.
     public var rejectedFiles = 0
@@ -118,7 +121,7 @@ public struct QueueInspector: Sendable {
         status.quarantined = try quarantine.count(readingFile: readsQuarantine)
         status.quarantinedBytes = try quarantine.bytes(readingFile: readsQuarantine)
         status.lastDrainSeconds = try Checkpoint.lastWrittenSeconds(directory: directory)
-        (status.deadLetters, status.waitingLetters) = try DeadLetters(directory: directory, onEvent: onEvent).count(except: setAside)
+        (status.deadLetters, status.waitingLetters, status.idConflictLetters) = try DeadLetters(directory: directory, onEvent: onEvent).count(except: setAside)
         status.rejectedFiles = try directory.names().count(where: QueueLayout.isRejected)
         do {
             (status.attachments, status.attachmentBytes) = try AttachmentStore(directory: directory).usage()

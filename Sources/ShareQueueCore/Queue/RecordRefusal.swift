@@ -17,13 +17,33 @@ public struct RecordRefusal: Error, Sendable, CustomStringConvertible {
         /// Whether the record becomes a dead letter at once, for one that no retry
         /// can make acceptable, such as one of a kind this host does not know.
         public let isFinal: Bool
+        /// Which record of the batch, by the position just after it, when the batch may hold
+        /// others with the same id that are not refused; nil refuses every record with the id.
+        package let position: DrainPosition?
+        /// What the drain reports of a final refusal.
+        package let cause: QueueEvent.DeadLetterCause
 
         /// A refusal of the record `id`, final or counted.
         public init(id: String, reason: String, isFinal: Bool = false) {
             self.id = id
             self.reason = reason
             self.isFinal = isFinal
+            position = nil
+            cause = .refusedForGood
         }
+
+        /// A final refusal of the one record `record`, whose id the sink already holds with other
+        /// content: a record with the same id, earlier in the same batch, may be one it takes.
+        package init(idTakenBy record: DrainedRecord) {
+            id = record.id
+            reason = Self.idTakenReason
+            isFinal = true
+            position = record.end
+            cause = .idStoredWithOtherContent
+        }
+
+        /// The reason a dead letter keeps for ``init(idTakenBy:)``.
+        package static let idTakenReason = "id already stored with different content"
     }
 
     /// The refused records of the batch.

@@ -62,6 +62,9 @@ struct QueueEventTests {
          "record \"r1\" was refused 5 times; moved it to the dead letters: broken"),
         (.recordDeadLettered(id: "r1", cause: .unread, reason: "over the limit"),
          "record \"r1\" moved to the dead letters unread: over the limit"),
+        (.recordDeadLettered(id: "r1", cause: .idStoredWithOtherContent, reason: "id already stored with different content"),
+         "record \"r1\" was not stored; moved it to the dead letters: id already stored with different content "
+            + "(a producer may give a record any id: compare the two)"),
         (.recordDeadLettered(id: "r1", cause: .waitsForAnotherUser, reason: "its copy is in a folder this user may not read"),
          "record \"r1\" waits among the dead letters: its copy is in a folder this user may not read"),
         (.damagedDeadLetterSkipped(path: "/q/dead-letters.log", offset: 10, length: 7, isTooLong: false),

@@ -8,7 +8,7 @@ import Testing
 struct MetricsTests {
     static let gauges = ["sharequeue_pending_records", "sharequeue_pending_bytes", "sharequeue_oldest_pending_age_seconds",
                          "sharequeue_sealed_segments", "sharequeue_quarantined_regions", "sharequeue_quarantined_bytes",
-                         "sharequeue_dead_letters", "sharequeue_waiting_letters", "sharequeue_rejected_files", "sharequeue_attachment_files", "sharequeue_attachment_bytes",
+                         "sharequeue_dead_letters", "sharequeue_waiting_letters", "sharequeue_id_conflict_letters", "sharequeue_rejected_files", "sharequeue_attachment_files", "sharequeue_attachment_bytes",
                          "sharequeue_last_drain_timestamp_seconds"]
 
     /// A text record dated `date`, as a producer stores it.
