@@ -396,6 +396,8 @@ public struct QueueDirectory: Sendable {
             do { status = try folder.status(of: name) } catch { throw ShareQueueError("cannot look at the queue's files", path: path(of: name), error) }
             guard let status, let foreign = foreignFile(name, status),
                   foreign == .notOneRegularFile || !inUse || name == QueueLayout.checkpoint else { continue }
+            // The queue owner's or root's checkpoint is theirs to keep from the group: a producer that may not write it leaves it.
+            if case .othersUnusable(let owner) = foreign, owner == folder.sharing.directoryOwner || owner == 0 { continue }
             do { _ = try moveAside(name) } catch { throw ShareQueueError("cannot set aside a file the queue did not write", path: path(of: name), error) }
         }
         for lock in [QueueLayout.appendLock, QueueLayout.drainLock] {
