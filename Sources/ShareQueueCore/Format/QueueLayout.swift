@@ -50,7 +50,7 @@ package enum QueueLayout {
     /// The files only a drain writes (the format marker too, which a tool that finds none writes and a
     /// drain replaces with its own): made the queue owner's, which its group may read but not write, so
     /// that no member can rewrite what they hold. A drain sets aside one another user owns, or the group
-    /// may write (``QueueDirectory/plantedDrainFile(_:_:)``).
+    /// may write (`QueueDirectory.notDrainsOwn(_:_:)`).
     package static let drainsOnly = [formatMarker, checkpoint, attempts, deadLetters, deadLettersRequeue, deadLettersWaiting]
 
     /// The files of the drain that not even its group may read: letters that wait hold the ids of

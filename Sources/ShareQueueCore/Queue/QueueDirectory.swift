@@ -26,6 +26,8 @@ public struct QueueDirectory: Sendable {
     package private(set) var untrustedMarker: String? = nil
     /// Whether the marker said what a tool of this version writes: this format, and an identifier.
     private var markerAsWritten = false
+    /// The status of the marker read, so that only that very one is replaced without being set aside.
+    private var markerRead: FileStatus? = nil
 
     /// The directory, open: every file of the queue is opened, renamed and
     /// removed relative to it, never through `path`, so that a swap of the
@@ -339,6 +341,7 @@ public struct QueueDirectory: Sendable {
             let status = try fd.status()
             bytes = status.isRegularFile ? try fd.readFully(count: 256, at: 0) : nil
             untrustedMarker = notDrainsOwn(QueueLayout.formatMarker, status)
+            markerRead = status
         } catch {
             if error.isNotFound { return nil }
             if let foreign = foreignFile(QueueLayout.formatMarker, openFailure: error),
@@ -428,7 +431,7 @@ public struct QueueDirectory: Sendable {
     func replaceUntrustedMarker() throws(ShareQueueError) -> (problem: String, movedTo: String)? {
         guard mayWriteDrainsFiles, let seen = try status(of: QueueLayout.formatMarker), seen.isRegularFile,
               let problem = notDrainsOwn(QueueLayout.formatMarker, seen) else { return nil }
-        if markerAsWritten, untrustedMarker != nil {
+        if markerAsWritten, untrustedMarker != nil, let markerRead, seen.isSameFile(as: markerRead) {
             try writeFormatMarker(identifier: identifier, replacing: true)
             return nil
         }
