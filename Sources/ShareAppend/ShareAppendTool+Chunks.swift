@@ -53,7 +53,9 @@ extension ShareAppendTool {
             if appender == nil {
                 var options = options
                 if Mutant.active == .linesChunkUnsynced { options.synchronize = false }
-                appender = try QueueAppender(directory: try QueueDirectory(path: try tool.directoryPath(arguments)), options: options)
+                let directory = try QueueDirectory(path: try tool.directoryPath(arguments))
+                if let notRead = directory.markerNotRead { tool.warn(notRead) }
+                appender = try QueueAppender(directory: directory, options: options)
             }
             let ids = try appender!.append(chunk)
             appended += ids.count

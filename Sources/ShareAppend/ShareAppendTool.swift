@@ -132,6 +132,7 @@ public enum ShareAppendTool {
         }
 
         let directory = try QueueDirectory(path: try tool.directoryPath(arguments))
+        if let notRead = directory.markerNotRead { tool.warn(notRead) }
         let store = AttachmentStore(directory: directory)
         var copies: [Attachment] = []
         let ids: [String]

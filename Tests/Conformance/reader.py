@@ -541,6 +541,13 @@ def read_segment(data, start):
 
 # §3, §4, §10: the directory.
 
+def written_by_a_drain(queue, st):
+    """§2.5: a file only drains write that a drain may trust: the directory's owner's, root's or
+    this reader's, and no one but its owner may write it."""
+    owner = os.stat(queue).st_uid
+    return st.st_uid in (owner, 0, os.geteuid()) and st.st_mode & 0o022 == 0
+
+
 def check_format(queue):
     path = os.path.join(queue, "format")
     try:
@@ -549,6 +556,8 @@ def check_format(queue):
         return  # a drain creates a new queue's marker
     if not stat.S_ISREG(st.st_mode):
         raise Refused()
+    if not written_by_a_drain(queue, st):
+        return  # §3: any member could have written it; read as format 1
     with open(path, "rb") as f:
         lines = [line for line in f.read(256).split(b"\n") if line]
     first = lines[0] if lines else b""
@@ -576,8 +585,11 @@ def list_segments(queue):
 
 
 def read_checkpoint(queue, sealed):
+    path = os.path.join(queue, "checkpoint")
     try:
-        with open(os.path.join(queue, "checkpoint"), "rb") as f:
+        if not written_by_a_drain(queue, os.lstat(path)):
+            return (0, 0)  # §2.5, §10.1: set aside by a drain, which starts over
+        with open(path, "rb") as f:
             data = f.read(128)
     except FileNotFoundError:
         return (0, 0)

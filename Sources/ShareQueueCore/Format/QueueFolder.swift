@@ -12,11 +12,20 @@ final class QueueFolder: Sendable {
     let path: String
     let descriptor: FileDescriptor
     let sharing: FileSharing
+    /// Whether this is the queue directory, whose files' names say who may use them (`QueueLayout.access(of:)`),
+    /// rather than `attachments` or `keys`, whose files producers of every user write.
+    let isQueueDirectory: Bool
 
-    private init(path: String, descriptor: FileDescriptor, sharing: FileSharing) {
+    private init(path: String, descriptor: FileDescriptor, sharing: FileSharing, isQueueDirectory: Bool) {
         self.path = path
         self.descriptor = descriptor
         self.sharing = sharing
+        self.isQueueDirectory = isQueueDirectory
+    }
+
+    /// The permissions a new file `name` (or a temporary name of one) is given here.
+    func filePermissions(of name: String) -> UInt16 {
+        sharing.filePermissions(isQueueDirectory ? QueueLayout.access(of: name) : .shared)
     }
 
     deinit { descriptor.close() }
@@ -27,7 +36,7 @@ final class QueueFolder: Sendable {
     static func openQueue(atPath path: String, creating: Bool = true) throws(SystemError) -> QueueFolder {
         let descriptor = try FileDescriptor.openDirectory(atPath: path, creating: creating)
         do {
-            return QueueFolder(path: path, descriptor: descriptor, sharing: FileSharing(directory: try descriptor.status()))
+            return QueueFolder(path: path, descriptor: descriptor, sharing: FileSharing(directory: try descriptor.status()), isQueueDirectory: true)
         } catch {
             descriptor.close()
             throw error
@@ -42,8 +51,8 @@ final class QueueFolder: Sendable {
     /// `writeCreateExclusive`, which makes a temporary name of the caller's own, is given the sharing rule at once.
     func open(_ name: String, _ mode: OpenMode) throws(SystemError) -> FileDescriptor {
         guard let existing = mode.existing else {
-            let file = try descriptor.open(name, mode, permissions: sharing.filePermissions)
-            if mode.creates { sharing.adopt(file) }
+            let file = try descriptor.open(name, mode, permissions: filePermissions(of: name))
+            if mode.creates { sharing.adopt(file, permissions: filePermissions(of: name)) }
             return file
         }
         // Twice at most: the name can vanish between the link and the open only if another process removed it.
@@ -63,10 +72,10 @@ final class QueueFolder: Sendable {
     func createWhole(_ name: String) throws(SystemError) -> Bool {
         let temporary = QueueLayout.creationTemporary(name, processID: Host.processID)
         _ = try clearTemporary(temporary)
-        let file = try descriptor.open(temporary, .writeCreateExclusive, permissions: sharing.filePermissions)
+        let file = try descriptor.open(temporary, .writeCreateExclusive, permissions: filePermissions(of: name))
         do throws(SystemError) {
             CrashPoint.reached(.createTemporary)
-            sharing.adopt(file)
+            sharing.adopt(file, permissions: filePermissions(of: name))
             file.close()
             CrashPoint.reached(.createShared)
             do { try descriptor.link(temporary, to: name) } catch where error.isAlreadyExists {
@@ -184,7 +193,7 @@ final class QueueFolder: Sendable {
             try descriptor.synchronizeDirectory(.folderCreated)
         }
         do {
-            return QueueFolder(path: path(of: name), descriptor: try descriptor.open(name, .ownDirectory), sharing: sharing)
+            return QueueFolder(path: path(of: name), descriptor: try descriptor.open(name, .ownDirectory), sharing: sharing, isQueueDirectory: false)
         } catch where error.isNotFound {
             return nil
         }

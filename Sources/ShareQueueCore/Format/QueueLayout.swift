@@ -47,6 +47,33 @@ package enum QueueLayout {
     /// names and is no file of the queue's own (`QueueDirectory.foreignFile`) is set aside unread.
     package static let drainsOwnFiles = [checkpoint, quarantine, deadLetters, deadLettersRequeue, deadLettersWaiting, attempts]
 
+    /// The files only a drain writes (the format marker too, which a tool that finds none writes and a
+    /// drain replaces with its own): made the queue owner's, which its group may read but not write, so
+    /// that no member can rewrite what they hold. A drain sets aside one another user owns, or the group
+    /// may write (`QueueDirectory.notDrainsOwn(_:_:)`).
+    package static let drainsOnly = [formatMarker, checkpoint, attempts, deadLetters, deadLettersRequeue, deadLettersWaiting]
+
+    /// The files of the drain that not even its group may read: letters that wait hold the ids of
+    /// records still to be put back, which a member could otherwise append under her own records first.
+    package static let ownerOnly = [deadLettersWaiting]
+
+    /// Who may use the file `name` of the queue directory, or a file being made whole for it
+    /// (`<name>.tmp-<pid>`).
+    package static func access(of name: String) -> FileAccess {
+        func named(_ names: [String]) -> Bool { names.contains { name == $0 || isCreationTemporary(name, of: $0) } }
+        return named(ownerOnly) ? .ownerOnly : named(drainsOnly) ? .readByGroup : .shared
+    }
+
+    /// Who may use a file of the queue, in a queue shared with a group.
+    package enum FileAccess: Sendable {
+        /// Its group may read and write it: what producers of every user write.
+        case shared
+        /// Its group may read it: what only drains write, and `--status` reads.
+        case readByGroup
+        /// Only its owner may use it.
+        case ownerOnly
+    }
+
     /// The folders a drain checks before it starts: what stands there and is no directory is set aside unfollowed.
     package static let folders = [attachments, keys]
 

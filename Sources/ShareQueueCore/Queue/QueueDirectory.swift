@@ -21,6 +21,13 @@ public struct QueueDirectory: Sendable {
     /// would move aside and write anew (another user's it may not read, or no regular file), for a
     /// warning. The queue is then read as this version's format, as it would be after that.
     package private(set) var markerNotRead: String? = nil
+    /// Why the format marker is one no drain of the queue's can have written alone (another user's, or one
+    /// others may write), whose format is then not obeyed, or nil: a drain sets such a marker aside and writes its own.
+    package private(set) var untrustedMarker: String? = nil
+    /// Whether the marker said what a tool of this version writes: this format, and an identifier.
+    private var markerAsWritten = false
+    /// The status of the marker read, so that only that very one is replaced without being set aside.
+    private var markerRead: FileStatus? = nil
 
     /// The directory, open: every file of the queue is opened, renamed and
     /// removed relative to it, never through `path`, so that a swap of the
@@ -84,6 +91,27 @@ public struct QueueDirectory: Sendable {
     func foreignFile(_ name: String, _ status: FileStatus) -> ForeignFile? {
         if !status.isRegularFile || status.linkCount != 1 { return .notOneRegularFile }
         if status.owner != Host.effectiveUserID && !folder.mayReadAndWrite(name) { return .othersUnusable(owner: status.owner) }
+        if let problem = notDrainsOwn(name, status) { return .notDrainsOwn(problem) }
+        return nil
+    }
+
+    /// Why the regular file `name`, one that only drains write (`QueueLayout.drainsOnly`), whose status is
+    /// `status`, may hold what a member of the group wrote rather than a drain: it belongs to a user other
+    /// than the queue's owner, root and this process, or users other than its owner may write it. Nil if
+    /// a drain may have written it alone, and for a name producers write too.
+    ///
+    /// In a queue shared with a group, any member can replace such a file with her own, or write into one
+    /// the group may write: a checkpoint moved past records a sink has not taken skips them, refusal
+    /// counts raised make honest records dead letters. A drain sets the file aside and starts as if there
+    /// were none, which delivers again, never loses.
+    func notDrainsOwn(_ name: String, _ status: FileStatus) -> String? {
+        guard status.isRegularFile, QueueLayout.drainsOnly.contains(name) else { return nil }
+        if !folder.sharing.isTrusted(owner: status.owner) {
+            return "belongs to user \(status.owner), not to the queue's owner, so no drain of the queue's wrote it"
+        }
+        if status.permissions & 0o022 != 0 {
+            return "may be written by users other than its owner (mode \(String(status.permissions, radix: 8))), so no drain can vouch for what it holds"
+        }
         return nil
     }
 
@@ -107,7 +135,10 @@ public struct QueueDirectory: Sendable {
     /// this process may read is read, since one that only looks may run as another user than the drains.
     func foreignFileToRead(_ name: String) throws(ShareQueueError) -> ForeignFile? {
         guard let status = try status(of: name), let foreign = foreignFile(name, status) else { return nil }
-        if case .othersUnusable = foreign, folder.mayRead(name) { return nil }
+        if case .othersUnusable = foreign, folder.mayRead(name) { return notDrainsOwn(name, status).map(ForeignFile.notDrainsOwn) }
+        // The drain's own that only it may read (letters that wait): not set aside, only not read here.
+        if case .othersUnusable(let owner) = foreign, QueueLayout.access(of: name) == .ownerOnly,
+           owner == folder.sharing.directoryOwner || owner == 0, notDrainsOwn(name, status) == nil { return .ownersAlone }
         return foreign
     }
 
@@ -174,12 +205,18 @@ public struct QueueDirectory: Sendable {
     enum ForeignFile: Equatable {
         case notOneRegularFile
         case othersUnusable(owner: UInt32)
+        /// A file only drains write that one of them may not have written (see ``notDrainsOwn(_:_:)``).
+        case notDrainsOwn(String)
+        /// A file of the queue's owner that only the owner may read: found by a look only, never set aside.
+        case ownersAlone
 
         /// The problem, as a drain's or a status's warning gives it.
         var problem: String {
             switch self {
             case .notOneRegularFile: "is not a regular file with one name"
             case .othersUnusable(let owner): "belongs to user \(owner), and this user may not read and write it"
+            case .notDrainsOwn(let problem): problem
+            case .ownersAlone: "is the queue owner's alone to read"
             }
         }
     }
@@ -256,18 +293,29 @@ public struct QueueDirectory: Sendable {
                 let text = nextLine()
                 // Digits only: `format 0`, `format -1` or `format +1` are no format this or any version wrote.
                 let digits = text.dropFirst(Self.formatPrefix.utf8.count)
-                guard text.starts(with: Self.formatPrefix.utf8), (1...9).contains(digits.count),
-                      digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }), digits.first != UInt8(ascii: "0") else {
-                    throw ShareQueueError(.damaged, "the queue's format marker is not one ShareQueue wrote; refusing to touch the queue", path: formatPath)
-                }
-                let version = digits.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
-                guard version <= Self.formatVersion else {
-                    throw ShareQueueError(.configuration, "the queue has format \(version), newer than the \(Self.formatVersion) this version understands; refusing to touch it", path: path)
+                let version: Int? = text.starts(with: Self.formatPrefix.utf8) && (1...9).contains(digits.count)
+                    && digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) && digits.first != UInt8(ascii: "0")
+                    ? digits.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) } : nil
+                // A marker no drain of the queue's can have written alone is not obeyed: any member could make it
+                // say anything, to stop every tool. Read as this version's, as a drain will make it.
+                if untrustedMarker == nil {
+                    guard let version else {
+                        throw ShareQueueError(.damaged, "the queue's format marker is not one ShareQueue wrote; refusing to touch the queue", path: formatPath)
+                    }
+                    guard version <= Self.formatVersion else {
+                        throw ShareQueueError(.configuration, "the queue has format \(version), newer than the \(Self.formatVersion) this version understands; refusing to touch it", path: path)
+                    }
                 }
                 let second = nextLine()
+                markerAsWritten = false
                 if second.starts(with: "queue ".utf8) {
                     let candidate = String(decoding: second.dropFirst(6), as: UTF8.self)
                     if RecordID.isValid(candidate) { identifier = candidate }
+                    markerAsWritten = identifier != nil && version == Self.formatVersion
+                }
+                // One that says what this version writes (a producer's, made when there was none) is worth no warning.
+                if let untrustedMarker, !markerAsWritten {
+                    markerNotRead = "\(formatPath) \(untrustedMarker); read as format \(Self.formatVersion) whatever it says, as a drain will make it: it sets the marker aside and writes another"
                 }
                 return
             }
@@ -290,7 +338,10 @@ public struct QueueDirectory: Sendable {
         do throws(SystemError) {
             let fd = try folder.open(QueueLayout.formatMarker, .readOnly)
             defer { fd.close() }
-            bytes = try fd.status().isRegularFile ? try fd.readFully(count: 256, at: 0) : nil
+            let status = try fd.status()
+            bytes = status.isRegularFile ? try fd.readFully(count: 256, at: 0) : nil
+            untrustedMarker = notDrainsOwn(QueueLayout.formatMarker, status)
+            markerRead = status
         } catch {
             if error.isNotFound { return nil }
             if let foreign = foreignFile(QueueLayout.formatMarker, openFailure: error),
@@ -348,6 +399,8 @@ public struct QueueDirectory: Sendable {
             do { status = try folder.status(of: name) } catch { throw ShareQueueError("cannot look at the queue's files", path: path(of: name), error) }
             guard let status, let foreign = foreignFile(name, status),
                   foreign == .notOneRegularFile || !inUse || name == QueueLayout.checkpoint else { continue }
+            // The queue owner's or root's checkpoint is theirs to keep from the group: a producer that may not write it leaves it.
+            if case .othersUnusable(let owner) = foreign, owner == folder.sharing.directoryOwner || owner == 0 { continue }
             do { _ = try moveAside(name) } catch { throw ShareQueueError("cannot set aside a file the queue did not write", path: path(of: name), error) }
         }
         for lock in [QueueLayout.appendLock, QueueLayout.drainLock] {
@@ -358,21 +411,55 @@ public struct QueueDirectory: Sendable {
                 throw ShareQueueError("cannot create a lock file", path: path(of: lock), error, creating: true)
             }
         }
-        _ = try Checkpoint(directory: self, onEvent: { _ in })
+        // Only by a drain's user: a checkpoint another user made, a drain would set aside.
+        if mayWriteDrainsFiles { _ = try Checkpoint(directory: self, onEvent: { _ in }) }
         try writeFormatMarker()
     }
 
-    private func writeFormatMarker() throws(ShareQueueError) {
+    /// Whether the files only drains write, made by this process, are ones a drain trusts: it runs as the
+    /// queue's owner, or as root (which gives them to the owner).
+    var mayWriteDrainsFiles: Bool {
+        Host.effectiveUserID == 0 || Host.effectiveUserID == folder.sharing.directoryOwner
+    }
+
+    /// Replaces a format marker that no drain of the queue's can have written alone (``untrustedMarker``,
+    /// as found now) with this drain's own, which keeps the identifier the queue was read with, so that a
+    /// store keeps its position. One that said what this version writes (a producer's, made when none was
+    /// there) is replaced in one rename; anything else is set aside first. Under the drain lock, by a drain
+    /// of the queue's owner or root.
+    /// - Returns: why the marker was set aside, and where it went; nil if none was, or it was the queue's own.
+    func replaceUntrustedMarker() throws(ShareQueueError) -> (problem: String, movedTo: String)? {
+        guard mayWriteDrainsFiles, let seen = try status(of: QueueLayout.formatMarker), seen.isRegularFile,
+              let problem = notDrainsOwn(QueueLayout.formatMarker, seen) else { return nil }
+        if markerAsWritten, untrustedMarker != nil, let markerRead, seen.isSameFile(as: markerRead) {
+            try writeFormatMarker(identifier: identifier, replacing: true)
+            return nil
+        }
+        let target: String
+        do { target = try moveAside(QueueLayout.formatMarker) } catch {
+            throw ShareQueueError("cannot set aside the queue's format marker", path: formatPath, error)
+        }
+        try writeFormatMarker(identifier: identifier)
+        return (problem, target)
+    }
+
+    /// Writes a format marker under a temporary name and links it into place, never over another
+    /// (a tool that wrote one first wins), or with `replacing`, renames it over the one there.
+    private func writeFormatMarker(identifier: String? = nil, replacing: Bool = false) throws(ShareQueueError) {
         let temporary = QueueLayout.formatMarkerTemporary(processID: Host.processID)
         do throws(SystemError) {
             _ = try clearTemporary(temporary)
             let fd = try folder.open(temporary, .writeCreateExclusive)
             try fd.closeAfter { () throws(SystemError) in
-                try fd.writeAll(Array((Self.formatPrefix + "\(Self.formatVersion)\nqueue \(RecordID.random())\n").utf8))
+                try fd.writeAll(Array((Self.formatPrefix + "\(Self.formatVersion)\nqueue \(identifier ?? RecordID.random())\n").utf8))
                 try fd.synchronize(.formatMarkerData)
             }
-            try folder.link(temporary, to: QueueLayout.formatMarker)
-            try folder.remove(temporary)
+            if replacing {
+                try folder.rename(temporary, to: QueueLayout.formatMarker)
+            } else {
+                try folder.link(temporary, to: QueueLayout.formatMarker)
+                try folder.remove(temporary)
+            }
             try folder.synchronize(.formatMarkerLinked)
         } catch {
             try? folder.remove(temporary)

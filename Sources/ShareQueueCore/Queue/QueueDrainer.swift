@@ -210,6 +210,11 @@ public final class QueueDrainer: @unchecked Sendable {
     /// made that this drain may not read and write; the checkpoint then starts
     /// over, which delivers again rather than loses.
     private func setAsideForeignFiles() throws(ShareQueueError) {
+        // A marker a member wrote, or could write into, stops no producer (they read it as this version's), but only
+        // this drain's own puts an end to it. A member's checkpoint or counts are set aside below (`notDrainsOwn`).
+        if let replaced = try directory.replaceUntrustedMarker() {
+            onEvent(.fileMovedAside(path: directory.formatPath, problem: replaced.problem, movedTo: replaced.movedTo, handling: .replaced))
+        }
         for name in QueueLayout.drainsOwnFiles {
             if let foreign = try directory.foreignFile(name) {
                 try moveAsideForeign(name, foreign.problem)

@@ -67,6 +67,9 @@ public enum QueueEvent: Sendable, Equatable, CustomStringConvertible {
     case pendingNotMade(cause: String)
     /// The attachments folder may not be listed by this user, so ``QueueStatus/attachments`` leaves its files out.
     case attachmentsNotCounted(path: String)
+    /// The dead letters that wait (`path`) are the queue owner's alone to read, since they hold the ids of records
+    /// still to be put back: ``QueueInspector/status()`` run by another user does not count them.
+    case waitingLettersNotCounted(path: String)
     /// A record's attachment was missing from the attachments folder at `folder`, and its copy
     /// was brought back from `source`, a folder a drain had moved aside.
     case attachmentRestored(file: String, recordID: String, folder: String, source: String)
@@ -202,6 +205,8 @@ public enum QueueEvent: Sendable, Equatable, CustomStringConvertible {
             "\(cause); the next producer makes the pending file instead"
         case .attachmentsNotCounted(let path):
             "\(path) may not be listed by this user; its files are not counted"
+        case .waitingLettersNotCounted(let path):
+            "\(path) is the queue owner's alone to read; the letters in it are not counted"
         case .attachmentRestored(let file, let id, let folder, let source):
             "attachment \(file) of record \(DeadLetters.quoted(id)) was not in \(folder); "
                 + "brought back the copy in \(source), the folder a drain moved it aside to"

@@ -104,7 +104,11 @@ public struct QueueInspector: Sendable {
         var setAside: Set<String> = []
         for name in QueueLayout.drainsOwnFiles {
             guard let foreign = try directory.foreignFileToRead(name) else { continue }
-            notRead(name, foreign.problem)
+            if foreign == .ownersAlone {
+                onEvent(.waitingLettersNotCounted(path: directory.path(of: name)))
+            } else {
+                notRead(name, foreign.problem)
+            }
             setAside.insert(name)
         }
         for name in QueueLayout.folders {

@@ -1,4 +1,5 @@
 import Foundation
+import ShareQueueCore
 
 /// Which durability rules a crash state follows.
 ///
@@ -115,7 +116,21 @@ struct FileImage {
     }
 
     /// Writes the state into the empty directory `root`: folders 0700 and files 0600, or, for a
-    /// group-shared queue, 2770 and 0660, the modes the tools give them before they have their names.
+    /// group-shared queue, the modes the tools give them before they have their names: folders 2770,
+    /// files 0660, those only drains write 0640 and letters that wait 0600 (`QueueLayout.access(of:)`).
+    /// The mode the tools give the file `name` (a path under the root) in a group-shared queue: what its
+    /// name says in the queue directory, 0660 in `attachments` and `keys`.
+    static func sharedPermissions(of name: String) -> Int {
+        let parent = CrashOperation.parent(name)
+        let last = parent.isEmpty ? name : String(name.dropFirst(parent.count + 1))
+        guard !QueueLayout.folders.contains(where: { parent == $0 || parent.hasSuffix("/" + $0) }) else { return 0o660 }
+        switch QueueLayout.access(of: last) {
+        case .shared: return 0o660
+        case .readByGroup: return 0o640
+        case .ownerOnly: return 0o600
+        }
+    }
+
     func materialize(into root: String, groupShared: Bool = false) throws {
         let manager = FileManager.default
         try manager.createDirectory(atPath: root, withIntermediateDirectories: true)
@@ -131,7 +146,7 @@ struct FileImage {
                 try manager.linkItem(atPath: root + "/" + earlier, toPath: path)
             } else {
                 first[inode] = name
-                guard manager.createFile(atPath: path, contents: Data(contents[inode] ?? []), attributes: [.posixPermissions: groupShared ? 0o660 : 0o600]) else {
+                guard manager.createFile(atPath: path, contents: Data(contents[inode] ?? []), attributes: [.posixPermissions: groupShared ? Self.sharedPermissions(of: name) : 0o600]) else {
                     throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
                 }
             }

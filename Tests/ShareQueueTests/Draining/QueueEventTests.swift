@@ -46,6 +46,8 @@ struct QueueEventTests {
          "the producers' lock is taken; the next producer makes the pending file instead"),
         (.attachmentsNotCounted(path: "/q/attachments"),
          "/q/attachments may not be listed by this user; its files are not counted"),
+        (.waitingLettersNotCounted(path: "/q/dead-letters.waiting"),
+         "/q/dead-letters.waiting is the queue owner's alone to read; the letters in it are not counted"),
         (.attachmentRestored(file: "a.jpg", recordID: "id 1", folder: "/q/attachments", source: "/q/rejected-5-attachments"),
          "attachment a.jpg of record \"id 1\" was not in /q/attachments; brought back the copy in /q/rejected-5-attachments, the folder a drain moved it aside to"),
         (.movedAsideFolderUnreadable(path: "/q/rejected-5-attachments", owner: 1001),
@@ -186,6 +188,7 @@ struct QueueEventTests {
             case .fileUnusableByProducers: "fileUnusableByProducers"
             case .pendingNotMade: "pendingNotMade"
             case .attachmentsNotCounted: "attachmentsNotCounted"
+            case .waitingLettersNotCounted: "waitingLettersNotCounted"
             case .attachmentRestored: "attachmentRestored"
             case .movedAsideFolderUnreadable: "movedAsideFolderUnreadable"
             case .recordRefused: "recordRefused"
@@ -202,6 +205,6 @@ struct QueueEventTests {
             case .noSegmentNumberLeft: "noSegmentNumberLeft"
             }
         }
-        #expect(Set(Self.words.map { name($0.0) }).count == 26)
+        #expect(Set(Self.words.map { name($0.0) }).count == 27)
     }
 }

@@ -1,0 +1,163 @@
+import Foundation
+import Testing
+@testable import ShareQueueCore
+
+/// The files only a drain writes (the format marker, the checkpoint, the refusal counts, the dead letters)
+/// in a queue shared with a group: a member may not write into them, and one she puts in their place is
+/// set aside by the host's next drain, which goes on as if there were none; no honest producer stops.
+@Suite("Files only a drain writes, in a shared queue", .serialized)
+struct DrainOwnedFileTests {
+    private let member = TestUsers.secondProducer
+
+    /// Runs `command` in `queue` as the member.
+    private func asMember(_ command: String, in queue: String, _ scratch: TemporaryDirectory) throws -> ProcessResult {
+        try TestUsers.shell(as: member, "cd '\(queue)' && \(command)", in: scratch)
+    }
+
+    private func append(_ text: String, to queue: String, _ scratch: TemporaryDirectory, as user: String = TestUsers.producer) throws -> ProcessResult {
+        try TestUsers.run(as: user, "share-append", ["--dir", queue, "--lock-timeout", "1", text], in: scratch)
+    }
+
+    private func drain(_ queue: String, _ scratch: TemporaryDirectory, _ extra: [String] = []) throws -> ProcessResult {
+        try TestUsers.run(as: TestUsers.host, "host-drain", ["--dir", queue, "--wait", "1"] + extra, in: scratch)
+    }
+
+    /// The owner and permissions of `path`.
+    private func ownerAndMode(_ path: String) -> (owner: uid_t, mode: UInt32)? {
+        var status = stat()
+        return lstat(path, &status) == 0 ? (status.st_uid, UInt32(status.st_mode & 0o7777)) : nil
+    }
+
+    /// A file of `bytes` in `scratch` that anyone may read, for the member to copy into the queue.
+    private func readableFile(_ bytes: [UInt8], _ scratch: TemporaryDirectory) throws -> String {
+        let path = scratch.file("planted-\(UInt64.random(in: 0 ... .max))")
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
+        return path
+    }
+
+    @Test("The format marker is the host's, which the group may read but not write; junk in a member's marker in its place stops no producer, and the next drain writes its own",
+          .enabled(if: TestUsers.canRun, TestUsers.skipReason),
+          arguments: ["replaced", "group-writable", "removed"])
+    func membersFormatMarker(_ how: String) throws {
+        guard TestUsers.require() else { return }
+        let scratch = TemporaryDirectory()
+        let queue = try TestUsers.sharedQueue(in: scratch)
+        let marker = queue + "/format"
+        var acknowledged = try append("before", to: queue, scratch).lines
+        var delivered = try ids(in: try drain(queue, scratch).stdout)
+        #expect(ownerAndMode(marker)?.owner == TestUsers.uid(TestUsers.host) && ownerAndMode(marker)?.mode == 0o640, "\(String(describing: ownerAndMode(marker)))")
+        let original = try String(contentsOfFile: marker, encoding: .utf8)
+        let write = try asMember("echo junk > format", in: queue, scratch)
+        #expect(write.status != 0, "a member wrote into the host's marker")
+        #expect(try String(contentsOfFile: marker, encoding: .utf8) == original)
+        switch how {
+        case "replaced": #expect(try asMember("rm -f format && echo 'ShareQueue queue format 7' > format && chmod 664 format", in: queue, scratch).status == 0)
+        case "group-writable":
+            // A queue made before markers were closed to the group: the host's own, which a member wrote into.
+            #expect(chmod(marker, 0o660) == 0)
+            #expect(try asMember("echo junk > format", in: queue, scratch).status == 0)
+        default: #expect(try asMember("rm -f format", in: queue, scratch).status == 0)
+        }
+        for user in [TestUsers.producer, TestUsers.thirdProducer] {
+            let appended = try append("from \(user)", to: queue, scratch, as: user)
+            #expect(appended.status == 0, "\(user): \(appended.stderr)")
+            // Said, where what it found is no marker this version writes.
+            #expect(appended.stderr.contains(marker + " ") == (how != "removed"), "\(user): \(appended.stderr)")
+            acknowledged += appended.lines
+        }
+        // A producer that makes a lost marker anew leaves the host's checkpoint, which it may not write, where it is.
+        #expect(ownerAndMode(queue + "/checkpoint")?.owner == TestUsers.uid(TestUsers.host))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: queue).filter { $0.hasPrefix("rejected-") }.isEmpty)
+        let status = try TestUsers.run(as: TestUsers.thirdProducer, "host-drain", ["--dir", queue, "--status"], in: scratch)
+        #expect(status.status == 0, "\(status.stderr)")
+        let host = try drain(queue, scratch)
+        #expect(host.status == 0, "\(host.stderr)")
+        delivered += try ids(in: host.stdout)
+        #expect(delivered == acknowledged, "\(host.stderr)")
+        // A member's is set aside, where its owner finds it; the one a producer made when there was none is replaced, as it was.
+        #expect(host.stderr.contains(marker + " ") == (how != "removed"), "\(host.stderr)")
+        #expect(ownerAndMode(marker)?.owner == TestUsers.uid(TestUsers.host) && ownerAndMode(marker)?.mode == 0o640, "\(String(describing: ownerAndMode(marker)))")
+        let repaired = try String(contentsOfFile: marker, encoding: .utf8)
+        #expect(repaired.hasPrefix("ShareQueue queue format 1\nqueue "))
+        let after = try drain(queue, scratch)
+        #expect(after.status == 0 && !after.stderr.contains(marker), "\(after.stderr)")
+    }
+
+    @Test("A checkpoint a member rewrites, or replaces with her own, past records a failed sink left queued skips none of them",
+          .enabled(if: TestUsers.canRun, TestUsers.skipReason),
+          arguments: ["rewritten", "replaced"])
+    func membersCheckpointSkipsNothing(_ how: String) throws {
+        guard TestUsers.require() else { return }
+        let scratch = TemporaryDirectory()
+        let queue = try TestUsers.sharedQueue(in: scratch)
+        #expect(try drain(queue, scratch).status == 0)
+        var acknowledged: [String] = []
+        for text in ["one", "two", "three"] { acknowledged += try append(text, to: queue, scratch).lines }
+        let failed = try drain(queue, scratch, ["--exec", "cat > /dev/null; exit 75"])
+        #expect(failed.status == 75, "\(failed.stderr)")
+        let checkpoint = queue + "/checkpoint"
+        #expect(ownerAndMode(checkpoint)?.owner == TestUsers.uid(TestUsers.host) && ownerAndMode(checkpoint)?.mode == 0o640, "\(String(describing: ownerAndMode(checkpoint)))")
+        let segment = queue + "/" + QueueLayout.sealedName(1)
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: segment)[.size] as? Int)
+        let forged = try readableFile(Checkpoint.slot(serial: 7, DrainPosition(segment: 1, offset: Int64(size))) + Checkpoint.blankSlot, scratch)
+        if how == "rewritten" {
+            let write = try asMember("cat '\(forged)' > checkpoint", in: queue, scratch)
+            #expect(write.status != 0, "a member wrote into the host's checkpoint")
+        } else {
+            // Hers, which the host may read and write.
+            #expect(try asMember("rm -f checkpoint && cat '\(forged)' > checkpoint && chmod 660 checkpoint", in: queue, scratch).status == 0)
+        }
+        let looked = try TestUsers.run(as: TestUsers.host, "host-drain", ["--dir", queue, "--status", "--json"], in: scratch)
+        #expect(try jsonObjects(looked.stdout).first?["pending"] as? Int == 3, "\(looked.stderr)")
+        let host = try drain(queue, scratch)
+        #expect(host.status == 0, "\(host.stderr)")
+        #expect(try ids(in: host.stdout) == acknowledged, "\(host.stderr)")
+        if how == "replaced" { #expect(host.stderr.contains(checkpoint + " belongs to user \(TestUsers.uid(member))"), "\(host.stderr)") }
+    }
+
+    @Test("Refusal counts a member puts in place of the host's make no honest record a dead letter",
+          .enabled(if: TestUsers.canRun, TestUsers.skipReason))
+    func membersAttemptsDeadLetterNothing() throws {
+        guard TestUsers.require() else { return }
+        let scratch = TemporaryDirectory()
+        let queue = try TestUsers.sharedQueue(in: scratch)
+        let honest = try append("honest", to: queue, scratch).lines
+        let refusing = ["--exec", "cat > /dev/null; exit 1", "--max-attempts", "3"]
+        // Refused under the limit: held, 75.
+        let first = try drain(queue, scratch, refusing)
+        #expect(first.status == 75, "\(first.stderr)")
+        let attempts = queue + "/attempts"
+        #expect(ownerAndMode(attempts)?.owner == TestUsers.uid(TestUsers.host) && ownerAndMode(attempts)?.mode == 0o640, "\(String(describing: ownerAndMode(attempts)))")
+        let counts = try readableFile(Array("{\"id\":\"\(honest[0])\",\"attempts\":99}\n".utf8), scratch)
+        #expect(try asMember("cat '\(counts)' > attempts", in: queue, scratch).status != 0, "a member wrote into the host's counts")
+        #expect(try asMember("rm -f attempts && cat '\(counts)' > attempts && chmod 660 attempts", in: queue, scratch).status == 0)
+        let second = try drain(queue, scratch, refusing)
+        #expect(second.status == 75, "\(second.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: queue + "/dead-letters.log"), "\(second.stderr)")
+        let host = try drain(queue, scratch)
+        #expect(host.status == 0, "\(host.stderr)")
+        #expect(try ids(in: host.stdout) == honest, "\(host.stderr)")
+    }
+
+    @Test("Letters that wait are the host's alone to read: a member cannot read their ids, and her --status says they are not counted",
+          .enabled(if: TestUsers.canRun, TestUsers.skipReason))
+    func waitingLettersAreTheHostsAlone() throws {
+        guard TestUsers.require() else { return }
+        let scratch = TemporaryDirectory()
+        let queue = try TestUsers.sharedQueue(in: scratch)
+        let note = try readableFile(Array("a note".utf8), scratch)
+        let attached = try TestUsers.run(as: member, "share-append", ["--dir", queue, "--attach", note, "attached"], in: scratch)
+        #expect(attached.status == 0, "\(attached.stderr)")
+        #expect(try asMember("chmod 600 attachments/*", in: queue, scratch).status == 0)
+        #expect(try drain(queue, scratch).status == 0)
+        let waiting = queue + "/dead-letters.waiting"
+        #expect(ownerAndMode(waiting)?.owner == TestUsers.uid(TestUsers.host) && ownerAndMode(waiting)?.mode == 0o600, "\(String(describing: ownerAndMode(waiting)))")
+        #expect(try TestUsers.shell(as: TestUsers.producer, "cat '\(waiting)'", in: scratch).status != 0)
+        let status = try TestUsers.run(as: TestUsers.producer, "host-drain", ["--dir", queue, "--status"], in: scratch)
+        #expect(status.status == 0, "\(status.stderr)")
+        #expect(status.stderr.contains("dead-letters.waiting is the queue owner's alone to read"), "\(status.stderr)")
+        let hosts = try TestUsers.run(as: TestUsers.host, "host-drain", ["--dir", queue, "--status", "--json"], in: scratch)
+        #expect(try jsonObjects(hosts.stdout).first?["waitingLetters"] as? Int == 1, "\(hosts.stderr)")
+    }
+}
