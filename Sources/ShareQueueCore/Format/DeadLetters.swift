@@ -55,14 +55,14 @@ struct DeadLetters {
             lines += Array(",\"record\":".utf8) + Self.onOneLine(letter.record.storedJSON) + Array("}\n".utf8)
         }
         do {
-            try append(lines, to: name)
+            try appendToOwn(lines, to: name)
         } catch where error.isFileTooLarge {
             // As large as a file may be (anyone who may write it can make it so): the letters in it
             // are moved aside whole, where a person can look at them and rename them back, and a new file begins.
             do {
                 let target = try directory.moveAside(name)
                 onEvent(.deadLettersMovedAside(path: path, movedTo: target, cause: "\(error)"))
-                try append(lines, to: name)
+                try appendToOwn(lines, to: name)
             } catch {
                 throw ReadFailure.error("cannot set a refused record aside", path: path, error)
             }
@@ -71,11 +71,30 @@ struct DeadLetters {
         }
     }
 
+    /// Appends whole lines to the dead-letter file `name` of the drains' own. One that a member of a shared
+    /// queue's group put at the name since the drain's start looked (see `QueueDirectory.notDrainsOwn`) gets
+    /// no letter: it is moved aside, and the letters go into a new file.
+    /// - Throws: EEXIST if a file no drain wrote stands at the name once more.
+    private func appendToOwn(_ lines: [UInt8], to name: String) throws(SystemError) {
+        guard let problem = try append(lines, to: name) else { return }
+        let path = directory.path(of: name)
+        let target = try directory.moveAside(name)
+        onEvent(.fileMovedAside(path: path, problem: problem, movedTo: target, handling: .replaced))
+        if try append(lines, to: name) != nil { throw SystemError.exists }
+    }
+
     /// Appends whole lines to the dead-letter file, making it if needed, and makes them durable.
-    private func append(_ lines: [UInt8], to name: String) throws(SystemError) {
+    /// - Returns: nil; or, writing nothing, why the file at the name is no drain's (`QueueDirectory.notDrainsOwn`).
+    private func append(_ lines: [UInt8], to name: String) throws(SystemError) -> String? {
         var lines = lines
         let existed = try directory.folder.status(of: name) != nil
         let file = try directory.folder.openOwnFile(name, .appendCreate)
+        let opened: FileStatus
+        do { opened = try file.status() } catch { file.close(); throw error }
+        if let problem = directory.notDrainsOwn(name, opened) {
+            file.close()
+            return problem
+        }
         try file.closeAfter { () throws(SystemError) in
             // A write cut short (a full disk, a power cut) may have left a last line
             // without its line break: these letters must not run on from it.
@@ -86,6 +105,7 @@ struct DeadLetters {
         }
         // A new file's name is durable before a checkpoint can move past the letters in it.
         if !existed { try directory.folder.synchronize(.deadLettersCreated) }
+        return nil
     }
 
     /// A stored record as a letter holds it: its `\n` and `\r` bytes as spaces.

@@ -160,4 +160,37 @@ struct DrainOwnedFileTests {
         let hosts = try TestUsers.run(as: TestUsers.host, "host-drain", ["--dir", queue, "--status", "--json"], in: scratch)
         #expect(try jsonObjects(hosts.stdout).first?["waitingLetters"] as? Int == 1, "\(hosts.stderr)")
     }
+
+    @Test("A dead letters file a member puts at the name while a drain runs gets no honest letter: the drain moves it aside and writes its own",
+          .enabled(if: TestUsers.canRun, TestUsers.skipReason))
+    func membersDeadLettersFileGetsNoLetter() throws {
+        guard TestUsers.require() else { return }
+        let scratch = TemporaryDirectory()
+        let queue = try TestUsers.sharedQueue(in: scratch)
+        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: scratch.path)
+        let honest = try append("honest", to: queue, scratch).lines
+        // The sink refuses, once the member has put her file at the dead letters' name.
+        let sink = scratch.file("sink.sh")
+        try "#!/bin/sh\ncat > /dev/null; : > '\(scratch.file("in-sink"))'; while [ ! -e '\(scratch.file("planted"))' ]; do sleep 0.02; done; exit 1\n"
+            .write(toFile: sink, atomically: true, encoding: .utf8)
+        #expect(chmod(sink, 0o755) == 0)
+        let script = """
+        cd '\(scratch.path)'
+        setpriv --reuid=\(TestUsers.host) --regid=nogroup --init-groups '\(TestUsers.tools)/host-drain' --dir '\(queue)' --exec '\(sink)' --max-attempts 1 > drained 2> drain-errors &
+        drain=$!
+        while [ ! -e in-sink ]; do sleep 0.02; done
+        setpriv --reuid=\(member) --regid=nogroup --init-groups /bin/sh -c "cd '\(queue)' && : > dead-letters.log && chmod 660 dead-letters.log" || exit 1
+        : > planted
+        wait $drain
+        """
+        let run = try ShareQueueTests.run("/bin/sh", ["-c", script], in: scratch)
+        #expect(run.status == 0, "\(run.stderr) \((try? String(contentsOfFile: scratch.file("drain-errors"), encoding: .utf8)) ?? "")")
+        // She closes what is at the name now to the host.
+        _ = try asMember("chmod 600 dead-letters.log", in: queue, scratch)
+        let requeue = try drain(queue, scratch, ["--requeue-dead"])
+        #expect(requeue.status == 0, "\(requeue.stderr)")
+        let delivered = try drain(queue, scratch)
+        #expect(delivered.status == 0, "\(delivered.stderr)")
+        #expect(try ids(in: delivered.stdout) == honest, "\(requeue.stderr) \(delivered.stderr)")
+    }
 }
