@@ -35,19 +35,30 @@ struct ProducersLock {
     }
 
     /// Takes both locks, the directory's first, waiting at most `seconds` in all.
+    ///
+    /// It never waits for `append.lock` while it holds the directory: every other waiter would then
+    /// name this process as the holder, and not the one that holds the lock file. So when the lock
+    /// file is taken it lets the directory go, waits for the lock file alone, and starts again.
     /// - Throws: `.busy` naming the lock and its holder when the time runs out (neither lock is then
     ///   held), or the failure of `flock` itself.
     func take(seconds: Double, shouldStop: (() -> Bool)? = nil, consequence: String) throws(ShareQueueError) {
         let deadline = Host.monotonicSeconds() + seconds
-        try QueueLock.take(folder, path: queuePath, seconds: seconds, shouldStop: shouldStop,
-                           busy: "the producers' lock is taken", consequence: consequence)
-        do {
-            // A writer that takes only the lock file holds it for one write: the rest of the wait is enough.
+        // The whole wait the first time, so that a message says the wait that was asked for.
+        var wait = seconds
+        while true {
+            try QueueLock.take(folder, path: queuePath, seconds: wait, shouldStop: shouldStop,
+                               busy: "the producers' lock is taken", consequence: consequence)
+            let locked: Bool
+            do { locked = try file.lockExclusive(wait: false) } catch {
+                folder.unlock()
+                throw ShareQueueError("cannot take a lock", path: lockPath, error)
+            }
+            if locked { return }
+            folder.unlock()
             try QueueLock.take(file, path: lockPath, seconds: max(deadline - Host.monotonicSeconds(), 0), shouldStop: shouldStop,
                                busy: "the producers' lock is taken", consequence: consequence)
-        } catch {
-            folder.unlock()
-            throw error
+            file.unlock()
+            wait = max(deadline - Host.monotonicSeconds(), 0)
         }
     }
 

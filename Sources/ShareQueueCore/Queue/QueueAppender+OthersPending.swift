@@ -61,7 +61,8 @@ extension QueueAppender {
             }
         } catch {
             try? folder.remove(temporary)
-            throw failure(error)
+            // Moved away meanwhile, by a process that takes no lock: the next append finds what is there then.
+            if error.isNotFound { replaced = nil } else { throw failure(error) }
         }
         try? folder.remove(temporary)
         guard let replaced else {

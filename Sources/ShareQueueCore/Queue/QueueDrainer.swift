@@ -282,10 +282,17 @@ public final class QueueDrainer: @unchecked Sendable {
         let problem: String
         do {
             let file = try directory.folder.open(name, .lockFile)
-            // Its own is as the sharing rule made it, or as near as the system let it: not another's doing.
-            guard let status = try? file.status(), status.owner != Host.effectiveUserID, let notShared = directory.notShared(status) else { return file }
-            file.close()
-            problem = "is " + notShared + ", so that producers of other users could not take it"
+            let status = try? file.status()
+            if let status, !status.isRegularFile {
+                // A FIFO opened for reading and writing opens at once, and locks as a file does: still no file of the queue's.
+                file.close()
+                problem = "is not a regular file"
+            } else {
+                // Its own is as the sharing rule made it, or as near as the system let it: not another's doing.
+                guard let status, status.owner != Host.effectiveUserID, let notShared = directory.notShared(status) else { return file }
+                file.close()
+                problem = "is " + notShared + ", so that producers of other users could not take it"
+            }
         } catch where directory.foreignFile(name, openFailure: error) != nil {
             problem = ""
         } catch {

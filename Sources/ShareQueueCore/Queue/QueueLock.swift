@@ -70,8 +70,9 @@ enum QueueLock {
         file.close()
     }
 
-    /// Seconds as people write them: 10, 0.5.
+    /// Seconds as people write them, to a tenth: 10, 0.5 (a wait's remainder such as 7.99999 reads 8).
     private static func spelled(_ seconds: Double) -> String {
-        seconds == seconds.rounded() && seconds < 1e9 ? String(Int(seconds)) : String(seconds)
+        let tenths = (seconds * 10).rounded() / 10
+        return tenths == tenths.rounded() && tenths < 1e9 ? String(Int(tenths)) : String(tenths)
     }
 }

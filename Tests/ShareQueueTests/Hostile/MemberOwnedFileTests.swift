@@ -199,4 +199,69 @@ struct MemberOwnedFileTests {
         #expect(refused.stderr.contains("of user \(TestUsers.uid(member))"), "\(refused.stderr)")
         #expect(refused.stderr.contains("kill -CONT") && refused.stderr.contains("end it"), "\(refused.stderr)")
     }
+
+    @Test("A member holding append.lock while an honest producer waits for it: another producer's message names the member, not the one that waits",
+          .enabled(if: TestUsers.canRun, TestUsers.skipReason))
+    func waiterIsNotBlamed() throws {
+        guard TestUsers.require() else { return }
+        let scratch = TemporaryDirectory()
+        let queue = try TestUsers.sharedQueue(in: scratch)
+        #expect(try append(as: TestUsers.producer, "first", to: queue, scratch).status == 0)
+        func started(_ arguments: [String]) throws -> Process {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+            process.arguments = arguments
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            return process
+        }
+        let holder = try started(["--reuid=\(member)", "--regid=nogroup", "--init-groups", "/usr/bin/flock", "-x", queue + "/append.lock", "sleep", "30"])
+        defer { holder.terminate(); holder.waitUntilExit() }
+        try waitUntil("the member to hold append.lock") { Self.lockHolders().contains(holder.processIdentifier) }
+        let waiter = try started(["--reuid=\(honest[0])", "--regid=nogroup", "--init-groups", TestUsers.tools + "/share-append", "--dir", queue, "--lock-timeout", "20", "waits"])
+        defer { waiter.terminate(); waiter.waitUntilExit() }
+        try waitUntil("the honest producer to wait for the lock") { Self.blockedWaiters().contains(waiter.processIdentifier) }
+        let refused = try TestUsers.run(as: honest[1], "share-append", ["--dir", queue, "--lock-timeout", "1", "refused"], in: scratch)
+        #expect(refused.status == 75, "\(refused.stderr)")
+        #expect(refused.stderr.contains("of user \(TestUsers.uid(member))"), "\(refused.stderr)")
+        #expect(!refused.stderr.contains("process \(waiter.processIdentifier)"), "\(refused.stderr)")
+    }
+
+    /// The processes /proc/locks shows holding a lock.
+    private static func lockHolders() -> [Int32] {
+        locksLines().filter { !$0.contains("->") }.compactMap { Int32($0.split(separator: " ").dropFirst(4).first ?? "") }
+    }
+
+    /// The processes /proc/locks shows blocked in a lock request (its "->" lines).
+    private static func blockedWaiters() -> [Int32] {
+        locksLines().filter { $0.contains("->") }.compactMap { line in
+            Int32(line.split(separator: " ").drop { $0 != "->" }.dropFirst(4).first ?? "")
+        }
+    }
+
+    private static func locksLines() -> [String] {
+        ((try? String(contentsOfFile: "/proc/locks", encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+    }
+
+    @Test("FIFOs a member puts at append.lock and drain.lock are moved aside by the host's next drain, which makes the lock files anew",
+          .enabled(if: TestUsers.canRun, TestUsers.skipReason))
+    func membersFIFOLocksAreReplaced() throws {
+        guard TestUsers.require() else { return }
+        let scratch = TemporaryDirectory()
+        let queue = try TestUsers.sharedQueue(in: scratch)
+        var acknowledged = try append(as: TestUsers.producer, "before", to: queue, scratch).lines
+        try asMember("rm -f append.lock drain.lock && mkfifo -m 660 append.lock drain.lock", in: queue, scratch)
+        let host = try drain(queue, scratch)
+        #expect(host.status == 0, "\(host.stderr)")
+        var delivered = try ids(in: host.stdout)
+        for name in ["append.lock", "drain.lock"] {
+            var status = stat()
+            #expect(lstat(queue + "/" + name, &status) == 0 && status.st_mode & S_IFMT == S_IFREG, "\(name): \(host.stderr)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: queue).filter { $0.hasPrefix("rejected-") }.count == 2, "\(host.stderr)")
+        acknowledged += try append(as: TestUsers.producer, "after", to: queue, scratch).lines
+        delivered += try ids(in: try drain(queue, scratch).stdout)
+        #expect(delivered == acknowledged)
+    }
 }
