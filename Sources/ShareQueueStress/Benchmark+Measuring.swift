@@ -8,7 +8,7 @@ extension Benchmark {
     /// Runs host-drain with standard output going to `output`; returns its seconds and peak memory.
     func drainTimed(_ arguments: [String], output: String) throws -> (Double, Int64) {
         let start = Host.monotonicSeconds()
-        let peakFile = directory + "/peak-memory"
+        let peakFile = directory + "/drain-peak-memory.kib"
         let child = try Host.spawn(peakMemory.program, [peakFile, "/bin/sh", "-c", "exec \"$0\" \"$@\" -q > '\(output)'", tools.path("host-drain")] + arguments,
                                    silenceErrors: true)
         let status = try Host.waitForExit(child.pid)
