@@ -115,22 +115,6 @@ public struct QueueDirectory: Sendable {
         return nil
     }
 
-    /// Closes to the group the file `name`, one that only drains write, if the queue's owner or root owns it but
-    /// users other than its owner may write it: as a version of the tools before this one made the dead letters
-    /// and refusal counts. Their content is trusted this once, as that version trusted it, rather than set aside
-    /// with every letter in it; a member's power over them ended with that version. Nothing happens to the
-    /// checkpoint or the marker, which are set aside or replaced instead, as that costs no letter.
-    /// Best effort: a process that is neither the file's owner nor root cannot change its mode, and sets it aside.
-    func closeOlderDrainFile(_ name: String) {
-        guard QueueLayout.drainsOnly.contains(name), name != QueueLayout.checkpoint, name != QueueLayout.formatMarker,
-              let file = try? folder.open(name, .readOnly) else { return }
-        defer { file.close() }
-        guard let status = try? file.status(), status.isRegularFile, status.linkCount == 1, status.permissions & 0o022 != 0,
-              status.owner == folder.sharing.directoryOwner || status.owner == 0,
-              Host.effectiveUserID == status.owner || Host.effectiveUserID == 0 else { return }
-        try? file.setPermissions(folder.filePermissions(of: name))
-    }
-
     /// Why the entry `name`, looked at without following a symlink, is no file of the queue's own
     /// (see ``foreignFile(_:_:)``); nil if it is one, or if there is none.
     func foreignFile(_ name: String) throws(ShareQueueError) -> ForeignFile? {

@@ -216,7 +216,6 @@ public final class QueueDrainer: @unchecked Sendable {
             onEvent(.fileMovedAside(path: directory.formatPath, problem: replaced.problem, movedTo: replaced.movedTo, handling: .replaced))
         }
         for name in QueueLayout.drainsOwnFiles {
-            directory.closeOlderDrainFile(name)
             if let foreign = try directory.foreignFile(name) {
                 try moveAsideForeign(name, foreign.problem)
             } else if name == QueueLayout.quarantine, let status = try directory.status(of: name), status.owner != Host.effectiveUserID,

@@ -321,22 +321,3 @@ struct DeadLetterTests {
         #expect(try ids(in: Data(contentsOf: URL(fileURLWithPath: out))) == appended)
     }
 }
-
-extension DeadLetterTests {
-    @Test("Dead letters and counts of an older version's queue, which its group could write, are kept and closed, not set aside: --requeue-dead still finds them")
-    func olderVersionsLettersAreKept() throws {
-        let queue = TestQueue()
-        let appended = try queue.append(text: "refused")
-        #expect(try queue.drain(["--max-attempts", "1", "--exec", "cat > /dev/null; exit 1"]).status == 0)
-        #expect(try queue.deadLetters().count == 1)
-        // As versions before 10 made them.
-        #expect(chmod(queue.file("dead-letters.log"), 0o660) == 0)
-        let drain = try queue.drain()
-        #expect(drain.status == 0, "\(drain.stderr)")
-        #expect(!drain.stderr.contains("moved"), "\(drain.stderr)")
-        var status = stat()
-        #expect(lstat(queue.file("dead-letters.log"), &status) == 0 && status.st_mode & 0o022 == 0, "\(String(status.st_mode, radix: 8))")
-        #expect(try queue.drain(["--requeue-dead"]).status == 0)
-        #expect(try ids(in: try queue.drain().stdout) == appended)
-    }
-}
