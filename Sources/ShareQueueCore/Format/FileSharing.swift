@@ -25,6 +25,10 @@ struct FileSharing: Sendable {
     /// The queue directory's owner, whose drains' files are the only ones a drain trusts.
     let directoryOwner: UInt32
 
+    /// Whether users other than the directory's owner may rename and remove the files in it: any member
+    /// of its group can then put one of the owner's own files at another of the queue's names.
+    var groupMayRename: Bool { filePermissions & 0o020 != 0 }
+
     /// The rule of the directory whose status is `directory`.
     init(directory: FileStatus) {
         let groupBits = directory.permissions & 0o070

@@ -298,6 +298,10 @@ public struct QueueDirectory: Sendable {
                     ? digits.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) } : nil
                 // A marker no drain of the queue's can have written alone is not obeyed: any member could make it
                 // say anything, to stop every tool. Read as this version's, as a drain will make it.
+                if untrustedMarker == nil, version == nil, folder.sharing.groupMayRename {
+                    // Its owner's, but any member may have renamed another of the owner's files (the checkpoint) to this name.
+                    untrustedMarker = "says no format, and any member of the queue's group may have put another of its files at this name"
+                }
                 if untrustedMarker == nil {
                     guard let version else {
                         throw ShareQueueError(.damaged, "the queue's format marker is not one ShareQueue wrote; refusing to touch the queue", path: formatPath)
@@ -430,7 +434,8 @@ public struct QueueDirectory: Sendable {
     /// - Returns: why the marker was set aside, and where it went; nil if none was, or it was the queue's own.
     func replaceUntrustedMarker() throws(ShareQueueError) -> (problem: String, movedTo: String)? {
         guard mayWriteDrainsFiles, let seen = try status(of: QueueLayout.formatMarker), seen.isRegularFile,
-              let problem = notDrainsOwn(QueueLayout.formatMarker, seen) else { return nil }
+              let problem = notDrainsOwn(QueueLayout.formatMarker, seen)
+                ?? (markerRead.map(seen.isSameFile) == true ? untrustedMarker : nil) else { return nil }
         if markerAsWritten, untrustedMarker != nil, let markerRead, seen.isSameFile(as: markerRead) {
             try writeFormatMarker(identifier: identifier, replacing: true)
             return nil

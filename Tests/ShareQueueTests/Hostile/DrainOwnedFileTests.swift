@@ -193,4 +193,25 @@ struct DrainOwnedFileTests {
         #expect(delivered.status == 0, "\(delivered.stderr)")
         #expect(try ids(in: delivered.stdout) == honest, "\(requeue.stderr) \(delivered.stderr)")
     }
+
+    @Test("A member who renames the host's checkpoint to the format marker's name stops no producer, and the host's next drain writes a marker anew",
+          .enabled(if: TestUsers.canRun, TestUsers.skipReason))
+    func hostsFileAsMarker() throws {
+        guard TestUsers.require() else { return }
+        let scratch = TemporaryDirectory()
+        let queue = try TestUsers.sharedQueue(in: scratch)
+        var acknowledged = try append("first", to: queue, scratch).lines
+        #expect(try drain(queue, scratch).status == 0)
+        #expect(try asMember("mv checkpoint format", in: queue, scratch).status == 0)
+        let appended = try append("second", to: queue, scratch)
+        #expect(appended.status == 0, "\(appended.stderr)")
+        acknowledged += appended.lines
+        let host = try drain(queue, scratch)
+        #expect(host.status == 0, "\(host.stderr)")
+        #expect(try String(contentsOfFile: queue + "/format", encoding: .utf8).hasPrefix("ShareQueue queue format 1\n"))
+        acknowledged += try append("third", to: queue, scratch).lines
+        let last = try drain(queue, scratch)
+        #expect(last.status == 0, "\(last.stderr)")
+        #expect(Set(try ids(in: host.stdout) + ids(in: last.stdout)).isSuperset(of: acknowledged.dropFirst()), "\(host.stderr) \(last.stderr)")
+    }
 }
