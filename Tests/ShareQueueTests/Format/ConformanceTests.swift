@@ -41,11 +41,23 @@ struct ConformanceTests {
         }
     }
 
+    /// Copies case `name`'s queue to `queue`, without the group's and others' write bits a checkout made
+    /// under umask 002 gives: the cases are queues of one user, and a queue its group may write is read by
+    /// other rules (a drain trusts no file others may write, and numbers segments from the clock).
+    static func copyCase(_ name: String, to queue: String) throws {
+        try FileManager.default.copyItem(atPath: corpus + "/" + name + "/queue", toPath: queue)
+        for path in [queue] + (FileManager.default.subpaths(atPath: queue) ?? []).map({ queue + "/" + $0 }) {
+            var status = stat()
+            guard lstat(path, &status) == 0, status.st_mode & S_IFMT != S_IFLNK else { continue }
+            _ = chmod(path, status.st_mode & 0o7755)
+        }
+    }
+
     @Test("host-drain does exactly what each case expects", arguments: cases)
     func drainMatchesExpected(_ name: String) throws {
         let scratch = TemporaryDirectory()
         let queue = scratch.file("queue")
-        try FileManager.default.copyItem(atPath: Self.corpus + "/" + name + "/queue", toPath: queue)
+        try Self.copyCase(name, to: queue)
         let before = Self.tree(queue)
         let result = try run("host-drain", ["--dir", queue] + Self.options(of: name), in: scratch)
         let after = Self.tree(queue)

@@ -35,7 +35,7 @@ struct SecondReaderTests {
     func predictsCase(_ name: String) throws {
         let scratch = TemporaryDirectory()
         let queue = scratch.file("queue")
-        try FileManager.default.copyItem(atPath: ConformanceTests.corpus + "/" + name + "/queue", toPath: queue)
+        try ConformanceTests.copyCase(name, to: queue)
         guard let predicted = try Self.predict(queue, options: ConformanceTests.options(of: name), in: scratch) else { return }
         let expected = ConformanceTests.corpus + "/" + name + "/expected/"
         let status = String(decoding: FileManager.default.contents(atPath: expected + "exit") ?? Data(), as: UTF8.self)

@@ -98,9 +98,11 @@ struct DrainOwnedFileTests {
         #expect(failed.status == 75, "\(failed.stderr)")
         let checkpoint = queue + "/checkpoint"
         #expect(ownerAndMode(checkpoint)?.owner == TestUsers.uid(TestUsers.host) && ownerAndMode(checkpoint)?.mode == 0o640, "\(String(describing: ownerAndMode(checkpoint)))")
-        let segment = queue + "/" + QueueLayout.sealedName(1)
-        let size = try #require(try FileManager.default.attributesOfItem(atPath: segment)[.size] as? Int)
-        let forged = try readableFile(Checkpoint.slot(serial: 7, DrainPosition(segment: 1, offset: Int64(size))) + Checkpoint.blankSlot, scratch)
+        // Numbered from the clock in a queue its group may write (Format.md §4).
+        let name = try #require(try FileManager.default.contentsOfDirectory(atPath: queue).first { QueueLayout.sealedSequence(of: $0) != nil })
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: queue + "/" + name)[.size] as? Int)
+        let sequence = try #require(QueueLayout.sealedSequence(of: name))
+        let forged = try readableFile(Checkpoint.slot(serial: 7, DrainPosition(segment: sequence, offset: Int64(size))) + Checkpoint.blankSlot, scratch)
         if how == "rewritten" {
             let write = try asMember("cat '\(forged)' > checkpoint", in: queue, scratch)
             #expect(write.status != 0, "a member wrote into the host's checkpoint")
@@ -213,5 +215,28 @@ struct DrainOwnedFileTests {
         let last = try drain(queue, scratch)
         #expect(last.status == 0, "\(last.stderr)")
         #expect(Set(try ids(in: host.stdout) + ids(in: last.stdout)).isSuperset(of: acknowledged.dropFirst()), "\(host.stderr) \(last.stderr)")
+    }
+
+    @Test("A member who hides the host's checkpoint and brings it back later, once a new segment waits, makes no drain skip that segment's records",
+          .enabled(if: TestUsers.canRun, TestUsers.skipReason))
+    func hiddenCheckpointSkipsNothing() throws {
+        guard TestUsers.require() else { return }
+        let scratch = TemporaryDirectory()
+        let queue = try TestUsers.sharedQueue(in: scratch)
+        var acknowledged: [String] = []
+        for index in 1...3 { acknowledged += try append("old \(index)", to: queue, scratch).lines }
+        var delivered = try ids(in: try drain(queue, scratch).stdout)
+        #expect(try asMember("mv checkpoint .hidden", in: queue, scratch).status == 0)
+        for index in 1...5 { acknowledged += try append("new \(index)", to: queue, scratch).lines }
+        // The sink is down for a moment: the new segment waits.
+        #expect(try drain(queue, scratch, ["--exec", "cat > /dev/null; exit 75"]).status == 75)
+        #expect(try asMember("mv .hidden checkpoint", in: queue, scratch).status == 0)
+        for _ in 0..<2 {
+            let host = try drain(queue, scratch)
+            #expect(host.status == 0, "\(host.stderr)")
+            delivered += try ids(in: host.stdout)
+        }
+        let lost = acknowledged.filter { !delivered.contains($0) }
+        #expect(lost.isEmpty, "lost \(lost.count) of \(acknowledged.count)")
     }
 }
