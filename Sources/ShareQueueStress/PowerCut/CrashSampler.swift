@@ -1,6 +1,12 @@
 /// Which crash states of a run to explore: all of them when there are no more
-/// than the budget, else every cut's two extremes (all kept, as a kill leaves
-/// it; all lost) and a seeded random sample of the rest.
+/// than the budget, else, for every cut, its two extremes (all kept, as a kill
+/// leaves it; all lost) and each state one choice away from an extreme, then a
+/// seeded random sample of the rest.
+///
+/// The states one choice away from keeping everything are where a left-out sync
+/// shows: the one write it should have made durable is lost, and all that came
+/// after it survives. A random sample finds such a state in a large cut only by
+/// luck, so a verdict of the mutation catalogue would hang on the seed.
 struct CrashSampler {
     /// One state: a cut and a choice for each of its items.
     struct Pick {
@@ -31,19 +37,43 @@ struct CrashSampler {
                 }
             }
         } else {
-            if 2 * cuts.count <= budget / 2 {
-                for cut in cuts {
-                    picks.append(Pick(cut: cut.position, choices: cut.items.map(Self.keepAll)))
-                    picks.append(Pick(cut: cut.position, choices: cut.items.map(Self.dropAll)))
-                }
-            }
             var random = SplitMix64(seed: seed)
+            // The extremes and the states next to keeping everything first, then those next to losing
+            // everything; three quarters of the budget at most, so that the random sample keeps a share.
+            var nearKept: [Pick] = []
+            var nearLost: [Pick] = []
+            for cut in cuts {
+                nearKept += Self.neighbours(of: cut.items.map(Self.keepAll), in: cut)
+                nearLost += Self.neighbours(of: cut.items.map(Self.dropAll), in: cut)
+            }
+            let share = budget * 3 / 4
+            for group in [nearKept, nearLost] where picks.count < share {
+                var group = group
+                if picks.count + group.count > share {
+                    group.shuffle(using: &random)
+                    group.removeLast(picks.count + group.count - share)
+                }
+                picks += group
+            }
             while picks.count < budget {
                 let cut = cuts[Int(random.next() % UInt64(cuts.count))]
                 picks.append(Pick(cut: cut.position, choices: cut.items.map { Int(random.next() % UInt64($0.optionCount)) }))
             }
         }
         self.picks = picks
+    }
+
+    /// The state `extreme` itself and each state that differs from it in one choice.
+    private static func neighbours(of extreme: [Int], in cut: CrashStates.Cut) -> [Pick] {
+        var out = [Pick(cut: cut.position, choices: extreme)]
+        for (index, item) in cut.items.enumerated() {
+            for option in 0..<item.optionCount where option != extreme[index] {
+                var choices = extreme
+                choices[index] = option
+                out.append(Pick(cut: cut.position, choices: choices))
+            }
+        }
+        return out
     }
 
     private static func keepAll(_ item: CrashStates.Item) -> Int {

@@ -96,6 +96,14 @@ struct PowerCutTests {
         try expectCaught(point, workload: workload, states: 1000, seed: 7, state: nil, in: TemporaryDirectory())
     }
 
+    /// Only 72 of the 8,941 states of if-changed under APFS rules show this loss, all in its last cuts; a random
+    /// sample of 2,000 missed them with the first seed here. Each is one choice away from keeping everything.
+    @Test("A left-out sync that only a few states of a large run show is caught whatever the seed: the states next to keeping everything are explored first",
+          arguments: [588_011_307, 1, 2])
+    func fewStatesShowTheLoss(_ seed: Int) throws {
+        try expectCaught("key-forgotten", workload: "if-changed", states: 300, seed: seed, state: nil, mode: "apfs", in: TemporaryDirectory())
+    }
+
     @Test("Without the sync of standard output, a drain into a file can move its checkpoint past lines a power cut takes back")
     func standardOutputFile() throws {
         try expectCaught("standard-output", workload: "standard-output-file", states: 1000, seed: 7, state: nil, in: TemporaryDirectory())
