@@ -34,7 +34,7 @@ struct CrashPointRun {
     /// Which visit of each point to crash at: the first, and a later one where a run reaches it again.
     private func visits(_ point: CrashPoint) -> [Int] {
         switch point {
-        case .appendRepairQuarantined, .drainLocked, .drainSealed, .drainSealUnlocked, .drainQuarantined: return [1]
+        case .appendRepairQuarantined, .drainLocked, .drainFilesChecked, .drainSealed, .drainSealUnlocked, .drainQuarantined: return [1]
         case .drainDelivered, .drainCheckpointed, .drainBeforeRemove: return [1, 2]
         default: return [1, 3]
         }

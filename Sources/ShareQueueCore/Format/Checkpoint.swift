@@ -28,11 +28,15 @@ final class Checkpoint {
     /// Whether a power cut could take back the last position written: it is not synced yet.
     private(set) var mayBeUndone = false
 
-    /// Opens the checkpoint for a drain, creating it (with both slots allocated) if needed.
+    /// Opens the checkpoint for a drain, creating it (with both slots allocated) if needed. One a member
+    /// of a shared queue's group put at the name is moved aside unread, and a new one starts at the
+    /// beginning (`QueueDirectory.openDrainsOwn`): her position would skip records no sink took.
     init(directory: QueueDirectory, onEvent: (QueueEvent) -> Void) throws(ShareQueueError) {
         path = directory.checkpointPath
         do {
-            file = try directory.folder.openOwnFile(QueueLayout.checkpoint, .lockFile)
+            // A mode that creates always gives a file.
+            guard let opened = try directory.openDrainsOwn(QueueLayout.checkpoint, .lockFile, onEvent: onEvent) else { throw SystemError.exists }
+            file = opened
         } catch {
             throw ReadFailure.error("cannot open the checkpoint", path: path, error)
         }

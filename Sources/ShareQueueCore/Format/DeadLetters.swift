@@ -71,41 +71,25 @@ struct DeadLetters {
         }
     }
 
-    /// Appends whole lines to the dead-letter file `name` of the drains' own. One that a member of a shared
-    /// queue's group put at the name since the drain's start looked (see `QueueDirectory.notDrainsOwn`) gets
-    /// no letter: it is moved aside, and the letters go into a new file.
-    /// - Throws: EEXIST if a file no drain wrote stands at the name once more.
+    /// Appends whole lines to the dead-letter file `name`, making it if needed, and makes them durable.
+    /// One that a member of a shared queue's group put at the name since the drain's start looked gets
+    /// no letter: it is moved aside, and the letters go into a new file (`QueueDirectory.openDrainsOwn`).
     private func appendToOwn(_ lines: [UInt8], to name: String) throws(SystemError) {
-        guard let problem = try append(lines, to: name) else { return }
-        let path = directory.path(of: name)
-        let target = try directory.moveAside(name)
-        onEvent(.fileMovedAside(path: path, problem: problem, movedTo: target, handling: .replaced))
-        if try append(lines, to: name) != nil { throw SystemError.exists }
-    }
-
-    /// Appends whole lines to the dead-letter file, making it if needed, and makes them durable.
-    /// - Returns: nil; or, writing nothing, why the file at the name is no drain's (`QueueDirectory.notDrainsOwn`).
-    private func append(_ lines: [UInt8], to name: String) throws(SystemError) -> String? {
         var lines = lines
-        let existed = try directory.folder.status(of: name) != nil
-        let file = try directory.folder.openOwnFile(name, .appendCreate)
-        let opened: FileStatus
-        do { opened = try file.status() } catch { file.close(); throw error }
-        if let problem = directory.notDrainsOwn(name, opened) {
-            file.close()
-            return problem
-        }
-        try file.closeAfter { () throws(SystemError) in
+        // A mode that creates always gives a file.
+        guard let file = try directory.openDrainsOwn(name, .appendCreate, onEvent: onEvent) else { throw SystemError.exists }
+        let isNew = try file.closeAfter { () throws(SystemError) -> Bool in
             // A write cut short (a full disk, a power cut) may have left a last line
             // without its line break: these letters must not run on from it.
             let size = try file.status().size
             if size > 0, try file.readFully(count: 1, at: size - 1) != [0x0A] { lines.insert(0x0A, at: 0) }
             try file.writeAll(lines)
             try file.synchronize(.deadLetterData)
+            return size == 0
         }
-        // A new file's name is durable before a checkpoint can move past the letters in it.
-        if !existed { try directory.folder.synchronize(.deadLettersCreated) }
-        return nil
+        // A new file's name is durable before a checkpoint can move past the letters in it (an empty
+        // one is taken for new: a drain may have made it and stopped before its name was durable).
+        if isNew { try directory.folder.synchronize(.deadLettersCreated) }
     }
 
     /// A stored record as a letter holds it: its `\n` and `\r` bytes as spaces.
@@ -122,7 +106,7 @@ struct DeadLetters {
     func count(except setAside: Set<String> = []) throws(ShareQueueError) -> (letters: Int, waiting: Int, idConflicts: Int) {
         var letters = 0, waiting = 0, idConflicts = 0
         for file in [QueueLayout.deadLetters, QueueLayout.deadLettersRequeue, QueueLayout.deadLettersWaiting] where !setAside.contains(file) {
-            try forEachLetter(in: file) { _, _, wrapper throws(ShareQueueError) in
+            try forEachLetter(in: file, readingOnly: true) { _, _, wrapper throws(ShareQueueError) in
                 letters += 1
                 if file == QueueLayout.deadLettersWaiting { waiting += 1 }
                 if wrapper.suffix(Self.idConflictWrapperEnd.count).elementsEqual(Self.idConflictWrapperEnd) { idConflicts += 1 }
@@ -159,13 +143,26 @@ struct DeadLetters {
     /// file its letter's line takes (without its line break), and the letter's wrapper: its
     /// bytes before `,"record":`. A line of spaces, a letter
     /// a requeue has put back (``blank(_:in:)``), is passed over silently.
+    /// A drain acts on what it reads, so a file a member of a shared queue's group put at the name is
+    /// moved aside unread (`QueueDirectory.openDrainsOwn`): her letters could make honest records look
+    /// set aside already. A missing file, or one that is no regular file with one name, has no letters.
     /// - Parameter isBoundary: hears of each line skipped as damaged, as it is met.
+    /// - Parameter readingOnly: read as one that only looks does, changing nothing (`QueueStatus`).
     @discardableResult
-    func forEachLetter(in name: String, from firstOffset: Int64 = 0, isBoundary: () throws(ShareQueueError) -> Void = {},
+    func forEachLetter(in name: String, from firstOffset: Int64 = 0, readingOnly: Bool = false, isBoundary: () throws(ShareQueueError) -> Void = {},
                        _ visit: ([UInt8], Range<Int64>, ArraySlice<UInt8>) throws(ShareQueueError) -> Void) throws(ShareQueueError) -> Int {
         var skipped = 0
         let file = directory.path(of: name)
-        try LineReader(maximumLength: Self.maximumLetterLength).forEachLine(in: directory.folder, name: name, from: firstOffset) { piece throws(ShareQueueError) in
+        let opened: FileDescriptor?
+        do {
+            opened = readingOnly ? try directory.folder.open(name, .readOnly) : try directory.openDrainsOwn(name, .readOnly, onEvent: onEvent)
+        } catch {
+            if error.isNotFound || error.isUnexpectedFileType { return 0 }
+            throw ReadFailure.error("cannot read a file of the queue", path: file, error)
+        }
+        guard let opened else { return 0 }
+        defer { opened.close() }
+        try LineReader(maximumLength: Self.maximumLetterLength).forEachLine(in: opened, path: file, from: firstOffset) { piece throws(ShareQueueError) in
             switch piece {
             case .line(let line, let offset):
                 if let (record, wrapper) = Self.record(inLetter: line) { return try visit(record, offset..<(offset + Int64(line.count)), line[..<wrapper]) }
@@ -255,11 +252,10 @@ struct DeadLetters {
     func attempts() throws(ShareQueueError) -> (counts: Counts, damaged: Bool) {
         let bytes: [UInt8]
         do throws(SystemError) {
-            let file = try directory.folder.open(QueueLayout.attempts, .readOnly)
+            // A member's counts, raised to make honest records dead letters, are moved aside unread: none.
+            guard let file = try directory.openDrainsOwn(QueueLayout.attempts, .readOnly, onEvent: onEvent) else { return ([:], false) }
             defer { file.close() }
             let status = try file.status()
-            // Not a regular file: no counts (a drain moves it aside before it starts).
-            guard status.isRegularFile else { return ([:], false) }
             bytes = try file.readFully(count: Int(min(status.size, Int64(Self.maximumAttemptsSize))) + 1, at: 0)
         } catch {
             if ReadFailure.damage(error) != nil { return ([:], false) }

@@ -14,19 +14,13 @@ struct LineReader {
 
     let maximumLength: Int
 
-    /// Visits every non-empty line of the file `name` of `folder` in order; a
-    /// missing file or one that is not a regular file has none.
+    /// Visits every non-empty line of `file` in order; the caller opened it, and closes it.
+    /// - Parameter path: The file's path, for messages.
     /// - Parameter firstOffset: Where to begin: past 0, the first line visited
     ///   is the first that begins at or after it.
     /// - Throws: what `visit` throws, and `.ioError` and others if the file cannot be read.
-    func forEachLine(in folder: QueueFolder, name: String, from firstOffset: Int64 = 0, _ visit: (Piece) throws(ShareQueueError) -> Void) throws(ShareQueueError) {
-        func failure(_ error: SystemError) -> ShareQueueError { ReadFailure.error("cannot read a file of the queue", path: folder.path(of: name), error) }
-        let file: FileDescriptor
-        do { file = try folder.open(name, .readOnly) } catch {
-            if error.isNotFound || error.isUnexpectedFileType { return }
-            throw failure(error)
-        }
-        defer { file.close() }
+    func forEachLine(in file: FileDescriptor, path: String, from firstOffset: Int64 = 0, _ visit: (Piece) throws(ShareQueueError) -> Void) throws(ShareQueueError) {
+        func failure(_ error: SystemError) -> ShareQueueError { ReadFailure.error("cannot read a file of the queue", path: path, error) }
         var line: [UInt8] = []
         var lineStart: Int64 = 0
         var lineLength: Int64 = 0

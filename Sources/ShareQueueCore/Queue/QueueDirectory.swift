@@ -115,6 +115,31 @@ public struct QueueDirectory: Sendable {
         return nil
     }
 
+    /// Opens `name`, one of the files only drains write, for a drain that acts on what it holds. The
+    /// opened file itself is checked (``notDrainsOwn(_:_:)``), not only what stood at the name when
+    /// the drain began: a member of a shared queue's group may rename her own file there at any time.
+    /// Such a file is moved aside unread, said with `onEvent`, and with a mode that creates, a new one
+    /// is opened in its place; without, there is none, as when a drain starts over.
+    /// - Returns: the file; nil if there is none (or it was moved aside) and `mode` does not create.
+    /// - Throws: EEXIST if a file no drain wrote stands at the name once more; what opening throws
+    ///   (`notRegularFile` for anything but a regular file with one name).
+    func openDrainsOwn(_ name: String, _ mode: OpenMode, onEvent: (QueueEvent) -> Void) throws(SystemError) -> FileDescriptor? {
+        var movedAside = false
+        while true {
+            let file: FileDescriptor
+            do { file = try folder.openOwnFile(name, mode) } catch where error.isNotFound && !mode.creates { return nil }
+            let status: FileStatus
+            do { status = try file.status() } catch { file.close(); throw error }
+            guard let problem = notDrainsOwn(name, status) else { return file }
+            file.close()
+            if movedAside { throw SystemError.exists }
+            let target = try moveAside(name)
+            onEvent(.fileMovedAside(path: path(of: name), problem: problem, movedTo: target, handling: mode.creates ? .replaced : .unread))
+            movedAside = true
+            if !mode.creates { return nil }
+        }
+    }
+
     /// Why the entry `name`, looked at without following a symlink, is no file of the queue's own
     /// (see ``foreignFile(_:_:)``); nil if it is one, or if there is none.
     func foreignFile(_ name: String) throws(ShareQueueError) -> ForeignFile? {

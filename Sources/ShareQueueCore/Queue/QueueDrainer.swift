@@ -75,6 +75,7 @@ public final class QueueDrainer: @unchecked Sendable {
         defer { QueueLock.release(drainLock) }
         CrashPoint.reached(.drainLocked)
         try setAsideForeignFiles()
+        CrashPoint.reached(.drainFilesChecked)
         // A requeue cut short is finished first: a drain before it resumed delivered what it had
         // put back, which it then put back again, so that its letters came twice. Anything else at
         // that name is no requeue's, and was moved aside above.

@@ -24,6 +24,8 @@ package enum CrashPoint: String, CaseIterable, Sendable {
     case appendSynced = "append-synced"
     /// A drainer holds the drain lock and has done nothing else.
     case drainLocked = "drain-locked"
+    /// A drainer has set aside the files no drain wrote, and has opened none of its own yet.
+    case drainFilesChecked = "drain-files-checked"
     /// A drainer has renamed the pending file and still holds the producers' lock; the directory is not synced.
     case drainSealed = "drain-sealed"
     /// A drainer has renamed the pending file and released the producers' lock; the directory is not synced yet.

@@ -10,8 +10,9 @@ struct LineReaderTests {
         let scratch = TemporaryDirectory()
         try Data(text.utf8).write(to: URL(fileURLWithPath: scratch.file("lines")))
         var seen: [String] = []
-        let folder = try QueueFolder.openQueue(atPath: scratch.path)
-        try LineReader(maximumLength: 1 << 20).forEachLine(in: folder, name: "lines", from: offset) { piece in
+        let file = try QueueFolder.openQueue(atPath: scratch.path).open("lines", .readOnly)
+        defer { file.close() }
+        try LineReader(maximumLength: 1 << 20).forEachLine(in: file, path: scratch.file("lines"), from: offset) { piece in
             if case .line(let bytes, _) = piece { seen.append(String(decoding: bytes, as: UTF8.self)) }
         }
         return seen

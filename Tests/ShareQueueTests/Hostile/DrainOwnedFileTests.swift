@@ -239,4 +239,70 @@ struct DrainOwnedFileTests {
         let lost = acknowledged.filter { !delivered.contains($0) }
         #expect(lost.isEmpty, "lost \(lost.count) of \(acknowledged.count)")
     }
+
+    /// A drain checks the files only drains write when it starts, and then opens them one by one. A member may
+    /// rename her own file over the host's in between: the drain is stopped there, and she does.
+    @Test("A checkpoint, counts or dead letters a member renames over the host's after a drain looked, before it opens them, are not believed: no record is skipped, made a dead letter, or taken for one",
+          .enabled(if: TestUsers.canRun, TestUsers.skipReason),
+          arguments: ["checkpoint", "attempts", "dead-letters.log"])
+    func membersFileRenamedInWhileTheDrainRuns(_ name: String) throws {
+        guard TestUsers.require() else { return }
+        let scratch = TemporaryDirectory()
+        let queue = try TestUsers.sharedQueue(in: scratch)
+        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: scratch.path)
+        var acknowledged: [String] = []
+        for text in ["one", "two", "three"] { acknowledged += try append(text, to: queue, scratch).lines }
+        // The sink is down: the records wait in a sealed segment, the checkpoint before them.
+        #expect(try drain(queue, scratch, ["--exec", "cat > /dev/null; exit 75"]).status == 75)
+        let segment = try #require(try FileManager.default.contentsOfDirectory(atPath: queue).first { QueueLayout.sealedSequence(of: $0) != nil })
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: queue + "/" + segment)[.size] as? Int)
+        let forged: [UInt8]
+        switch name {
+        case "checkpoint":
+            forged = Checkpoint.slot(serial: 7, DrainPosition(segment: try #require(QueueLayout.sealedSequence(of: segment)), offset: Int64(size))) + Checkpoint.blankSlot
+        case "attempts":
+            forged = Array(acknowledged.map { "{\"id\":\"\($0)\",\"attempts\":99}\n" }.joined().utf8)
+        default:
+            // Letters holding the records byte for byte, as a drain that died before its checkpoint leaves them.
+            let stored = try TestUsers.run(as: TestUsers.host, "host-drain", ["--dir", queue, "--peek"], in: scratch).lines
+            forged = Array(stored.map { "{\"date\":\"2026-12-07T00:00:00Z\",\"attempts\":1,\"error\":\"x\",\"record\":\($0)}\n" }.joined().utf8)
+        }
+        let planted = try readableFile(forged, scratch)
+        let sink = name == "checkpoint" ? "cat" : "cat > /dev/null; exit 1"
+        let maxAttempts = name == "attempts" ? "3" : "1"
+        let script = """
+        cd '\(scratch.path)'
+        SHARE_QUEUE_STOP_AT=drain-files-checked setpriv --reuid=\(TestUsers.host) --regid=nogroup --init-groups '\(TestUsers.tools)/host-drain' --dir '\(queue)' --exec '\(sink)' --max-attempts \(maxAttempts) > drained 2> drain-errors &
+        drain=$!
+        while :; do
+            case "$(cut -d' ' -f3 /proc/$drain/stat)" in T) break ;; Z) exit 3 ;; esac
+            sleep 0.02
+        done
+        setpriv --reuid=\(member) --regid=nogroup --init-groups /bin/sh -c "cd '\(queue)' && cp '\(planted)' .hers && chmod 660 .hers && mv -f .hers \(name)" || exit 4
+        kill -CONT $drain
+        wait $drain
+        """
+        let run = try ShareQueueTests.run("/bin/sh", ["-c", script], in: scratch)
+        let errors = (try? String(contentsOfFile: scratch.file("drain-errors"), encoding: .utf8)) ?? ""
+        #expect(errors.contains(queue + "/\(name) belongs to user \(TestUsers.uid(member))"), "\(errors)")
+        if name == "checkpoint" {
+            #expect(run.status == 0, "\(run.stderr) \(errors)")
+            #expect(try ids(in: try Data(contentsOf: URL(fileURLWithPath: scratch.file("drained")))) == acknowledged, "\(errors)")
+        } else if name == "dead-letters.log" {
+            // Refused at the limit: each a dead letter in the host's own file, put back and delivered.
+            #expect(run.status == 0, "\(run.stderr) \(errors)")
+            #expect(ownerAndMode(queue + "/dead-letters.log")?.owner == TestUsers.uid(TestUsers.host))
+            #expect(try drain(queue, scratch, ["--requeue-dead"]).status == 0)
+            let host = try drain(queue, scratch)
+            #expect(host.status == 0, "\(host.stderr)")
+            #expect(try ids(in: host.stdout) == acknowledged, "\(host.stderr)")
+        } else {
+            // Refused once each, under the limit: queued still, none a dead letter.
+            #expect(run.status == 75, "\(run.stderr) \(errors)")
+            #expect(!FileManager.default.fileExists(atPath: queue + "/dead-letters.log"), "\(errors)")
+            let host = try drain(queue, scratch)
+            #expect(host.status == 0, "\(host.stderr)")
+            #expect(try ids(in: host.stdout) == acknowledged, "\(host.stderr)")
+        }
+    }
 }
