@@ -30,6 +30,8 @@ package enum Mutant: String, CaseIterable, Sendable {
     case storePositionFirst = "store-position-first"
     /// The store opens its database through SQLite's default VFS even when traced: its writes go around the layer.
     case storeAroundLayer = "store-around-layer"
+    /// A drain that finds dead letters an earlier drain wrote passes their records without making the letters durable.
+    case foundLettersUnsynced = "found-letters-unsynced"
 
     #if SHARE_QUEUE_TEST_HOOKS
     /// The mutant `SHARE_QUEUE_MUTANT` names, read once per process.

@@ -87,6 +87,7 @@ struct DeadLetters {
             try file.synchronize(.deadLetterData)
             return size == 0
         }
+        CrashPoint.reached(.drainLettersWritten)
         // A new file's name is durable before a checkpoint can move past the letters in it (an empty
         // one is taken for new: a drain may have made it and stopped before its name was durable).
         if isNew { try directory.folder.synchronize(.deadLettersCreated) }
@@ -145,7 +146,7 @@ struct DeadLetters {
     /// a requeue has put back (``blank(_:in:)``), is passed over silently.
     /// A drain acts on what it reads, so a file a member of a shared queue's group put at the name is
     /// moved aside unread (`QueueDirectory.openDrainsOwn`): her letters could make honest records look
-    /// set aside already. A missing file, or one that is no regular file with one name, has no letters.
+    /// set aside already. A missing file has no letters.
     /// - Parameter isBoundary: hears of each line skipped as damaged, as it is met.
     /// - Parameter readingOnly: read as one that only looks does, changing nothing (`QueueStatus`).
     @discardableResult
@@ -157,7 +158,10 @@ struct DeadLetters {
         do {
             opened = readingOnly ? try directory.folder.open(name, .readOnly) : try directory.openDrainsOwn(name, .readOnly, onEvent: onEvent)
         } catch {
-            if error.isNotFound || error.isUnexpectedFileType { return 0 }
+            if error.isNotFound { return 0 }
+            // Not one regular file (a FIFO, another name linked to it): what it may hold is not read, and
+            // counts as a line skipped, so that no caller removes it or takes it for a file without letters.
+            if error.isUnexpectedFileType { return 1 }
             throw ReadFailure.error("cannot read a file of the queue", path: file, error)
         }
         guard let opened else { return 0 }
@@ -207,6 +211,22 @@ struct DeadLetters {
             try forEachRecord(in: name, from: max(0, size - Self.recentLettersSize(of: options))) { record in digests.insert(StoredDigest(record)) }
         }
         return digests
+    }
+
+    /// Makes the letters files (`dead-letters.log`, `dead-letters.waiting`) durable, and their names: what
+    /// an earlier drain killed between its writes and its syncs left, which this one may find and not write again.
+    func makeDurable() throws(ShareQueueError) {
+        for name in [QueueLayout.deadLetters, QueueLayout.deadLettersWaiting] {
+            do throws(SystemError) {
+                guard let file = try directory.openDrainsOwn(name, .readOnly, onEvent: onEvent) else { continue }
+                try file.closeAfter { () throws(SystemError) in try file.synchronize(.deadLetterData) }
+            } catch {
+                throw ReadFailure.error("cannot make the dead letters durable", path: directory.path(of: name), error)
+            }
+        }
+        do { try directory.folder.synchronize(.deadLettersCreated) } catch {
+            throw ReadFailure.error("cannot make the dead letters durable", path: directory.path, error)
+        }
     }
 
     /// How much of the end of the dead-letter file a drain reads to find letters it may have

@@ -1,3 +1,4 @@
+import ShareQueueSystem
 /// Counting a sink's refusals of a record, and turning it into a dead letter at the limit.
 extension DrainRun {
     /// Counts a refusal: at the limit the record becomes a dead letter; under it the record
@@ -56,7 +57,12 @@ extension DrainRun {
         let due = lettersAtCommit.filter { $0.letter.record.end <= position }
         guard !due.isEmpty else { return }
         let file = DeadLetters(directory: directory, onEvent: drainer.onEvent)
-        if knownDeadLetters == nil { knownDeadLetters = try file.storedRecordDigests(options: options) }
+        if knownDeadLetters == nil {
+            knownDeadLetters = try file.storedRecordDigests(options: options)
+            // A drain killed after it wrote letters may not have synced them, nor the name of a file it made:
+            // this one passes their records as set aside, so it makes them durable first.
+            if !knownDeadLetters!.isEmpty && Mutant.active != .foundLettersUnsynced { try file.makeDurable() }
+        }
         var new: [DeadLetters.Letter] = []
         var digests: Set<DeadLetters.StoredDigest> = []
         for (letter, _) in due {

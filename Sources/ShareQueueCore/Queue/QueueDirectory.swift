@@ -133,9 +133,11 @@ public struct QueueDirectory: Sendable {
             guard let problem = notDrainsOwn(name, status) else { return file }
             file.close()
             if movedAside { throw SystemError.exists }
-            let target = try moveAside(name)
-            onEvent(.fileMovedAside(path: path(of: name), problem: problem, movedTo: target, handling: mode.creates ? .replaced : .unread))
             movedAside = true
+            let target: String
+            // Removed since it was opened: gone, as moving it aside would have it.
+            do { target = try moveAside(name) } catch where error.isNotFound { continue }
+            onEvent(.fileMovedAside(path: path(of: name), problem: problem, movedTo: target, handling: mode.creates ? .replaced : .unread))
             if !mode.creates { return nil }
         }
     }

@@ -34,6 +34,8 @@ package enum CrashPoint: String, CaseIterable, Sendable {
     case drainDelivered = "drain-delivered"
     /// Damaged data is in the quarantine file; the checkpoint does not show it yet.
     case drainQuarantined = "drain-quarantined"
+    /// A drain has written dead letters and synced them; a new letters file's name may not be durable yet.
+    case drainLettersWritten = "drain-letters-written"
     /// The checkpoint shows a batch; the next batch has not started.
     case drainCheckpointed = "drain-checkpointed"
     /// A sealed segment is fully delivered and about to be removed.
@@ -50,10 +52,10 @@ package enum CrashPoint: String, CaseIterable, Sendable {
     /// A file of the queue has its own name and still its temporary one (a folder: has been renamed into place).
     case createLinked = "create-linked"
 
-    /// Whether `share-stress --crash-points` reaches this point: its records carry no attachments,
-    /// and it creates the queue's files before the points it crashes at.
+    /// Whether `share-stress --crash-points` reaches this point: its records carry no attachments, its
+    /// drains refuse none, and it creates the queue's files before the points it crashes at.
     package var isReachedByStress: Bool {
-        ![.attachmentCopied, .attachmentDelivered, .createTemporary, .createShared, .createLinked].contains(self)
+        ![.drainLettersWritten, .attachmentCopied, .attachmentDelivered, .createTemporary, .createShared, .createLinked].contains(self)
     }
 
     /// Whether this process should crash now; counts the visit.

@@ -38,6 +38,7 @@ struct MutationCatalogue {
     static let checkpointTakenBack = "a checkpoint a power cut takes back costs second deliveries only; a store keeps its own position"
     static let segmentNumbersNotReused = "a drain numbers new segments past every number the checkpoint, the segments and a sink's position show (§4, §10.3)"
     static let removedSegmentIsBehind = "a removed segment that comes back lies before the checkpoint, synced before the removal"
+    static let journalCommitsFoundLetters = "the killed drain synced the letter's data, and ext4 commits its file's name with the journal at any later sync"
     static let attemptsTakenBack = "a count a power cut takes back makes a record refused more times before it is dead-lettered"
 
     static func harmlessEverywhere(_ reason: String) -> [CrashMode: String] {
@@ -81,5 +82,6 @@ struct MutationCatalogue {
         Entry(change: .mutant(.storeSynchronousOff), workloads: ["store"]),
         Entry(change: .mutant(.storePositionFirst), workloads: ["store"]),
         Entry(change: .mutant(.storeAroundLayer), workloads: ["store"]),
+        Entry(change: .mutant(.foundLettersUnsynced), workloads: ["dead-letter-killed"], harmless: [.ext4Ordered: journalCommitsFoundLetters]),
     ]
 }

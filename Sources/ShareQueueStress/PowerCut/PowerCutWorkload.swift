@@ -1,4 +1,5 @@
 import Foundation
+import ShareQueueCore
 import ShareQueueSystem
 import ToolSupport
 
@@ -105,6 +106,14 @@ struct PowerCutWorkload: Sendable {
         PowerCutWorkload(name: "dead-letter", summary: "a drain whose command refuses one record, which is dead-lettered",
                          setup: { context in for text in ["keep one", "refuse me", "keep two"] { context.acknowledged += try context.append([text]) } },
                          traced: { try $0.drain(refusingDrainArguments) }),
+        PowerCutWorkload(name: "dead-letter-killed", summary: "a drain killed once it wrote a dead letter, before it synced the new file's name, then a drain that finds the letter written",
+                         setup: { context in for text in ["keep one", "refuse me", "keep two"] { context.acknowledged += try context.append([text]) } },
+                         traced: { context in
+                             let killed = try context.run("host-drain", ["--dir", context.queue, "--quiet"] + refusingDrainArguments,
+                                                          extra: ["SHARE_QUEUE_CRASH_AT": CrashPoint.drainLettersWritten.rawValue])
+                             guard killed.wasKilled else { throw PowerCutError("host-drain did not die at \(CrashPoint.drainLettersWritten.rawValue) (exit \(killed.status))") }
+                             try context.drain(refusingDrainArguments)
+                         }),
         PowerCutWorkload(name: "requeue-dead", summary: "--requeue-dead putting a dead letter back, then a drain",
                          setup: { context in
                              for text in ["keep one", "refuse me"] { context.acknowledged += try context.append([text]) }

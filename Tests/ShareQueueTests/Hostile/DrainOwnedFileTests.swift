@@ -305,4 +305,40 @@ struct DrainOwnedFileTests {
             #expect(try ids(in: host.stdout) == acknowledged, "\(host.stderr)")
         }
     }
+
+    /// Where another name can be linked to the host's file (macOS lets anyone link a file they can see;
+    /// Linux only with `protected_hardlinks` off, so root does it here), a drain cannot vouch for it.
+    @Test("Letters that wait, given a second name while a drain runs, are neither read nor removed: they stay, for a person",
+          .enabled(if: TestUsers.canRun, TestUsers.skipReason))
+    func linkedWaitingLettersStay() throws {
+        guard TestUsers.require() else { return }
+        let scratch = TemporaryDirectory()
+        let queue = try TestUsers.sharedQueue(in: scratch)
+        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: scratch.path)
+        let note = try readableFile(Array("a note".utf8), scratch)
+        let attached = try TestUsers.run(as: member, "share-append", ["--dir", queue, "--attach", note, "attached"], in: scratch)
+        #expect(attached.status == 0, "\(attached.stderr)")
+        #expect(try asMember("chmod 600 attachments/*", in: queue, scratch).status == 0)
+        #expect(try drain(queue, scratch).status == 0)
+        let waiting = queue + "/dead-letters.waiting"
+        let letters = try Data(contentsOf: URL(fileURLWithPath: waiting))
+        // Readable once more: the letter would be put back, and the file removed.
+        #expect(try asMember("chmod 660 attachments/*", in: queue, scratch).status == 0)
+        let script = """
+        cd '\(scratch.path)'
+        SHARE_QUEUE_STOP_AT=drain-files-checked setpriv --reuid=\(TestUsers.host) --regid=nogroup --init-groups '\(TestUsers.tools)/host-drain' --dir '\(queue)' > drained 2> drain-errors &
+        drain=$!
+        while :; do
+            case "$(cut -d' ' -f3 /proc/$drain/stat)" in T) break ;; Z) exit 3 ;; esac
+            sleep 0.02
+        done
+        ln '\(waiting)' second-name || exit 4
+        kill -CONT $drain
+        wait $drain
+        """
+        let run = try ShareQueueTests.run("/bin/sh", ["-c", script], in: scratch)
+        let errors = (try? String(contentsOfFile: scratch.file("drain-errors"), encoding: .utf8)) ?? ""
+        #expect(run.status == 0, "\(run.stderr) \(errors)")
+        #expect((try? Data(contentsOf: URL(fileURLWithPath: waiting))) == letters, "\(errors)")
+    }
 }

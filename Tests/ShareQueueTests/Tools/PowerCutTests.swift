@@ -5,7 +5,7 @@ import Testing
 /// conservative POSIX rules, recovered with the real tools; bounded to fit in `swift test`.
 @Suite("Power cuts", .serialized, .runTimeLimit(minutes: 5))
 struct PowerCutTests {
-    static let workloads = ["append", "batch", "attachments", "torn-tail", "if-changed", "drain", "attachment-delivery", "store", "dead-letter", "requeue-dead", "seal-race", "watch",
+    static let workloads = ["append", "batch", "attachments", "torn-tail", "if-changed", "drain", "attachment-delivery", "store", "dead-letter", "dead-letter-killed", "requeue-dead", "seal-race", "watch",
                             "lines-stream", "coalesce", "standard-output-file", "typed-router", "max", "requeue-resumed", "group-shared", "sealed-damage", "full-disk-keep"]
 
     /// One JSON report per workload.
@@ -111,7 +111,7 @@ struct PowerCutTests {
 
     @Test("The explorer catches each reorder of the mutation catalogue on the workload that runs it", arguments: [
         ("checkpoint-before-delivery", "drain"), ("checkpoint-before-delivery", "typed-router"), ("coalesce-checkpoint-before-delivery", "coalesce"),
-        ("lines-chunk-unsynced", "lines-stream"), ("requeue-letters-blanked-first", "requeue-resumed"),
+        ("lines-chunk-unsynced", "lines-stream"), ("requeue-letters-blanked-first", "requeue-resumed"), ("found-letters-unsynced", "dead-letter-killed"),
     ])
     func mutantsCaught(_ mutant: String, _ workload: String) throws {
         try expectCaught(mutant, workload: workload, states: 1000, seed: 7, state: nil, in: TemporaryDirectory(), option: "--mutant")
