@@ -680,7 +680,7 @@ def drain(queue, coalesce=False, max_attachment=MAX_ATTACHMENT, batch_size=BATCH
     sealed = list_segments(queue)
     segment, offset = read_checkpoint(queue, sealed)
     last_sequence = max(segment, sealed[-1] if sealed else 0)
-    if not sealed and os.lstat(queue).st_mode & 0o020:
+    if os.lstat(queue).st_mode & 0o020:
         # Format.md section 4: a member may hide the checkpoint; numbered from the clock, past any it names.
         last_sequence = max(last_sequence, min(int(time.time() * 1000), LARGEST_SEGMENT // 2))
     segments = [(n, os.path.join(queue, sealed_name(n))) for n in sealed]

@@ -80,11 +80,12 @@ struct DrainRun {
             if stored.segment < QueueLayout.maximumSequence { lastSequence = max(lastSequence, stored.segment) }
         }
         committedPosition = position
-        if sealed.isEmpty, directory.folder.sharing.groupMayRename {
+        if directory.folder.sharing.groupMayRename {
             // Any member of the group can hide the checkpoint and bring it back later: a number given again
-            // meanwhile (the count starts over without a checkpoint) would let the old position skip the
-            // records of a new segment of that number. So with no sealed segment left, the next is numbered
-            // from the clock, past any number a checkpoint hidden earlier can name (Format.md §4).
+            // meanwhile (the count starts over without a checkpoint, or goes on from a segment of hers that a
+            // refusing sink holds in the queue) would let the old position skip the records of a new segment
+            // of that number. So the next is numbered from the clock, past any number a checkpoint hidden
+            // earlier can name (Format.md §4).
             lastSequence = max(lastSequence, min(UInt64(max(Host.millisecondsSince1970(), 0)), QueueLayout.maximumSequence / 2))
         }
         var segments = sealed

@@ -240,6 +240,39 @@ struct DrainOwnedFileTests {
         #expect(lost.isEmpty, "lost \(lost.count) of \(acknowledged.count)")
     }
 
+    /// The member hides the checkpoint, and keeps a segment of her own in the queue while a sink is down, so
+    /// that the drain seals the honest records under the number the hidden checkpoint names; then she takes
+    /// her segment away and brings the checkpoint back.
+    @Test("A member who hides the checkpoint and holds a segment of her own in the queue meanwhile makes no drain skip the records sealed after it",
+          .enabled(if: TestUsers.canRun, TestUsers.skipReason))
+    func heldSegmentSteersNoNumber() throws {
+        guard TestUsers.require() else { return }
+        let scratch = TemporaryDirectory()
+        let queue = try TestUsers.sharedQueue(in: scratch)
+        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: scratch.path)
+        var acknowledged: [String] = []
+        for index in 1...3 { acknowledged += try append("old \(index)", to: queue, scratch).lines }
+        var delivered = try ids(in: try drain(queue, scratch).stdout)
+        let checkpoint = try Data(contentsOf: URL(fileURLWithPath: queue + "/checkpoint"))
+        let finished = try #require(UInt64(String(decoding: checkpoint.prefix(64), as: UTF8.self).split(separator: " ")[1]))
+        let hers = scratch.file("hers")
+        #expect(try TestUsers.run(as: member, "share-append", ["--dir", hers, "hers"], in: scratch).status == 0)
+        let planted = QueueLayout.sealedName(finished - 1)
+        #expect(try asMember("mv checkpoint .hidden && cp '\(hers)/pending.log' \(planted) && chmod 640 \(planted)", in: queue, scratch).status == 0)
+        for index in 1...5 { acknowledged += try append("new \(index)", to: queue, scratch).lines }
+        // The sink refuses her record, which stays under the limit, and is down for the rest: both segments wait.
+        let refusing = ["--batch", "1", "--exec", "if grep -q '\"text\":\"hers\"'; then exit 1; fi; exit 75"]
+        #expect(try drain(queue, scratch, refusing).status == 75)
+        #expect(try asMember("rm \(planted) && mv .hidden checkpoint", in: queue, scratch).status == 0)
+        for _ in 0..<2 {
+            let host = try drain(queue, scratch)
+            #expect(host.status == 0, "\(host.stderr)")
+            delivered += try ids(in: host.stdout)
+        }
+        let lost = acknowledged.filter { !delivered.contains($0) }
+        #expect(lost.isEmpty, "lost \(lost.count) of \(acknowledged.count)")
+    }
+
     /// A drain checks the files only drains write when it starts, and then opens them one by one. A member may
     /// rename her own file over the host's in between: the drain is stopped there, and she does.
     @Test("A checkpoint, counts or dead letters a member renames over the host's after a drain looked, before it opens them, are not believed: no record is skipped, made a dead letter, or taken for one",
