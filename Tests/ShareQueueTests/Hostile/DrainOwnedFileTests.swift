@@ -36,6 +36,41 @@ struct DrainOwnedFileTests {
         return path
     }
 
+    /// Drains twice more as the host, and expects every id of `acknowledged` among `delivered` and what they deliver.
+    private func expectNothingLost(_ acknowledged: [String], delivered: [String], _ queue: String, _ scratch: TemporaryDirectory) throws {
+        var delivered = delivered
+        for _ in 0..<2 {
+            let host = try drain(queue, scratch)
+            #expect(host.status == 0, "\(host.stderr)")
+            delivered += try ids(in: host.stdout)
+        }
+        let lost = acknowledged.filter { !delivered.contains($0) }
+        #expect(lost.isEmpty, "lost \(lost.count) of \(acknowledged.count)")
+    }
+
+    /// Runs the host's drain with `arguments`, stopped once it has checked its own files and before it opens
+    /// any (`drain-files-checked`); runs the shell command `meanwhile` then, and lets the drain go on.
+    /// - Returns: the script's result (the drain's status), and the drain's standard error; its standard
+    ///   output is in the file `drained` of `scratch`.
+    private func drainInterrupted(_ queue: String, _ arguments: [String], meanwhile: String,
+                                  _ scratch: TemporaryDirectory) throws -> (run: ProcessResult, errors: String) {
+        let quoted = arguments.map { "'\($0)'" }.joined(separator: " ")
+        let script = """
+        cd '\(scratch.path)'
+        SHARE_QUEUE_STOP_AT=drain-files-checked setpriv --reuid=\(TestUsers.host) --regid=nogroup --init-groups '\(TestUsers.tools)/host-drain' --dir '\(queue)' \(quoted) > drained 2> drain-errors &
+        drain=$!
+        while :; do
+            case "$(cut -d' ' -f3 /proc/$drain/stat)" in T) break ;; Z) exit 3 ;; esac
+            sleep 0.02
+        done
+        \(meanwhile) || exit 4
+        kill -CONT $drain
+        wait $drain
+        """
+        let run = try ShareQueueTests.run("/bin/sh", ["-c", script], in: scratch)
+        return (run, (try? String(contentsOfFile: scratch.file("drain-errors"), encoding: .utf8)) ?? "")
+    }
+
     @Test("The format marker is the host's, which the group may read but not write; junk in a member's marker in its place stops no producer, and the next drain writes its own",
           .enabled(if: TestUsers.canRun, TestUsers.skipReason),
           arguments: ["replaced", "group-writable", "removed"])
@@ -225,19 +260,13 @@ struct DrainOwnedFileTests {
         let queue = try TestUsers.sharedQueue(in: scratch)
         var acknowledged: [String] = []
         for index in 1...3 { acknowledged += try append("old \(index)", to: queue, scratch).lines }
-        var delivered = try ids(in: try drain(queue, scratch).stdout)
+        let delivered = try ids(in: try drain(queue, scratch).stdout)
         #expect(try asMember("mv checkpoint .hidden", in: queue, scratch).status == 0)
         for index in 1...5 { acknowledged += try append("new \(index)", to: queue, scratch).lines }
         // The sink is down for a moment: the new segment waits.
         #expect(try drain(queue, scratch, ["--exec", "cat > /dev/null; exit 75"]).status == 75)
         #expect(try asMember("mv .hidden checkpoint", in: queue, scratch).status == 0)
-        for _ in 0..<2 {
-            let host = try drain(queue, scratch)
-            #expect(host.status == 0, "\(host.stderr)")
-            delivered += try ids(in: host.stdout)
-        }
-        let lost = acknowledged.filter { !delivered.contains($0) }
-        #expect(lost.isEmpty, "lost \(lost.count) of \(acknowledged.count)")
+        try expectNothingLost(acknowledged, delivered: delivered, queue, scratch)
     }
 
     /// The member hides the checkpoint, and keeps a segment of her own in the queue while a sink is down, so
@@ -252,7 +281,7 @@ struct DrainOwnedFileTests {
         try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: scratch.path)
         var acknowledged: [String] = []
         for index in 1...3 { acknowledged += try append("old \(index)", to: queue, scratch).lines }
-        var delivered = try ids(in: try drain(queue, scratch).stdout)
+        let delivered = try ids(in: try drain(queue, scratch).stdout)
         let checkpoint = try Data(contentsOf: URL(fileURLWithPath: queue + "/checkpoint"))
         let finished = try #require(UInt64(String(decoding: checkpoint.prefix(64), as: UTF8.self).split(separator: " ")[1]))
         let hers = scratch.file("hers")
@@ -264,13 +293,7 @@ struct DrainOwnedFileTests {
         let refusing = ["--batch", "1", "--exec", "if grep -q '\"text\":\"hers\"'; then exit 1; fi; exit 75"]
         #expect(try drain(queue, scratch, refusing).status == 75)
         #expect(try asMember("rm \(planted) && mv .hidden checkpoint", in: queue, scratch).status == 0)
-        for _ in 0..<2 {
-            let host = try drain(queue, scratch)
-            #expect(host.status == 0, "\(host.stderr)")
-            delivered += try ids(in: host.stdout)
-        }
-        let lost = acknowledged.filter { !delivered.contains($0) }
-        #expect(lost.isEmpty, "lost \(lost.count) of \(acknowledged.count)")
+        try expectNothingLost(acknowledged, delivered: delivered, queue, scratch)
     }
 
     /// A drain checks the files only drains write when it starts, and then opens them one by one. A member may
@@ -303,20 +326,8 @@ struct DrainOwnedFileTests {
         let planted = try readableFile(forged, scratch)
         let sink = name == "checkpoint" ? "cat" : "cat > /dev/null; exit 1"
         let maxAttempts = name == "attempts" ? "3" : "1"
-        let script = """
-        cd '\(scratch.path)'
-        SHARE_QUEUE_STOP_AT=drain-files-checked setpriv --reuid=\(TestUsers.host) --regid=nogroup --init-groups '\(TestUsers.tools)/host-drain' --dir '\(queue)' --exec '\(sink)' --max-attempts \(maxAttempts) > drained 2> drain-errors &
-        drain=$!
-        while :; do
-            case "$(cut -d' ' -f3 /proc/$drain/stat)" in T) break ;; Z) exit 3 ;; esac
-            sleep 0.02
-        done
-        setpriv --reuid=\(member) --regid=nogroup --init-groups /bin/sh -c "cd '\(queue)' && cp '\(planted)' .hers && chmod 660 .hers && mv -f .hers \(name)" || exit 4
-        kill -CONT $drain
-        wait $drain
-        """
-        let run = try ShareQueueTests.run("/bin/sh", ["-c", script], in: scratch)
-        let errors = (try? String(contentsOfFile: scratch.file("drain-errors"), encoding: .utf8)) ?? ""
+        let membersRename = "setpriv --reuid=\(member) --regid=nogroup --init-groups /bin/sh -c \"cd '\(queue)' && cp '\(planted)' .hers && chmod 660 .hers && mv -f .hers \(name)\""
+        let (run, errors) = try drainInterrupted(queue, ["--exec", sink, "--max-attempts", maxAttempts], meanwhile: membersRename, scratch)
         #expect(errors.contains(queue + "/\(name) belongs to user \(TestUsers.uid(member))"), "\(errors)")
         if name == "checkpoint" {
             #expect(run.status == 0, "\(run.stderr) \(errors)")
@@ -357,20 +368,7 @@ struct DrainOwnedFileTests {
         let letters = try Data(contentsOf: URL(fileURLWithPath: waiting))
         // Readable once more: the letter would be put back, and the file removed.
         #expect(try asMember("chmod 660 attachments/*", in: queue, scratch).status == 0)
-        let script = """
-        cd '\(scratch.path)'
-        SHARE_QUEUE_STOP_AT=drain-files-checked setpriv --reuid=\(TestUsers.host) --regid=nogroup --init-groups '\(TestUsers.tools)/host-drain' --dir '\(queue)' > drained 2> drain-errors &
-        drain=$!
-        while :; do
-            case "$(cut -d' ' -f3 /proc/$drain/stat)" in T) break ;; Z) exit 3 ;; esac
-            sleep 0.02
-        done
-        ln '\(waiting)' second-name || exit 4
-        kill -CONT $drain
-        wait $drain
-        """
-        let run = try ShareQueueTests.run("/bin/sh", ["-c", script], in: scratch)
-        let errors = (try? String(contentsOfFile: scratch.file("drain-errors"), encoding: .utf8)) ?? ""
+        let (run, errors) = try drainInterrupted(queue, [], meanwhile: "ln '\(waiting)' second-name", scratch)
         #expect(run.status == 0, "\(run.stderr) \(errors)")
         #expect((try? Data(contentsOf: URL(fileURLWithPath: waiting))) == letters, "\(errors)")
     }
