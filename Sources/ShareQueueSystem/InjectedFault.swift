@@ -53,9 +53,10 @@ package enum InjectedFault {
     }
 }
 
-/// The parsed `SHARE_QUEUE_FAULT`, read once per process. Unguarded: only the
-/// tools set it, and they make these calls from one thread.
+/// The parsed `SHARE_QUEUE_FAULT`, read once per process. Its counts and names change under
+/// `lock`: a drain reads a large segment on a thread of its own while it writes on another.
 private final class FaultPlan: @unchecked Sendable {
+    private let lock = ThreadLock()
     let call: String
     let errno: Int32
     let name: String?
@@ -74,6 +75,8 @@ private final class FaultPlan: @unchecked Sendable {
 
     func fails(_ made: String, descriptor: Int32, name opening: String?) -> Bool {
         guard made == call else { return false }
+        lock.lock()
+        defer { lock.unlock() }
         if name != nil {
             let matches = named.contains(descriptor) || opening.map(isNamed) == true
             guard matches else { return false }
@@ -89,10 +92,12 @@ private final class FaultPlan: @unchecked Sendable {
 
     func opened(_ descriptor: Int32, name opened: String, in folder: Int32) {
         guard name != nil else { return }
+        lock.lock()
+        defer { lock.unlock() }
         if named.contains(folder) || isNamed(opened) { named.insert(descriptor) } else { named.remove(descriptor) }
     }
 
-    func closed(_ descriptor: Int32) { named.remove(descriptor) }
+    func closed(_ descriptor: Int32) { lock.withLock { _ = named.remove(descriptor) } }
 
     private func isNamed(_ candidate: String) -> Bool { name.map { candidate.contains($0) } ?? true }
 

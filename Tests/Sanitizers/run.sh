@@ -44,7 +44,7 @@ export TSAN_OPTIONS="${TSAN_OPTIONS:+$TSAN_OPTIONS:}log_path=$work/reports/tsan:
 
 # What ThreadSanitizer runs unless told otherwise: every suite whose tests, or
 # whose tools, run on more than one thread or in more than one process at once.
-concurrent="ConcurrencyTests|AsyncTests|ContentRouterTests|WatchTests|ChangeNoticeTests|StressTests|LockWaitTests|StoppedLockHolderTests|AppSideEffectTests"
+concurrent="ConcurrencyTests|ReadAheadTests|ReadAheadDrainTests|AsyncTests|ContentRouterTests|WatchTests|ChangeNoticeTests|StressTests|LockWaitTests|StoppedLockHolderTests|AppSideEffectTests"
 arguments=("$@")
 if [ "$sanitizer" = thread ] && ! printf '%s\n' "$@" | grep -q -- '^--filter'; then
     arguments+=(--filter "$concurrent")

@@ -34,21 +34,22 @@ extension DrainRun {
             start = 0
         }
 
-        var reader = SegmentReader(file: file, from: start)
+        var reader = SegmentRecords(file: file, segment: sequence, from: start, size: status.size, buildingRecords: buildRecords)
+        defer { reader.stop() }
         var records = 0
         var damaged = 0
         var bytes = 0
         while true {
-            let next: SegmentEvent?
+            let next: SegmentReadAhead.Read?
             do { next = try reader.next() } catch { throw ReadFailure.error("cannot read a sealed segment", path: path, error) }
             var finished = false
-            var end = DrainPosition(segment: sequence, offset: reader.position)
+            var end: DrainPosition
             // Unwrapped at once: an optional event left to destroy costs a generic call per record.
-            if let event = consume next {
-                switch event {
+            if let read = consume next {
+                switch read.event {
                 case .record(let recordOffset, let recordEnd, let payload, let continued):
                     end = DrainPosition(segment: sequence, offset: recordEnd)
-                    let item = try prepare(payload, continued: continued, at: recordOffset, end: end, segment: name)
+                    let item = try prepare(payload, reading: read.reading!, continued: continued, at: recordOffset, end: end, segment: name)
                     // The bytes of records set aside, superseded or dead-lettered count too, and dead letters
                     // as many: a batch's letters must stay within what a rerun looks back over (§13), or each
                     // drain that its sink fails writes them again; and memory follows the batch, not the segment.
@@ -62,6 +63,7 @@ extension DrainRun {
                     bytes += region.bytes.count
                 }
             } else {
+                end = DrainPosition(segment: sequence, offset: reader.positionAtEnd)
                 finished = true
             }
             // Damage counts towards a batch too, so that what is held in memory stays bounded.
@@ -96,7 +98,8 @@ extension DrainRun {
 
     /// Decodes a stored record and readies its attachments; what cannot be
     /// delivered becomes a damaged region to set aside.
-    mutating func prepare(_ payload: StoredBytes, continued: Bool, at offset: Int64, end: DrainPosition, segment: String) throws -> BatchItem {
+    mutating func prepare(_ payload: StoredBytes, reading: RecordReading, continued: Bool, at offset: Int64, end: DrainPosition,
+                          segment: String) throws -> BatchItem {
         func damaged(_ reason: String) -> BatchItem {
             // Set aside as the frame it was, byte for byte, like any other damage, so that it merges with its neighbours.
             var frame: [UInt8] = []
@@ -110,20 +113,19 @@ extension DrainRun {
                             segment: segment, end: end)
         }
         var record: Record
-        if buildRecords {
-            do { record = try Record(jsonBytes: payload.array) } catch { return damaged(error.message) }
-            if let key = record.key, let newest = newestOfKey[ByteKey(key)], newest != end {
-                return try supersede(DrainedRecord(record: record, stored: payload, end: end), damaged)
-            }
-        } else {
-            // The sink passes the stored JSON on: check it all, but build only what the drain itself needs.
-            let summary: RecordSummary
-            do { summary = try RecordSummary(stored: payload) } catch { return damaged(error.message) }
+        switch reading {
+        case .refused(let reason):
+            return damaged(reason)
+        case .built(let drained):
+            record = drained.record
+            if let key = record.key, let newest = newestOfKey[ByteKey(key)], newest != end { return try supersede(drained, damaged) }
+        case .summarized(let drained):
+            // The sink passes the stored JSON on: all of it was checked, but only what the drain itself needs was built.
             // Keys are spelled out only when coalescing, which alone looks them up.
-            if !newestOfKey.isEmpty, let key = summary.key, let newest = newestOfKey[ByteKey(key)], newest != end {
-                return try supersede(DrainedRecord(summary: summary, stored: payload, end: end), damaged)
+            if !newestOfKey.isEmpty, let key = drained.key, let newest = newestOfKey[ByteKey(key)], newest != end {
+                return try supersede(drained, damaged)
             }
-            guard summary.hasAttachments else { return .record(DrainedRecord(summary: summary, stored: payload, end: end)) }
+            guard drained.hasAttachments else { return .record(drained) }
             do { record = try Record(jsonBytes: payload.array) } catch { return damaged(error.message) }
         }
         if var list = record.attachments {
@@ -195,4 +197,33 @@ extension DrainRun {
                    event: .recordDeadLettered(id: drained.id, cause: .unread, reason: reason))
         return .deadLettered(drained)
     }
+}
+
+/// A sealed segment's events, each record with its reading: read ahead on a thread of its own
+/// (``SegmentReadAhead``) when the segment holds enough to be worth one, else as they are asked for.
+private struct SegmentRecords {
+    private var here: SegmentReader?
+    private let segment: UInt64
+    private let buildingRecords: Bool
+    private let ahead: SegmentReadAhead?
+
+    init(file: FileDescriptor, segment: UInt64, from offset: Int64, size: Int64, buildingRecords: Bool) {
+        self.segment = segment
+        self.buildingRecords = buildingRecords
+        // A drain that cannot have a thread reads as it goes.
+        ahead = size - offset >= SegmentReadAhead.worthwhileBytes
+            ? try? SegmentReadAhead(file: file, segment: segment, from: offset, buildingRecords: buildingRecords) : nil
+        here = ahead == nil ? SegmentReader(file: file, from: offset) : nil
+    }
+
+    mutating func next() throws(SystemError) -> SegmentReadAhead.Read? {
+        guard here != nil else { return try ahead!.next() }
+        return try here!.next().map { SegmentReadAhead.Read($0, segment: segment, buildingRecords: buildingRecords) }
+    }
+
+    /// Where reading ended, once ``next()`` has returned nil.
+    var positionAtEnd: Int64 { here?.position ?? ahead!.positionAtEnd! }
+
+    /// Lets go of the file: called before it is closed.
+    func stop() { ahead?.stop() }
 }
