@@ -1,11 +1,13 @@
 import ShareQueueSystem
 
-/// Reads a sealed segment, and each record in it (``RecordReading``), on a thread of its
-/// own, ahead of the drain that readies and delivers them: with two cores, a drain reads
-/// and checks the next records while its sink writes, syncs, stores or waits for a command.
+/// Reads a sealed segment, and checks and summarizes each record in it (``RecordReading``),
+/// on a thread of its own, ahead of the drain that readies and delivers them: with two
+/// cores, a drain reads and checks the next records while its sink writes, syncs, stores or
+/// waits for a command.
 ///
 /// It hands out what ``SegmentReader`` finds, in the same order, each record with its
-/// reading. It reads at most ``aheadBytes`` of records and damage past those handed out (and
+/// summary when asked for. (Records built in full are built by the drain's thread: their
+/// strings, allocated on one thread and freed on the other, cost more than building them.) It reads at most ``aheadBytes`` of records and damage past those handed out (and
 /// one more frame or piece of damage), so that memory stays bounded as without it. Only
 /// reading happens on its thread: nothing there changes a file or anything the drain holds.
 ///
@@ -20,10 +22,11 @@ final class SegmentReadAhead: @unchecked Sendable {
         let event: SegmentEvent
         let reading: RecordReading?
 
-        /// `event` of the segment numbered `segment`, with its record's reading if it is a record.
-        init(_ event: SegmentEvent, segment: UInt64, buildingRecords: Bool) {
+        /// `event` of the segment numbered `segment`, with its record's reading if it is a record,
+        /// for a sink that reads records (`buildingRecords`) or not; nil reads none.
+        init(_ event: SegmentEvent, segment: UInt64, buildingRecords: Bool?) {
             self.event = event
-            guard case .record(_, let end, let payload, _) = event else {
+            guard case .record(_, let end, let payload, _) = event, let buildingRecords else {
                 reading = nil
                 return
             }
@@ -51,12 +54,13 @@ final class SegmentReadAhead: @unchecked Sendable {
     /// The piece the drain takes events from.
     private var taken: Piece?
 
-    /// Starts reading `file`, the segment numbered `segment`, from `offset` on a thread of its own.
+    /// Starts reading `file`, the segment numbered `segment`, from `offset` on a thread of its own,
+    /// and summarizing its records if `summarizing`.
     /// - Throws: `SystemError` when the system makes no more threads.
-    init(file: FileDescriptor, segment: UInt64, from offset: Int64, buildingRecords: Bool) throws(SystemError) {
+    init(file: FileDescriptor, segment: UInt64, from offset: Int64, summarizing: Bool) throws(SystemError) {
         let reader = SegmentReader(file: file, from: offset)
         // The thread holds this reader until it ends, which `stop()` waits for.
-        worker = try WorkerThread { self.read(reader, segment: segment, buildingRecords: buildingRecords) }
+        worker = try WorkerThread { self.read(reader, segment: segment, summarizing: summarizing) }
     }
 
     deinit {
@@ -101,7 +105,7 @@ final class SegmentReadAhead: @unchecked Sendable {
 
     /// The reading thread: reads events into pieces and hands each over, waiting while
     /// `aheadBytes` wait already, until the segment ends, reading fails, or the drain stops it.
-    private func read(_ reader: consuming SegmentReader, segment: UInt64, buildingRecords: Bool) {
+    private func read(_ reader: consuming SegmentReader, segment: UInt64, summarizing: Bool) {
         var reader = reader
         var piece = Piece()
         while true {
@@ -118,7 +122,7 @@ final class SegmentReadAhead: @unchecked Sendable {
                 guard hand(piece, ending: nil) else { return }
                 piece = Piece()
             }
-            piece.add(Read(event, segment: segment, buildingRecords: buildingRecords))
+            piece.add(Read(event, segment: segment, buildingRecords: summarizing ? false : nil))
         }
     }
 

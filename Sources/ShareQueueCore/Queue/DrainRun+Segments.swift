@@ -212,12 +212,16 @@ private struct SegmentRecords {
         self.buildingRecords = buildingRecords
         // A drain that cannot have a thread reads as it goes.
         ahead = size - offset >= SegmentReadAhead.worthwhileBytes
-            ? try? SegmentReadAhead(file: file, segment: segment, from: offset, buildingRecords: buildingRecords) : nil
+            ? try? SegmentReadAhead(file: file, segment: segment, from: offset, summarizing: !buildingRecords) : nil
         here = ahead == nil ? SegmentReader(file: file, from: offset) : nil
     }
 
     mutating func next() throws(SystemError) -> SegmentReadAhead.Read? {
-        guard here != nil else { return try ahead!.next() }
+        guard here != nil else {
+            guard let read = try ahead!.next() else { return nil }
+            guard read.reading == nil, case .record = read.event else { return read }
+            return SegmentReadAhead.Read(read.event, segment: segment, buildingRecords: buildingRecords)
+        }
         return try here!.next().map { SegmentReadAhead.Read($0, segment: segment, buildingRecords: buildingRecords) }
     }
 
