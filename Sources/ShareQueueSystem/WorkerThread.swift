@@ -10,10 +10,10 @@ import Darwin
 /// The corresponding C functions are `pthread_create` and `pthread_join`.
 package final class WorkerThread: @unchecked Sendable {
     // @unchecked: `thread` is set by `init` and read only by `join`, on the thread that started it.
-    #if canImport(Darwin)
-    private var thread: pthread_t?
-    #else
+    #if canImport(Glibc)
     private var thread = pthread_t()
+    #else
+    private var thread: pthread_t?  // A pointer on Darwin and musl.
     #endif
     private var joined = false
 
@@ -49,10 +49,20 @@ package final class WorkerThread: @unchecked Sendable {
     package func join() {
         guard !joined else { return }
         joined = true
-        #if canImport(Darwin)
-        if let thread { pthread_join(thread, nil) }
-        #else
+        #if canImport(Glibc)
         pthread_join(thread, nil)
+        #else
+        if let thread { pthread_join(thread, nil) }
+        #endif
+    }
+
+    /// A thread never joined is detached: the system reclaims it, and its stack, when its work ends.
+    deinit {
+        guard !joined else { return }
+        #if canImport(Glibc)
+        pthread_detach(thread)
+        #else
+        if let thread { pthread_detach(thread) }
         #endif
     }
 

@@ -81,9 +81,6 @@ struct StoredBytes: Sendable {
         withUnsafeBytes { out.append(contentsOf: UnsafeBufferPointer(start: $0.baseAddress?.assumingMemoryBound(to: UInt8.self), count: $0.count)) }
     }
 
-    /// Whether these bytes lie in the same arena as `other`'s.
-    func sharesArena(with other: StoredBytes) -> Bool { arena === other.arena }
-
     /// The bytes, copied into an array of their own.
     var array: [UInt8] { withUnsafeBytes { Array($0) } }
 }

@@ -7,12 +7,12 @@ import ShareQueueSystem
 ///
 /// It hands out what ``SegmentReader`` finds, in the same order, each record with its
 /// summary when asked for. (Records built in full are built by the drain's thread: their
-/// strings, allocated on one thread and freed on the other, cost more than building them.) It reads at most ``aheadBytes`` of records and damage past those handed out (and
-/// one more frame or piece of damage), so that memory stays bounded as without it. Only
-/// reading happens on its thread: nothing there changes a file or anything the drain holds.
-///
-/// Events change threads a piece at a time, moved, never copied: a piece holds the records
-/// of one arena, so that no arena's reference count is changed by both threads at once.
+/// strings, allocated on one thread and freed on the other, cost more than building them.)
+/// What waits for the drain is at most ``aheadBytes``, each event counted as its bytes, its
+/// frame's and what holding it takes, so that a segment of empty frames is read no further
+/// ahead than one of records; the reading thread holds at most one piece more, and one frame
+/// or piece of damage. Only reading happens on that thread: nothing there changes a file or
+/// anything the drain holds. Events change threads a piece at a time, moved, never copied.
 final class SegmentReadAhead: @unchecked Sendable {
     // @unchecked: what the two threads share is touched only while `condition` is held; the
     // reader belongs to the thread that reads, `taken` to the drain's.
@@ -34,11 +34,11 @@ final class SegmentReadAhead: @unchecked Sendable {
         }
     }
 
-    /// How many bytes of records and damage may wait, read, for the drain.
+    /// How many bytes of events, counted as ``Piece/add(_:)`` counts them, may wait, read, for the drain.
     static let aheadBytes = 1 << 20
     /// The least a segment must hold past where reading starts for reading ahead to be worth a thread.
     static let worthwhileBytes: Int64 = 1 << 20
-    /// A piece also ends at this many events or bytes (damage is in no arena).
+    /// A piece ends at this many events or bytes.
     private static let pieceEvents = 1024
     private static let pieceBytes = 64 << 10
 
@@ -49,6 +49,8 @@ final class SegmentReadAhead: @unchecked Sendable {
     /// Once reading has ended: the position after the segment's last byte, or why it could not be read.
     private var ending: Result<Int64, SystemError>?
     private var stopping = false
+    /// Whether the reading thread waits for the drain to take what it read.
+    private var waitsForRoom = false
     private var worker: WorkerThread?
 
     /// The piece the drain takes events from.
@@ -92,6 +94,9 @@ final class SegmentReadAhead: @unchecked Sendable {
         condition.withLock { if case .success(let position)? = ending { position } else { nil } }
     }
 
+    /// Whether the reading thread has read ``aheadBytes`` and waits for the drain to take some.
+    var isWaitingForRoom: Bool { condition.withLock { waitsForRoom } }
+
     /// Stops reading, and waits until the reading thread has let go of the file: called
     /// before the file is closed, on every path.
     func stop() {
@@ -118,7 +123,7 @@ final class SegmentReadAhead: @unchecked Sendable {
                 hand(piece, ending: .success(reader.position))
                 return
             }
-            if piece.count == Self.pieceEvents || piece.bytes >= Self.pieceBytes || !piece.mayHold(event) {
+            if piece.count == Self.pieceEvents || piece.bytes >= Self.pieceBytes {
                 guard hand(piece, ending: nil) else { return }
                 piece = Piece()
             }
@@ -131,7 +136,11 @@ final class SegmentReadAhead: @unchecked Sendable {
     @discardableResult
     private func hand(_ handed: Piece, ending: Result<Int64, SystemError>?) -> Bool {
         condition.withLock {
-            while piecesBytes >= Self.aheadBytes && !stopping { condition.wait() }
+            while piecesBytes >= Self.aheadBytes && !stopping {
+                waitsForRoom = true
+                condition.wait()
+            }
+            waitsForRoom = false
             guard !stopping else {
                 handed.discard()
                 return false
@@ -156,22 +165,15 @@ final class SegmentReadAhead: @unchecked Sendable {
         private(set) var count = 0
         private var next = 0
         private(set) var bytes = 0
-        /// The bytes of a record this piece holds, for the arena they lie in.
-        private var arenaOf: StoredBytes?
-
-        /// Whether `event` may join this piece: a record only if its bytes lie in the arena of those already here.
-        func mayHold(_ event: SegmentEvent) -> Bool {
-            guard case .record(_, _, let payload, _) = event, let arenaOf else { return true }
-            return payload.sharesArena(with: arenaOf)
-        }
-
+        /// About what a record's reading holds apart from its bytes: a drained record, or a reason's text.
+        private static let readingBytes = 128
+        /// Adds `read`, counting its bytes, its frame's, and the memory that holds it and what its reading made.
         mutating func add(_ read: consuming Read) {
             switch read.event {
-            case .record(_, _, let payload, _):
-                bytes += payload.count
-                if arenaOf == nil { arenaOf = payload }
+            case .record(_, _, let payload, _): bytes += payload.count + Frame.overhead
             case .damaged(let region): bytes += region.bytes.count
             }
+            bytes += MemoryLayout<Read>.stride + Self.readingBytes
             (storage + count).initialize(to: read)
             count += 1
         }

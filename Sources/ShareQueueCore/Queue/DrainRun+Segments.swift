@@ -119,6 +119,7 @@ extension DrainRun {
         case .built(let drained):
             record = drained.record
             if let key = record.key, let newest = newestOfKey[ByteKey(key)], newest != end { return try supersede(drained, damaged) }
+            guard drained.hasAttachments else { return .record(drained) }
         case .summarized(let drained):
             // The sink passes the stored JSON on: all of it was checked, but only what the drain itself needs was built.
             // Keys are spelled out only when coalescing, which alone looks them up.

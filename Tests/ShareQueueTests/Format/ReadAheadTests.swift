@@ -81,6 +81,22 @@ struct ReadAheadTests {
         #expect(ahead.positionAtEnd == reader.position)
     }
 
+    @Test("The reading thread reads no further ahead in a segment of empty frames than in one of records: each frame counts what holding it takes")
+    func emptyFramesAreCounted() throws {
+        let scratch = TemporaryDirectory()
+        let path = scratch.file("sealed-1.log")
+        // 1,000,000 whole frames with empty payloads, 20 MB: counted by their payloads alone, all of them would be read ahead.
+        let frame = segment([[]])
+        _ = FileManager.default.createFile(atPath: path, contents: Data(Array([[UInt8]](repeating: frame, count: 1_000_000).joined())))
+        let file = try FileDescriptor.open(path, .readOnly)
+        defer { file.close() }
+        let ahead = try SegmentReadAhead(file: file, segment: 1, from: 0, summarizing: true)
+        defer { ahead.stop() }
+        _ = try ahead.next()
+        try waitUntil("the reading thread waits or reaches the end", seconds: 120) { ahead.isWaitingForRoom || ahead.positionAtEnd != nil }
+        #expect(ahead.positionAtEnd == nil, "the reading thread read the whole segment ahead")
+    }
+
     @Test("A drain that stops early stops the reading thread, however far it has read")
     func stopsEarly() throws {
         let scratch = TemporaryDirectory()
@@ -90,6 +106,7 @@ struct ReadAheadTests {
         defer { file.close() }
         for taken in [0, 1, 100, 5000] {
             let ahead = try SegmentReadAhead(file: file, segment: 1, from: 0, summarizing: true)
+            defer { ahead.stop() }
             for _ in 0..<taken { _ = try ahead.next() }
             ahead.stop()
             #expect(ahead.positionAtEnd == nil, "the thread read \(taken) events and was stopped before the end")
