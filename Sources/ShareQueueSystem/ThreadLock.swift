@@ -11,7 +11,8 @@ import Darwin
 /// The corresponding C functions are `pthread_mutex_lock` and `pthread_mutex_unlock`.
 package final class ThreadLock: @unchecked Sendable {
     // @unchecked: the mutex is the synchronization; it is only ever used through the pthread calls.
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    /// The mutex itself, for a condition that waits on it (``ThreadCondition``).
+    let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
     /// A new, unlocked lock.
     package init() {

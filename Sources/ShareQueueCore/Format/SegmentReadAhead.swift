@@ -167,6 +167,7 @@ final class SegmentReadAhead: @unchecked Sendable {
         private(set) var bytes = 0
         /// About what a record's reading holds apart from its bytes: a drained record, or a reason's text.
         private static let readingBytes = 128
+
         /// Adds `read`, counting its bytes, its frame's, and the memory that holds it and what its reading made.
         mutating func add(_ read: consuming Read) {
             switch read.event {

@@ -2,7 +2,7 @@
 /// checked and summarized, for a sink that passes the stored JSON on; built in full, for
 /// one that reads records; or why the bytes hold no record. It depends on the bytes
 /// alone, so a drain may read it ahead of delivering, on a thread of its own (see
-/// ``SegmentReadAhead``). One reference or a message: it changes threads by the million.
+/// ``SegmentReadAhead``). One reference or a message, so that it is cheap to move.
 enum RecordReading: Sendable {
     /// Checked in full, but built only as far as the drain needs; a record with attachments
     /// is built when it is readied, since its files need checking.
