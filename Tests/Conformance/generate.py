@@ -526,6 +526,8 @@ bad_rule = lambda n: frame(compact({"v": 1, "id": uuid(n), "date": DATE, "source
 case("quarantine-joined-within-batch", "Format.md 11 and 12.1, drained with --batch 2: damage that touches is joined into one entry only within a batch; a batch ends at 2 regions of damage found by reading (records set aside for a rule do not count), so four bad records with garbage between become two entries.",
      queue({"pending.log": frame(A) + bad_rule(150) + b"junk one" + bad_rule(151) + b"junk two" + bad_rule(152) + b"junk three" + bad_rule(153) + frame(D)}),
      options=["--batch", "2"])
+case("empty-records-count-256-bytes", "Format.md 12.1: towards a batch's 4 MiB every record counts 256 bytes at least, one set aside too, so 16,385 empty records (well-checksummed frames with no payload) are two batches, set aside as two entries: the first 16,384 joined, then the last.",
+     queue({"pending.log": frame(b"") * 16385 + frame(D)}))
 
 
 def keyed(n, key, date, text):

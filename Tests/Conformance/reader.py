@@ -744,13 +744,16 @@ def drain(queue, coalesce=False, max_attachment=MAX_ATTACHMENT, batch_size=BATCH
     delivered, set_aside = [], []
     # §12.1: a batch ends at the end of a segment, and after the item that brings its records to
     # deliver, or its regions of damage found by reading and its dead letters, to the batch size,
-    # or the bytes read (every record's payload, every region's bytes) to 4 MiB.
+    # or the bytes read (every record's payload, 256 at least, every region's bytes) to 4 MiB.
     batch, records, damaged, read, segment_name = 0, 0, 0, 0, None
     for name, kind, at, end, payload, extra in items:
         if name != segment_name:
             batch, records, damaged, read, segment_name = batch + 1, 0, 0, 0, name
         this_batch = batch
-        read += len(payload) - (20 if kind == "set aside" else 0)  # a payload, not its frame
+        if kind == "damage":
+            read += len(payload)
+        else:
+            read += max(len(payload) - (20 if kind == "set aside" else 0), 256)  # a payload, not its frame; 256 at least
         superseded = False
         if kind == "record":
             key = extra.get("key")

@@ -21,19 +21,25 @@ struct DamagedRegion: Sendable {
     static func merged(_ regions: [DamagedRegion]) -> [DamagedRegion] {
         var result: [DamagedRegion] = []
         for region in regions {
-            // Regions that keep all their bytes join up to a piece's size; regions that keep none and
-            // say the same, without a bound, since they cost a line whatever their length.
-            let bothWhole = result.last.map { $0.bytes.count == Int($0.length) } == true && region.bytes.count == Int(region.length)
-            let bothEmpty = result.last.map { $0.bytes.isEmpty && $0.reason == region.reason } == true && region.bytes.isEmpty
-            if let last = result.last, last.end == region.offset, last.isTornTail == region.isTornTail,
-               (bothWhole && last.bytes.count + region.bytes.count <= SegmentReader.damagePieceSize) || bothEmpty {
-                result[result.count - 1].bytes += region.bytes
-                result[result.count - 1].length += region.length
-                result[result.count - 1].holdsRecord = last.holdsRecord || region.holdsRecord
+            // Joined in place: a copy of the last region held meanwhile would copy its bytes at each join.
+            if let last = result.indices.last, result[last].joins(region) {
+                result[last].bytes += region.bytes
+                result[last].length += region.length
+                if region.holdsRecord { result[last].holdsRecord = true }
             } else {
                 result.append(region)
             }
         }
         return result
+    }
+
+    /// Whether `next` goes on from this region, and is of its kind.
+    private func joins(_ next: DamagedRegion) -> Bool {
+        guard end == next.offset, isTornTail == next.isTornTail else { return false }
+        // Regions that keep all their bytes join up to a piece's size; regions that keep none and
+        // say the same, without a bound, since they cost a line whatever their length.
+        let bothWhole = bytes.count == Int(length) && next.bytes.count == Int(next.length)
+        let bothEmpty = bytes.isEmpty && next.bytes.isEmpty && reason == next.reason
+        return (bothWhole && bytes.count + next.bytes.count <= SegmentReader.damagePieceSize) || bothEmpty
     }
 }

@@ -4,6 +4,7 @@ public struct DrainOptions: Sendable {
     /// Records handed to the sink at once; the checkpoint moves after each batch.
     public var batchSize = 1000
     /// A batch also ends once its records reach this many bytes, which bounds memory.
+    /// Each record counts its payload's bytes, and 256 at least.
     public var batchBytes = 4 << 20
     /// Stop after this many records; nil drains everything.
     public var maxRecords: Int? = nil
@@ -39,6 +40,11 @@ public struct DrainOptions: Sendable {
     /// The defaults: batches of 1000 records or 4 MiB, no limit, no waiting,
     /// no coalescing, attachments left in the queue and read up to 256 MiB each, five attempts.
     public init() {}
+
+    /// The bytes towards ``batchBytes`` that a record counts at least. A record set aside counts towards no
+    /// other limit, and one with an empty payload holds as much memory as any: without a least count, a
+    /// segment of them would be one batch, held whole.
+    static let leastRecordBytes = 256
 
     /// What makes these options impossible to follow, in words; nil if nothing.
     var problem: String? {

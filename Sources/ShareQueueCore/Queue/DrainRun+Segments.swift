@@ -54,7 +54,7 @@ extension DrainRun {
                     // as many: a batch's letters must stay within what a rerun looks back over (§13), or each
                     // drain that its sink fails writes them again; and memory follows the batch, not the segment.
                     if case .record = item { records += 1 } else if case .deadLettered = item { damaged += 1 }
-                    bytes += payload.count
+                    bytes += max(payload.count, DrainOptions.leastRecordBytes)
                     uncommitted.append(item)
                 case .damaged(let region):
                     end = DrainPosition(segment: sequence, offset: region.end)

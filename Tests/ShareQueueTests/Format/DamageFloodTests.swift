@@ -82,6 +82,58 @@ struct DamageFloodTests {
         #expect(quarantineSize <= 2 * planted.count + 4096)
     }
 
+    @Test("8 MiB of whole, well-checksummed frames with nothing in them, each a record that is set aside and has no bytes to count, drain in bounded memory, in time linear in their bytes")
+    func emptyRecordsDrainInBoundedMemory() throws {
+        let scratch = TemporaryDirectory()
+        let baseline = TestQueue(in: scratch, name: "baseline")
+        let line = String(repeating: "r", count: 80)
+        for batch in 0..<10 {
+            try baseline.appendThroughLibrary((0..<1000).map { RecordDraft(.text("\(line) \(batch) \($0)"), source: "test") }, synchronize: true)
+        }
+        let whole = try baseline.measuredDrain(["-q"], deadline: 120)
+        #expect(whole.status == 0)
+
+        let queue = TestQueue(in: scratch)
+        let appended = try queue.append(["the one real record"])
+        var empty: [UInt8] = []
+        Frame.append(payload: [], to: &empty, last: true)
+        let planted = Array([[UInt8]](repeating: empty, count: (8 << 20) / empty.count).joined())
+        try queue.plant(planted)
+        let later = try queue.append(["the record after them"])
+
+        // 8 times the bytes of the flood tests above, and the same bound for each MiB.
+        let bound = 8 * (10 * whole.seconds + 5) * Double(sanitizerAllowance)
+        let drained = try queue.measuredDrain(["-q"], deadline: bound + 5)
+        #expect(drained.status == 0, "\(drained.stderr)")
+        #expect(try ids(in: drained.stdout) == appended.lines + later.lines)
+        #expect(drained.seconds < bound, "\(planted.count / empty.count) empty records took \(drained.seconds) s; 10,000 records took \(whole.seconds) s")
+        #expect(drained.peakMemory < (48 << 20) * Int64(sanitizerAllowance), "peak memory \(drained.peakMemory) bytes")
+        let data = try queue.quarantine().reduce(Data()) { $0 + (Data(base64Encoded: $1["data"] as? String ?? "") ?? Data()) }
+        let quarantinedExactly = data == Data(planted)
+        #expect(quarantinedExactly, "quarantined \(data.count) bytes for \(planted.count) planted")
+    }
+
+    @Test("Touching regions of 20 bytes join into one piece in time linear in their number")
+    func joiningIsLinear() {
+        func joiningTime(_ count: Int) -> Double {
+            let regions = (0..<count).map {
+                DamagedRegion(offset: Int64(20 * $0), length: 20, reason: "empty", bytes: [UInt8](repeating: 7, count: 20), isTornTail: false)
+            }
+            var shortest = Double.infinity
+            for _ in 0..<3 {
+                let started = ContinuousClock.now
+                let joined = DamagedRegion.merged(regions)
+                let elapsed = ContinuousClock.now - started
+                #expect(joined.count == 1 && joined[0].bytes.count == 20 * count)
+                shortest = min(shortest, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+            }
+            return shortest
+        }
+        // Up to a piece's worth: joining by copying what was joined so far takes 625 times as long for 25 times the regions.
+        let few = joiningTime(2_000), many = joiningTime(50_000)
+        #expect(many < 60 * few + 0.1, "50,000 regions took \(many) s; 2,000 took \(few) s")
+    }
+
     /// `count` headers 64 bytes apart, header i declaring 4 MiB + 64 i, each with
     /// its forged trailer where that length ends, so that every header passes
     /// every check that comes before reading its payload.
