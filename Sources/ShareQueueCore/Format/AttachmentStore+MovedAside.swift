@@ -112,7 +112,11 @@ extension AttachmentStore {
             throw ReadFailure.error("cannot look for an attachment", path: folder, error)
         }
         guard !missing.isEmpty else { return [] }
-        let folders = try movedAsideFolders()
+        let queueDirectory: FileStatus
+        do { queueDirectory = try directory.folder.descriptor.status() } catch {
+            throw ReadFailure.error("cannot look at the queue directory", path: directory.path, error)
+        }
+        let folders = try checked.movedAsideFolders(directory: queueDirectory) { () throws(ShareQueueError) in try movedAsideFolders() }
         var restored: [RestoredCopy] = []
         for attachment in missing {
             if let source = try restore(attachment, of: id, from: folders, options: options, checked: checked) {

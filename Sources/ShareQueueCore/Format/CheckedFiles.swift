@@ -4,7 +4,8 @@ import ShareQueueSystem
 /// is read once however many records name it: a producer may name one copy from many
 /// records at the cost of a few hundred bytes each, and a redelivery finds the host's copy
 /// again. The identity holds the file's change time, which every write moves and no one
-/// can set, so a file changed since it was read is read again.
+/// can set, so a file changed since it was read is read again. Likewise the folders moved
+/// aside that a drain looks in for missing copies, listed once while the directory stays as it was.
 final class CheckedFiles {
     private struct Identity: Hashable {
         let device: UInt64
@@ -22,6 +23,10 @@ final class CheckedFiles {
 
     private var digests: [Identity: String] = [:]
 
+    /// The folders moved aside that the drain looks in, as last listed, with the queue directory's change time
+    /// then and the monotonic second of the listing.
+    private var movedAside: (folders: [String], directoryChanged: Int64, listedAt: Double)?
+
     /// The digest of the file `status` describes, if it was read whole as it is now.
     func digest(of status: FileStatus) -> String? { digests[Identity(status)] }
 
@@ -33,4 +38,18 @@ final class CheckedFiles {
 
     /// Records the digest of a file this drain wrote and checked: a delivered copy.
     func record(_ digest: String, of status: FileStatus) { digests[Identity(status)] = digest }
+
+    /// The folders moved aside from `attachments` that the drain looks in, listed by `list` again only
+    /// once the queue directory (`directory`, its status taken before) has changed since the last listing
+    /// and that listing is a second old: any member can fill the directory with names, and one listing of
+    /// it for each record whose copy is missing made a drain's time grow with their product.
+    func movedAsideFolders(directory: FileStatus, list: () throws(ShareQueueError) -> [String]) throws(ShareQueueError) -> [String] {
+        let now = Host.monotonicSeconds()
+        if let known = movedAside, known.directoryChanged == directory.changeNanoseconds || now - known.listedAt < 1 {
+            return known.folders
+        }
+        let folders = try list()
+        movedAside = (folders, directory.changeNanoseconds, now)
+        return folders
+    }
 }
