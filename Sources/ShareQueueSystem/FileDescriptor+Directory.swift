@@ -129,8 +129,17 @@ extension FileDescriptor {
         }
     }
 
-    /// The names in this directory, without "." and "..". The corresponding C functions are `fdopendir` and `readdir`.
+    /// The names in this directory, without "." and "..".
     package func entries() throws(SystemError) -> [String] {
+        var names: [String] = []
+        try forEachEntry { names.append($0) }
+        return names
+    }
+
+    /// Hands each name in this directory, without "." and "..", to `body` as it is read, so that a listing
+    /// of a directory anyone may fill holds only the names its caller keeps. The corresponding C functions
+    /// are `fdopendir` and `readdir`.
+    package func forEachEntry(_ body: (String) throws(SystemError) -> Void) throws(SystemError) {
         // Close-on-exec from the start: a process another thread spawns meanwhile must not inherit the folder.
         let copy = fcntl(rawValue, F_DUPFD_CLOEXEC, 0)
         guard copy >= 0 else { throw SystemError.last("fcntl") }
@@ -141,16 +150,14 @@ extension FileDescriptor {
         }
         defer { closedir(dir) }
         rewinddir(dir)
-        var names: [String] = []
         // The name is read where it lies: readdir's entry is only as long as its
         // name needs, so copying the whole struct (`entry.pointee`) reads past the
         // end of the C library's buffer when the entry is the last one in it.
         let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
         while let entry = readdir(dir) {
             let name = String(cString: (UnsafeRawPointer(entry) + nameOffset).assumingMemoryBound(to: CChar.self))
-            if name != "." && name != ".." { names.append(name) }
+            if name != "." && name != ".." { try body(name) }
         }
-        return names
     }
 
     /// Makes this directory's entries durable. The corresponding C function is

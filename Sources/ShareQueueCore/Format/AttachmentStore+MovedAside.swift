@@ -36,7 +36,7 @@ extension AttachmentStore {
     /// chooses them from the queue directory as it is now; what is no directory there is none of them.
     func movedAsideFolders() throws(ShareQueueError) -> [String] {
         var entries: [(name: String, owner: UInt32)] = []
-        for name in try directory.names() where QueueLayout.movedAsideMilliseconds(name, from: QueueLayout.attachments) != nil {
+        for name in try directory.names(where: { QueueLayout.movedAsideMilliseconds($0, from: QueueLayout.attachments) != nil }) {
             let status: FileStatus?
             do { status = try directory.folder.status(of: name) } catch {
                 throw ReadFailure.error("cannot look at a folder moved aside", path: directory.path(of: name), error)

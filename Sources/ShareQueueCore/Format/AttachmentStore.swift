@@ -383,41 +383,48 @@ public struct AttachmentStore: Sendable {
         }
     }
 
-    /// The regular files in the folder, with their status; a name removed
-    /// while the folder is listed is not one of them.
+    /// Hands each regular file in the folder whose name `wanted` accepts to `body`, with its status, as the
+    /// folder is listed: any producer can fill it with names, so none is held here. A name removed while
+    /// the folder is listed is not one of them.
     /// - Throws: a failure that proves nothing (see ``ReadFailure``).
-    private func files() throws(ShareQueueError) -> [(name: String, status: FileStatus)] {
+    private func forEachFile(named wanted: (String) -> Bool, _ body: (String, FileStatus) -> Void) throws(ShareQueueError) {
         do throws(SystemError) {
-            guard let folderFD = try directory.folder.subfolder(QueueLayout.attachments, creating: false) else { return [] }
-            var found: [(name: String, status: FileStatus)] = []
-            for name in try folderFD.entries() {
-                guard let status = try folderFD.status(of: name), status.isRegularFile else { continue }
-                found.append((name, status))
+            guard let folderFD = try directory.folder.subfolder(QueueLayout.attachments, creating: false) else { return }
+            try folderFD.descriptor.forEachEntry { name throws(SystemError) in
+                guard wanted(name), let status = try folderFD.status(of: name), status.isRegularFile else { return }
+                body(name, status)
             }
-            return found
         } catch {
             // Not a directory there: the drain moves it aside; it holds no attachments.
-            if error.isUnexpectedFileType { return [] }
+            if error.isUnexpectedFileType { return }
             throw ReadFailure.error("cannot list the attachments", path: folder, error)
         }
     }
 
-    /// Attachment copies: not dot files, which are copies being made.
-    private func attachmentFiles() throws(ShareQueueError) -> [(name: String, status: FileStatus)] {
-        try files().filter { QueueLayout.isAttachment($0.name) }
-    }
-
     /// The number of files and their bytes, for `--status`.
     func usage() throws(ShareQueueError) -> (count: Int, bytes: Int64) {
-        let found = try attachmentFiles()
-        return (found.count, found.reduce(0) { $0 + $1.status.size })
+        var count = 0, bytes: Int64 = 0
+        // Attachment copies: not dot files, which are copies being made.
+        try forEachFile(named: QueueLayout.isAttachment) { _, status in
+            count += 1
+            bytes += status.size
+        }
+        return (count, bytes)
     }
 
     /// Attachment files with one name, older than `age` seconds; none when the
     /// folder cannot be listed, so that cleanup keeps what it cannot see.
     func staleFiles(olderThan age: Int64) -> [String] {
         let cutoff = Host.millisecondsSince1970() / 1000 - age
-        return ((try? attachmentFiles()) ?? []).filter { $0.status.modificationSeconds < cutoff && $0.status.linkCount == 1 }.map(\.name)
+        var stale: [String] = []
+        do {
+            try forEachFile(named: QueueLayout.isAttachment) { name, status in
+                if status.modificationSeconds < cutoff && status.linkCount == 1 { stale.append(name) }
+            }
+        } catch {
+            return []
+        }
+        return stale
     }
 
     /// Removes the named files of the folder.
@@ -429,6 +436,10 @@ public struct AttachmentStore: Sendable {
     /// Removes copies left by producers that died mid-copy, once older than `age` seconds.
     func removeStaleTemporaries(olderThan age: Int64) {
         let cutoff = Host.millisecondsSince1970() / 1000 - age
-        removeFiles(((try? files()) ?? []).filter { QueueLayout.isAttachmentTemporary($0.name) && $0.status.modificationSeconds < cutoff }.map(\.name))
+        var stale: [String] = []
+        try? forEachFile(named: QueueLayout.isAttachmentTemporary) { name, status in
+            if status.modificationSeconds < cutoff { stale.append(name) }
+        }
+        removeFiles(stale)
     }
 }

@@ -76,7 +76,7 @@ struct Quarantine {
     /// How many entries the quarantine file holds, and whole segments kept for lack of space.
     /// - Parameter readingFile: false to count the kept segments alone, where the file is one a drain sets aside.
     func count(readingFile: Bool = true) throws(ShareQueueError) -> Int {
-        let kept = try directory.names().filter(QueueLayout.isKeptSegment).count
+        let kept = try directory.names(where: QueueLayout.isKeptSegment).count
         return try (readingFile ? entryCount() : 0) + kept
     }
 
@@ -84,7 +84,7 @@ struct Quarantine {
     /// bytes as they are stored here (Base64 in JSON lines), from the files' sizes alone.
     /// - Parameter readingFile: false to count the kept segments alone, as ``count(readingFile:)``.
     func bytes(readingFile: Bool = true) throws(ShareQueueError) -> Int64 {
-        let kept = (try? directory.folder.entries())?.filter(QueueLayout.isKeptSegment) ?? []
+        let kept = (try? directory.folder.entries(where: QueueLayout.isKeptSegment)) ?? []
         var total: Int64 = 0
         for name in (readingFile ? [QueueLayout.quarantine] : []) + kept {
             if let file = try directory.status(of: name), file.isRegularFile { total += file.size }

@@ -135,8 +135,9 @@ final class QueueFolder: Sendable {
     /// temporary name left them, and with them the file would count as having other names.
     /// - Returns: the file's status afterwards.
     func dropCreationLinks(_ name: String, _ status: FileStatus) -> FileStatus {
-        guard status.isRegularFile, status.linkCount > 1, let names = try? entries() else { return status }
-        for other in names where QueueLayout.isCreationTemporary(other, of: name) {
+        guard status.isRegularFile, status.linkCount > 1,
+              let names = try? entries(where: { QueueLayout.isCreationTemporary($0, of: name) }) else { return status }
+        for other in names {
             if let found = try? self.status(of: other), found.isSameFile(as: status) { try? remove(other) }
         }
         return (try? self.status(of: name)) ?? status
@@ -228,8 +229,12 @@ final class QueueFolder: Sendable {
     /// Gives the file `name` the second name `newName`; fails with EEXIST if `newName` exists.
     func link(_ name: String, to newName: String) throws(SystemError) { try descriptor.link(name, to: newName) }
 
-    /// The names in the folder, without "." and "..".
-    func entries() throws(SystemError) -> [String] { try descriptor.entries() }
+    /// The names in the folder that `keep` accepts, without "." and "..": only they are held.
+    func entries(where keep: (String) -> Bool) throws(SystemError) -> [String] {
+        var kept: [String] = []
+        try descriptor.forEachEntry { name in if keep(name) { kept.append(name) } }
+        return kept
+    }
 
     /// Makes the folder's entries (creations, renames, removals) durable.
     func synchronize(_ point: SyncPoint) throws(SystemError) { try descriptor.synchronizeDirectory(point) }

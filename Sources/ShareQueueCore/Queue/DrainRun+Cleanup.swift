@@ -51,7 +51,7 @@ extension DrainRun {
     /// writer removes its own temporary name before it writes it anew.
     private static func removeStaleTemporaries(in folder: QueueFolder, matching isTemporary: (String) -> Bool) {
         let cutoff = Host.millisecondsSince1970() / 1000 - QueueDrainer.staleAge
-        for name in (try? folder.entries()) ?? [] where isTemporary(name) {
+        for name in (try? folder.entries(where: isTemporary)) ?? [] {
             guard let status = try? folder.status(of: name), status.modificationSeconds < cutoff else { continue }
             // A folder being made whole (`attachments.tmp-<pid>`) is removed only while empty.
             if status.isDirectory { try? folder.descriptor.removeDirectory(name) } else if status.isRegularFile { try? folder.remove(name) }

@@ -278,9 +278,10 @@ public struct QueueDirectory: Sendable {
         }
     }
 
-    /// The names in the queue directory, without "." and "..".
-    func names() throws(ShareQueueError) -> [String] {
-        do { return try folder.entries() } catch { throw ReadFailure.error("cannot list the queue directory", path: path, error) }
+    /// The names in the queue directory that `keep` accepts, without "." and "..": only they are held,
+    /// since any member of a shared queue's group can fill the directory with names.
+    func names(where keep: (String) -> Bool) throws(ShareQueueError) -> [String] {
+        do { return try folder.entries(where: keep) } catch { throw ReadFailure.error("cannot list the queue directory", path: path, error) }
     }
 
     /// The sealed segments waiting for delivery, oldest first.
@@ -293,10 +294,10 @@ public struct QueueDirectory: Sendable {
     /// as the queue spells them (`sealed-7.log`), which a drain moves aside.
     /// Each listed number has exactly one name, so a drain opens what it found.
     func segmentListing() throws(ShareQueueError) -> (sealed: [UInt64], foreign: [String]) {
-        let names = try names()
+        let names = try names(where: QueueLayout.looksLikeSegment)
         var sealed: [UInt64] = []
         var foreign: [String] = []
-        for name in names where QueueLayout.looksLikeSegment(name) {
+        for name in names {
             if let sequence = QueueLayout.sealedSequence(of: name) { sealed.append(sequence) } else { foreign.append(name) }
         }
         return (sealed.sorted(), foreign.sorted())

@@ -40,4 +40,62 @@ struct CrowdedDirectoryTests {
         // Listing 20,000 names for each of 1,000 records takes seconds more; once, a few milliseconds.
         #expect(among.seconds < 3 * alone.seconds + 1, "among 20,000 names: \(among.seconds) s; alone: \(alone.seconds) s")
     }
+
+    @Test("Names planted by the hundred thousand, in the queue directory and in its attachments folder, cost --status and a drain no memory of their own", arguments: ["", "attachments"])
+    func plantedNamesCostNoMemory(_ folder: String) throws {
+        let scratch = TemporaryDirectory()
+        let bare = TestQueue(in: scratch, name: "bare")
+        let crowded = TestQueue(in: scratch, name: "crowded")
+        _ = try bare.append(["alone"])
+        let appended = try crowded.append(["among the names"])
+        let planted = crowded.file(folder)
+        try FileManager.default.createDirectory(atPath: planted, withIntermediateDirectories: true)
+        // Long names, none of them the queue's: 100,000 of them are about 23 MB as a list of strings.
+        for index in 0..<100_000 {
+            let file = open(planted + "/" + String(format: "%08d", index) + String(repeating: "n", count: 192), O_CREAT | O_WRONLY | O_CLOEXEC, 0o644)
+            #expect(file >= 0)
+            close(file)
+        }
+        for arguments in [["--status"], ["-q"]] {
+            let alone = try bare.measuredDrain(arguments)
+            let among = try crowded.measuredDrain(arguments)
+            #expect(among.status == 0, "\(among.stderr)")
+            #expect(among.peakMemory < alone.peakMemory + (8 << 20), "\(arguments): \(among.peakMemory) bytes among the names, \(alone.peakMemory) alone")
+            if arguments == ["-q"] { #expect(try ids(in: among.stdout) == appended.lines) }
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: planted).count { $0.hasSuffix("nnnn") } == 100_000)
+    }
+
+    @Test("Dead letters that name 100,000 attachment files cost a drain that removes stale copies no memory of their own; the copy a letter names stays")
+    func deadLettersNamingManyFiles() throws {
+        let scratch = TemporaryDirectory()
+        var peaks: [Int64] = []
+        for lettersNameMany in [false, true] {
+            let queue = TestQueue(in: scratch, name: lettersNameMany ? "named" : "bare")
+            let appended = try queue.append(["x"])
+            let folder = queue.file("attachments")
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            for name in ["orphan-old.bin", "named-old.bin"] {
+                try Data("old".utf8).write(to: URL(fileURLWithPath: folder + "/" + name))
+                try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-2 * 86_400)], ofItemAtPath: folder + "/" + name)
+            }
+            // 100 letters of 1,000 attachments each, with long names; the last letter names the old copy.
+            var letters = ""
+            for letter in 0..<(lettersNameMany ? 100 : 1) {
+                let files = (0..<1000).map { index in
+                    let file = letter == 0 && index == 0 ? "named-old.bin" : String(format: "%03d-%03d-", letter, index) + String(repeating: "f", count: 192)
+                    return #"{"name":"a","file":"\#(file)","size":3,"sha256":"\#(String(repeating: "0", count: 64))","type":"application/octet-stream"}"#
+                }
+                let record = #"{"v":1,"id":"letter-\#(letter)","date":"2026-12-07T00:00:00.000Z","source":"s","kind":"file","attachments":[\#(files.joined(separator: ","))]}"#
+                letters += #"{"date":"2026-12-07T00:00:00.000Z","attempts":5,"error":"refused","record":\#(record)}"# + "\n"
+            }
+            #expect(FileManager.default.createFile(atPath: queue.file("dead-letters.log"), contents: Data(letters.utf8), attributes: [.posixPermissions: 0o600]))
+            let drain = try queue.measuredDrain(["-q"])
+            #expect(drain.status == 0, "\(drain.stderr)")
+            #expect(try ids(in: drain.stdout) == appended.lines)
+            #expect(Set(try FileManager.default.contentsOfDirectory(atPath: folder)) == ["named-old.bin"])
+            peaks.append(drain.peakMemory)
+        }
+        #expect(peaks[1] < peaks[0] + (8 << 20), "\(peaks[1]) bytes with 100,000 names in dead letters, \(peaks[0]) with 1,000")
+    }
 }
