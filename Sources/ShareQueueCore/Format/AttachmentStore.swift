@@ -412,14 +412,14 @@ public struct AttachmentStore: Sendable {
         return (count, bytes)
     }
 
-    /// Attachment files with one name, older than `age` seconds; none when the
-    /// folder cannot be listed, so that cleanup keeps what it cannot see.
-    func staleFiles(olderThan age: Int64) -> [String] {
+    /// Attachment files with one name, older than `age` seconds, at most `limit` of them (the rest are
+    /// for a later drain); none when the folder cannot be listed, so that cleanup keeps what it cannot see.
+    func staleFiles(olderThan age: Int64, limit: Int) -> [String] {
         let cutoff = Host.millisecondsSince1970() / 1000 - age
         var stale: [String] = []
         do {
             try forEachFile(named: QueueLayout.isAttachment) { name, status in
-                if status.modificationSeconds < cutoff && status.linkCount == 1 { stale.append(name) }
+                if stale.count < limit && status.modificationSeconds < cutoff && status.linkCount == 1 { stale.append(name) }
             }
         } catch {
             return []
@@ -433,12 +433,12 @@ public struct AttachmentStore: Sendable {
         for name in names { try? folderFD.remove(name) }
     }
 
-    /// Removes copies left by producers that died mid-copy, once older than `age` seconds.
-    func removeStaleTemporaries(olderThan age: Int64) {
+    /// Removes copies left by producers that died mid-copy, once older than `age` seconds, at most `limit` of them.
+    func removeStaleTemporaries(olderThan age: Int64, limit: Int) {
         let cutoff = Host.millisecondsSince1970() / 1000 - age
         var stale: [String] = []
         try? forEachFile(named: QueueLayout.isAttachmentTemporary) { name, status in
-            if status.modificationSeconds < cutoff { stale.append(name) }
+            if stale.count < limit && status.modificationSeconds < cutoff { stale.append(name) }
         }
         removeFiles(stale)
     }

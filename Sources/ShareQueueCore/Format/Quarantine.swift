@@ -76,7 +76,7 @@ struct Quarantine {
     /// How many entries the quarantine file holds, and whole segments kept for lack of space.
     /// - Parameter readingFile: false to count the kept segments alone, where the file is one a drain sets aside.
     func count(readingFile: Bool = true) throws(ShareQueueError) -> Int {
-        let kept = try directory.names(where: QueueLayout.isKeptSegment).count
+        let kept = try directory.countNames(where: QueueLayout.isKeptSegment)
         return try (readingFile ? entryCount() : 0) + kept
     }
 

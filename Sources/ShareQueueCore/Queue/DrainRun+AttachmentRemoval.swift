@@ -30,18 +30,20 @@ extension DrainRun {
         if references == nil { keepsEveryAttachment = true }
     }
 
-    /// What names the queue's attachment files: how many pending records name each, and
-    /// which files dead letters name; nil if a dead letter cannot be read (it might name any).
-    func attachmentReferences() throws -> (pending: [ByteKey: Int], deadLetters: Set<ByteKey>)? {
+    /// What names the queue's attachment files, of those in `files` (all of them if nil): how many pending
+    /// records name each, and which files dead letters name; nil if a dead letter cannot be read (it might name any).
+    func attachmentReferences(to files: Set<ByteKey>? = nil) throws -> (pending: [ByteKey: Int], deadLetters: Set<ByteKey>)? {
+        // Only the files asked about are held: the records and letters may name millions.
+        func asked(_ attachment: Attachment) -> ByteKey? { files.map { $0.contains(ByteKey(attachment.file)) } == false ? nil : ByteKey(attachment.file) }
         var pending: [ByteKey: Int] = [:]
         try QueueInspector(directory: directory).forEachPending(includingUnsealed: true) { drained in
-            if drained.hasAttachments { drained.record.attachments?.forEach { pending[ByteKey($0.file), default: 0] += 1 } }
+            if drained.hasAttachments { drained.record.attachments?.compactMap(asked).forEach { pending[$0, default: 0] += 1 } }
         }
         var deadLetters: Set<ByteKey> = []
         let letters = DeadLetters(directory: directory, onEvent: drainer.onEvent)
         for file in [QueueLayout.deadLetters, QueueLayout.deadLettersRequeue, QueueLayout.deadLettersWaiting] {
             let unreadable = try letters.forEachRecord(in: file) { payload in
-                (try? Record(jsonBytes: payload))?.attachments?.forEach { deadLetters.insert(ByteKey($0.file)) }
+                (try? Record(jsonBytes: payload))?.attachments?.compactMap(asked).forEach { deadLetters.insert($0) }
             }
             if unreadable > 0 { return nil }
         }

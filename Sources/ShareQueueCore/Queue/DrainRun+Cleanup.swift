@@ -38,11 +38,11 @@ extension DrainRun {
             Self.removeStaleTemporaries(in: keys, matching: QueueLayout.isKeyEntryTemporary)
         }
         let store = attachments
-        store.removeStaleTemporaries(olderThan: QueueDrainer.staleAge)
-        let stale = store.staleFiles(olderThan: QueueDrainer.staleAge)
+        store.removeStaleTemporaries(olderThan: QueueDrainer.staleAge, limit: QueueDrainer.staleFilesPerDrain)
+        let stale = store.staleFiles(olderThan: QueueDrainer.staleAge, limit: QueueDrainer.staleFilesPerDrain)
         guard !stale.isEmpty else { return }
         // When in doubt (a failure to read, a damaged letter), keep them.
-        guard let references = try? attachmentReferences() else { return }
+        guard let references = try? attachmentReferences(to: Set(stale.map(ByteKey.init))) else { return }
         store.removeFiles(stale.filter { references.pending[ByteKey($0)] == nil && !references.deadLetters.contains(ByteKey($0)) })
     }
 
@@ -51,7 +51,7 @@ extension DrainRun {
     /// writer removes its own temporary name before it writes it anew.
     private static func removeStaleTemporaries(in folder: QueueFolder, matching isTemporary: (String) -> Bool) {
         let cutoff = Host.millisecondsSince1970() / 1000 - QueueDrainer.staleAge
-        for name in (try? folder.entries(where: isTemporary)) ?? [] {
+        for name in (try? folder.entries(where: isTemporary, limit: QueueDrainer.staleFilesPerDrain)) ?? [] {
             guard let status = try? folder.status(of: name), status.modificationSeconds < cutoff else { continue }
             // A folder being made whole (`attachments.tmp-<pid>`) is removed only while empty.
             if status.isDirectory { try? folder.descriptor.removeDirectory(name) } else if status.isRegularFile { try? folder.remove(name) }

@@ -284,6 +284,15 @@ public struct QueueDirectory: Sendable {
         do { return try folder.entries(where: keep) } catch { throw ReadFailure.error("cannot list the queue directory", path: path, error) }
     }
 
+    /// How many names in the queue directory `counted` accepts, none of them held.
+    func countNames(where counted: (String) -> Bool) throws(ShareQueueError) -> Int {
+        var count = 0
+        do { try folder.descriptor.forEachEntry { name in if counted(name) { count += 1 } } } catch {
+            throw ReadFailure.error("cannot list the queue directory", path: path, error)
+        }
+        return count
+    }
+
     /// The sealed segments waiting for delivery, oldest first.
     func sealedSegments() throws(ShareQueueError) -> [UInt64] {
         try segmentListing().sealed

@@ -126,7 +126,7 @@ public struct QueueInspector: Sendable {
         status.quarantinedBytes = try quarantine.bytes(readingFile: readsQuarantine)
         status.lastDrainSeconds = try Checkpoint.lastWrittenSeconds(directory: directory)
         (status.deadLetters, status.waitingLetters, status.idConflictLetters) = try DeadLetters(directory: directory, onEvent: onEvent).count(except: setAside)
-        status.rejectedFiles = try directory.names(where: QueueLayout.isRejected).count
+        status.rejectedFiles = try directory.countNames(where: QueueLayout.isRejected)
         do {
             (status.attachments, status.attachmentBytes) = try AttachmentStore(directory: directory).usage()
         } catch where error.systemError?.isAccessDenied == true {

@@ -79,11 +79,11 @@ struct CrowdedDirectoryTests {
                 try Data("old".utf8).write(to: URL(fileURLWithPath: folder + "/" + name))
                 try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-2 * 86_400)], ofItemAtPath: folder + "/" + name)
             }
-            // 100 letters of 1,000 attachments each, with long names; the last letter names the old copy.
+            // 100 letters of 1,000 attachments each, with names as long as a record may give; the first names the old copy.
             var letters = ""
             for letter in 0..<(lettersNameMany ? 100 : 1) {
                 let files = (0..<1000).map { index in
-                    let file = letter == 0 && index == 0 ? "named-old.bin" : String(format: "%03d-%03d-", letter, index) + String(repeating: "f", count: 192)
+                    let file = letter == 0 && index == 0 ? "named-old.bin" : String(format: "%03d-%03d-", letter, index) + String(repeating: "f", count: 72)
                     return #"{"name":"a","file":"\#(file)","size":3,"sha256":"\#(String(repeating: "0", count: 64))","type":"application/octet-stream"}"#
                 }
                 let record = #"{"v":1,"id":"letter-\#(letter)","date":"2026-12-07T00:00:00.000Z","source":"s","kind":"file","attachments":[\#(files.joined(separator: ","))]}"#
@@ -93,9 +93,29 @@ struct CrowdedDirectoryTests {
             let drain = try queue.measuredDrain(["-q"])
             #expect(drain.status == 0, "\(drain.stderr)")
             #expect(try ids(in: drain.stdout) == appended.lines)
-            #expect(Set(try FileManager.default.contentsOfDirectory(atPath: folder)) == ["named-old.bin"])
+            let left = try FileManager.default.contentsOfDirectory(atPath: folder)
+            #expect(Set(left) == ["named-old.bin"], "\(left) \(drain.stderr)")
             peaks.append(drain.peakMemory)
         }
         #expect(peaks[1] < peaks[0] + (8 << 20), "\(peaks[1]) bytes with 100,000 names in dead letters, \(peaks[0]) with 1,000")
+    }
+
+    @Test("Old copies that nothing names, planted by the ten thousand, are removed 10,000 a drain, the rest by the next")
+    func staleCopiesGoTenThousandADrain() throws {
+        let queue = TestQueue()
+        let folder = queue.file("attachments")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let twoDaysAgo = timeval(tv_sec: time(nil) - 2 * 86_400, tv_usec: 0)
+        for index in 0..<10_500 {
+            let path = folder + "/" + String(format: "old-%05d.bin", index)
+            let file = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0o644)
+            #expect(file >= 0)
+            close(file)
+            #expect(utimes(path, [twoDaysAgo, twoDaysAgo]) == 0)
+        }
+        for left in [500, 0] {
+            #expect(try queue.drain(["-q"]).status == 0)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder).count == left)
+        }
     }
 }
