@@ -368,15 +368,24 @@ extension DeadLetters {
     /// makes a letter come back twice at worst, never lost.
     /// - Parameter letters: contiguous lines, in order, separated by line breaks alone.
     func blank(_ letters: [Range<Int64>], in name: String) throws(ShareQueueError) {
-        guard let first = letters.first, let last = letters.last else { return }
-        var bytes = [UInt8](repeating: 0x0A, count: Int(last.upperBound - first.lowerBound))
-        for line in letters {
-            for index in Int(line.lowerBound - first.lowerBound)..<Int(line.upperBound - first.lowerBound) { bytes[index] = 0x20 }
-        }
+        guard !letters.isEmpty else { return }
         do throws(SystemError) {
             let file = try directory.folder.open(name, .readWrite)
             defer { file.close() }
-            try file.write(bytes, at: first.lowerBound)
+            // Whole lines a write, about 64 KiB at a time: a line is never left half blanked by a kill between
+            // writes, and what is held does not grow with the lines.
+            var start = 0
+            while start < letters.count {
+                var end = start + 1
+                while end < letters.count && letters[end].upperBound - letters[start].lowerBound <= 1 << 16 { end += 1 }
+                let first = letters[start].lowerBound
+                var bytes = [UInt8](repeating: 0x0A, count: Int(letters[end - 1].upperBound - first))
+                for line in letters[start..<end] {
+                    for index in Int(line.lowerBound - first)..<Int(line.upperBound - first) { bytes[index] = 0x20 }
+                }
+                try file.write(bytes, at: first)
+                start = end
+            }
         } catch {
             throw ReadFailure.error("cannot mark dead letters as put back", path: directory.path(of: name), error)
         }

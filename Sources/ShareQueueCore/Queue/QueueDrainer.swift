@@ -181,6 +181,8 @@ public final class QueueDrainer: @unchecked Sendable {
         // Read a letter at a time: the file may be far larger than memory. A damaged line ends a
         // chunk, so that blanking a chunk's lines (and the line breaks between them) leaves it alone.
         let skipped = try letters.forEachLetter(in: QueueLayout.deadLettersRequeue, isBoundary: appendChunk) { payload, line throws(ShareQueueError) in
+            // The lines blanked at once span at most an append's bytes, letters skipped among them included.
+            if let first = chunkLines.first, line.upperBound - first.lowerBound > Int64(Frame.maximumBatchSize) { try appendChunk() }
             if queued.contains(DeadLetters.StoredDigest(payload)) {
                 chunkLines.append(line)
                 return

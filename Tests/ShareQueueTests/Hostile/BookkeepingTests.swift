@@ -181,6 +181,32 @@ struct BookkeepingTests {
         #expect(try ids(in: try queue.drain().stdout) == poisoned + third)
     }
 
+    @Test("A requeue cut short and resumed skips the letters already queued again a stretch at a time: 100,000 of them cost no memory of their own")
+    func resumedRequeueSkipsInStretches() throws {
+        let scratch = TemporaryDirectory()
+        var peaks: [Int64] = []
+        for letterCount in [1, 100_000] {
+            let queue = TestQueue(in: scratch, name: "letters-\(letterCount)")
+            let payloads = (0..<100_000).map { index in
+                Array(#"{"v":1,"id":"put-back-\#(index)","date":"2026-12-07T00:00:00.000Z","source":"s","kind":"text","text":"\#(String(repeating: "t", count: 100))"}"#.utf8)
+            }
+            for start in stride(from: 0, to: payloads.count, by: 10_000) { try queue.appendStored(Array(payloads[start..<(start + 10_000)])) }
+            // What a requeue killed after its appends leaves: its letters, already queued again, none of them blanked yet.
+            var letters = Data()
+            for payload in payloads.prefix(letterCount) {
+                letters += Data(#"{"date":"2026-12-07T00:00:00.000Z","attempts":5,"error":"refused","record":"#.utf8) + Data(payload) + Data("}\n".utf8)
+            }
+            #expect(FileManager.default.createFile(atPath: queue.file("dead-letters.requeue"), contents: letters, attributes: [.posixPermissions: 0o600]))
+            let requeue = try queue.measuredDrain(["--requeue-dead"])
+            #expect(requeue.status == 0, "\(requeue.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: queue.file("dead-letters.requeue")))
+            peaks.append(requeue.peakMemory)
+            // Each record once: none was put back twice.
+            #expect(try ids(in: queue.drain(["-q"]).stdout).count == 100_000)
+        }
+        #expect(peaks[1] < peaks[0] + (8 << 20), "\(peaks[1]) bytes skipping 100,000 letters, \(peaks[0]) skipping one")
+    }
+
     @Test("Dead-lettering costs the same next to 100,000 or 300,000 earlier letters: only the end of their file is read")
     func manyEarlierLetters() throws {
         // With batches of 10, a drain reads the last 21 MiB of the letters (`DeadLetters.recentLettersSize`):
