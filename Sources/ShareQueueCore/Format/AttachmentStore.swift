@@ -412,19 +412,19 @@ public struct AttachmentStore: Sendable {
         return (count, bytes)
     }
 
-    /// Attachment files with one name, older than `age` seconds, at most `limit` of them (the rest are
-    /// for a later drain); none when the folder cannot be listed, so that cleanup keeps what it cannot see.
+    /// Attachment files with one name, older than `age` seconds, at most `limit` of them, chosen at random
+    /// when there are more; none when the folder cannot be listed, so that cleanup keeps what it cannot see.
     func staleFiles(olderThan age: Int64, limit: Int) -> [String] {
         let cutoff = Host.millisecondsSince1970() / 1000 - age
-        var stale: [String] = []
+        var stale = BoundedSample<String>(limit: limit)
         do {
             try forEachFile(named: QueueLayout.isAttachment) { name, status in
-                if stale.count < limit && status.modificationSeconds < cutoff && status.linkCount == 1 { stale.append(name) }
+                if status.modificationSeconds < cutoff && status.linkCount == 1 { stale.offer(name) }
             }
         } catch {
             return []
         }
-        return stale
+        return stale.items
     }
 
     /// Removes the named files of the folder.
@@ -436,10 +436,10 @@ public struct AttachmentStore: Sendable {
     /// Removes copies left by producers that died mid-copy, once older than `age` seconds, at most `limit` of them.
     func removeStaleTemporaries(olderThan age: Int64, limit: Int) {
         let cutoff = Host.millisecondsSince1970() / 1000 - age
-        var stale: [String] = []
+        var stale = BoundedSample<String>(limit: limit)
         try? forEachFile(named: QueueLayout.isAttachmentTemporary) { name, status in
-            if stale.count < limit && status.modificationSeconds < cutoff { stale.append(name) }
+            if status.modificationSeconds < cutoff { stale.offer(name) }
         }
-        removeFiles(stale)
+        removeFiles(stale.items)
     }
 }

@@ -25,7 +25,7 @@ final class CheckedFiles {
 
     /// The folders moved aside that the drain looks in, as last listed, with the queue directory's change time
     /// then and the monotonic second of the listing.
-    private var movedAside: (folders: [String], directoryChanged: Int64, listedAt: Double)?
+    private var movedAside: (folders: [String], directoryChanged: Int64?, listedAt: Double)?
 
     /// The digest of the file `status` describes, if it was read whole as it is now.
     func digest(of status: FileStatus) -> String? { digests[Identity(status)] }
@@ -41,15 +41,18 @@ final class CheckedFiles {
 
     /// The folders moved aside from `attachments` that the drain looks in, listed by `list` again only
     /// once the queue directory (`directory`, its status taken before) has changed since the last listing
-    /// and that listing is a second old: any member can fill the directory with names, and one listing of
-    /// it for each record whose copy is missing made a drain's time grow with their product.
+    /// and that listing is a second old: any member can fill the directory with names, which a listing
+    /// for each record whose copy is missing would read again and again.
     func movedAsideFolders(directory: FileStatus, list: () throws(ShareQueueError) -> [String]) throws(ShareQueueError) -> [String] {
         let now = Host.monotonicSeconds()
         if let known = movedAside, known.directoryChanged == directory.changeNanoseconds || now - known.listedAt < 1 {
             return known.folders
         }
         let folders = try list()
-        movedAside = (folders, directory.changeNanoseconds, now)
+        // A change in the clock tick of the status leaves the change time as it was: a listing made
+        // within a tick of a change is not known to hold it, and is made again a second later.
+        let settled = Host.millisecondsSince1970() * 1_000_000 - directory.changeNanoseconds > 50_000_000
+        movedAside = (folders, settled ? directory.changeNanoseconds : nil, now)
         return folders
     }
 }

@@ -372,12 +372,13 @@ extension DeadLetters {
         do throws(SystemError) {
             let file = try directory.folder.open(name, .readWrite)
             defer { file.close() }
-            // Whole lines a write, about 64 KiB at a time: a line is never left half blanked by a kill between
+            // Whole lines a write, a piece at a time: a line is never left half blanked by a kill between
             // writes, and what is held does not grow with the lines.
+            let pieceBytes: Int64 = 64 << 10
             var start = 0
             while start < letters.count {
                 var end = start + 1
-                while end < letters.count && letters[end].upperBound - letters[start].lowerBound <= 1 << 16 { end += 1 }
+                while end < letters.count && letters[end].upperBound - letters[start].lowerBound <= pieceBytes { end += 1 }
                 let first = letters[start].lowerBound
                 var bytes = [UInt8](repeating: 0x0A, count: Int(letters[end - 1].upperBound - first))
                 for line in letters[start..<end] {

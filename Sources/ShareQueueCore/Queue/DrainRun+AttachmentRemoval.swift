@@ -34,7 +34,11 @@ extension DrainRun {
     /// records name each, and which files dead letters name; nil if a dead letter cannot be read (it might name any).
     func attachmentReferences(to files: Set<ByteKey>? = nil) throws -> (pending: [ByteKey: Int], deadLetters: Set<ByteKey>)? {
         // Only the files asked about are held: the records and letters may name millions.
-        func asked(_ attachment: Attachment) -> ByteKey? { files.map { $0.contains(ByteKey(attachment.file)) } == false ? nil : ByteKey(attachment.file) }
+        func asked(_ attachment: Attachment) -> ByteKey? {
+            let key = ByteKey(attachment.file)
+            guard let files else { return key }
+            return files.contains(key) ? key : nil
+        }
         var pending: [ByteKey: Int] = [:]
         try QueueInspector(directory: directory).forEachPending(includingUnsealed: true) { drained in
             if drained.hasAttachments { drained.record.attachments?.compactMap(asked).forEach { pending[$0, default: 0] += 1 } }

@@ -51,8 +51,11 @@ extension DrainRun {
     /// writer removes its own temporary name before it writes it anew.
     private static func removeStaleTemporaries(in folder: QueueFolder, matching isTemporary: (String) -> Bool) {
         let cutoff = Host.millisecondsSince1970() / 1000 - QueueDrainer.staleAge
-        for name in (try? folder.entries(where: isTemporary, limit: QueueDrainer.staleFilesPerDrain)) ?? [] {
-            guard let status = try? folder.status(of: name), status.modificationSeconds < cutoff else { continue }
+        func isStale(_ name: String) -> Bool {
+            isTemporary(name) && (try? folder.status(of: name)).flatMap { $0 }.map { $0.modificationSeconds < cutoff } == true
+        }
+        for name in (try? folder.entries(where: isStale, limit: QueueDrainer.staleFilesPerDrain)) ?? [] {
+            guard let status = try? folder.status(of: name) else { continue }
             // A folder being made whole (`attachments.tmp-<pid>`) is removed only while empty.
             if status.isDirectory { try? folder.descriptor.removeDirectory(name) } else if status.isRegularFile { try? folder.remove(name) }
         }

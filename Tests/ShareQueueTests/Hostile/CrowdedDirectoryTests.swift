@@ -118,4 +118,53 @@ struct CrowdedDirectoryTests {
             #expect(try FileManager.default.contentsOfDirectory(atPath: folder).count == left)
         }
     }
+
+    @Test("Old copies that nothing names are removed, however many old copies that dead letters name stand beside them")
+    func namedCopiesHoldNoOthersBack() throws {
+        let queue = TestQueue()
+        let folder = queue.file("attachments")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let twoDaysAgo = timeval(tv_sec: time(nil) - 2 * 86_400, tv_usec: 0)
+        var letters = ""
+        for index in 0..<10_550 {
+            let name = String(format: index < 10_500 ? "named-%05d.bin" : "orphan-%05d.bin", index)
+            let path = folder + "/" + name
+            let file = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0o644)
+            #expect(file >= 0)
+            close(file)
+            #expect(utimes(path, [twoDaysAgo, twoDaysAgo]) == 0)
+            guard index < 10_500 else { continue }
+            let attachment = #"{"name":"a","file":"\#(name)","size":0,"sha256":"\#(String(repeating: "0", count: 64))","type":"application/octet-stream"}"#
+            letters += #"{"date":"2026-12-07T00:00:00.000Z","attempts":5,"error":"refused","record":{"v":1,"id":"l\#(index)","date":"2026-12-07T00:00:00.000Z","source":"s","kind":"file","attachments":[\#(attachment)]}}"# + "\n"
+        }
+        #expect(FileManager.default.createFile(atPath: queue.file("dead-letters.log"), contents: Data(letters.utf8), attributes: [.posixPermissions: 0o600]))
+        // Each drain looks at 10,000 of the 10,550 old copies, chosen at random: one that the same 10,000 would
+        // pass over every time, it reaches in a few drains (that one is passed over ten times: 1 in 10^13).
+        var drains = 0
+        while try FileManager.default.contentsOfDirectory(atPath: folder).contains(where: { $0.hasPrefix("orphan-") }) && drains < 10 {
+            #expect(try queue.drain(["-q"]).status == 0)
+            drains += 1
+        }
+        let left = try FileManager.default.contentsOfDirectory(atPath: folder)
+        #expect(left.count == 10_500 && left.allSatisfy { $0.hasPrefix("named-") }, "\(left.count) left after \(drains) drains")
+    }
+
+    @Test("Old temporary names are removed, however many new ones stand beside them")
+    func newTemporariesHoldNoOldOnesBack() throws {
+        let queue = TestQueue()
+        _ = try queue.append(["x"])
+        for index in 0..<12_000 {
+            try FileManager.default.createDirectory(atPath: queue.file("attachments.tmp-\(index)"), withIntermediateDirectories: false)
+        }
+        let twoDaysAgo = timeval(tv_sec: time(nil) - 2 * 86_400, tv_usec: 0)
+        for index in 0..<50 {
+            let path = queue.file("format.tmp-\(100_000 + index)")
+            #expect(FileManager.default.createFile(atPath: path, contents: Data("old".utf8)))
+            #expect(utimes(path, [twoDaysAgo, twoDaysAgo]) == 0)
+        }
+        #expect(try queue.drain(["-q"]).status == 0)
+        let left = queue.names()
+        #expect(!left.contains { $0.hasPrefix("format.tmp-") })
+        #expect(left.count { $0.hasPrefix("attachments.tmp-") } == 12_000)
+    }
 }
