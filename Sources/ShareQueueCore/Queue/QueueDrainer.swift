@@ -41,7 +41,7 @@ public final class QueueDrainer: @unchecked Sendable {
     private let textHandler = Locked<@Sendable (String) -> Void>({ _ in })
     /// Files a drain removes once they are this old and nothing refers to them (a day).
     static let staleAge: Int64 = 86_400
-    /// How many files left behind a drain looks at at most, of each kind, chosen at random: any producer can
+    /// The most files left behind that a drain looks at, of each kind, chosen at random: any producer can
     /// make old ones by the hundred thousand, and a drain holds the names of those it looks at.
     static let staleFilesPerDrain = 10_000
 
