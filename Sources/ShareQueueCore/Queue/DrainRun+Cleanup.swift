@@ -51,8 +51,10 @@ extension DrainRun {
     /// writer removes its own temporary name before it writes it anew.
     private static func removeStaleTemporaries(in folder: QueueFolder, matching isTemporary: (String) -> Bool) {
         let cutoff = Host.millisecondsSince1970() / 1000 - QueueDrainer.staleAge
+        // Judged by age before they count towards the limit: new names, which stay, must not fill it.
         func isStale(_ name: String) -> Bool {
-            isTemporary(name) && (try? folder.status(of: name)).flatMap { $0 }.map { $0.modificationSeconds < cutoff } == true
+            guard isTemporary(name), let status = try? folder.status(of: name) else { return false }
+            return status.modificationSeconds < cutoff
         }
         for name in (try? folder.entries(where: isStale, limit: QueueDrainer.staleFilesPerDrain)) ?? [] {
             guard let status = try? folder.status(of: name) else { continue }
