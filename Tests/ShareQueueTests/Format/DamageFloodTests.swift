@@ -36,10 +36,8 @@ enum DamageFlood: String, CaseIterable, CustomTestStringConvertible {
 /// the quarantine file much beyond the damaged bytes.
 @Suite("Floods of damage", .serialized)
 struct DamageFloodTests {
-    @Test("1 MiB of planted damage drains fast, in bounded memory, merged into few entries", arguments: DamageFlood.allCases)
-    func plantedFlood(_ flood: DamageFlood) throws {
-        let scratch = TemporaryDirectory()
-        // The same number of bytes of whole records, to compare the time with.
+    /// A drain of about 1 MiB of whole records, 10,000 of them: what a flood's time is compared with.
+    private static func drainOfWholeRecords(in scratch: TemporaryDirectory) throws -> MeasuredRun {
         let baseline = TestQueue(in: scratch, name: "baseline")
         let line = String(repeating: "r", count: 80)
         for batch in 0..<10 {
@@ -48,6 +46,13 @@ struct DamageFloodTests {
         let whole = try baseline.measuredDrain(["-q"], deadline: 120)
         #expect(whole.status == 0)
         #expect(try ids(in: whole.stdout).count == 10_000)
+        return whole
+    }
+
+    @Test("1 MiB of planted damage drains fast, in bounded memory, merged into few entries", arguments: DamageFlood.allCases)
+    func plantedFlood(_ flood: DamageFlood) throws {
+        let scratch = TemporaryDirectory()
+        let whole = try Self.drainOfWholeRecords(in: scratch)
 
         let queue = TestQueue(in: scratch)
         let appended = try queue.append(["the one real record"])
@@ -85,13 +90,7 @@ struct DamageFloodTests {
     @Test("8 MiB of whole, well-checksummed frames with nothing in them, each a record that is set aside and has no bytes to count, drain in bounded memory, in time linear in their bytes")
     func emptyRecordsDrainInBoundedMemory() throws {
         let scratch = TemporaryDirectory()
-        let baseline = TestQueue(in: scratch, name: "baseline")
-        let line = String(repeating: "r", count: 80)
-        for batch in 0..<10 {
-            try baseline.appendThroughLibrary((0..<1000).map { RecordDraft(.text("\(line) \(batch) \($0)"), source: "test") }, synchronize: true)
-        }
-        let whole = try baseline.measuredDrain(["-q"], deadline: 120)
-        #expect(whole.status == 0)
+        let whole = try Self.drainOfWholeRecords(in: scratch)
 
         let queue = TestQueue(in: scratch)
         let appended = try queue.append(["the one real record"])

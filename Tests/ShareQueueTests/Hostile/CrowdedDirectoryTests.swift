@@ -23,6 +23,15 @@ struct CrowdedDirectoryTests {
         return (queue, payloads.reduce(0) { $0 + $1.count + Frame.overhead })
     }
 
+    /// Makes an empty file at `path` that was last changed two days ago: one a drain's cleanup may remove.
+    private static func plantOldFile(_ path: String) {
+        let twoDaysAgo = timeval(tv_sec: time(nil) - 2 * 86_400, tv_usec: 0)
+        let file = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0o644)
+        #expect(file >= 0)
+        close(file)
+        #expect(utimes(path, [twoDaysAgo, twoDaysAgo]) == 0)
+    }
+
     @Test("Records whose copies are missing cost a drain one listing of a crowded directory, not one each")
     func missingCopiesListTheDirectoryOnce() throws {
         let scratch = TemporaryDirectory()
@@ -106,14 +115,7 @@ struct CrowdedDirectoryTests {
         let queue = TestQueue()
         let folder = queue.file("attachments")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let twoDaysAgo = timeval(tv_sec: time(nil) - 2 * 86_400, tv_usec: 0)
-        for index in 0..<10_500 {
-            let path = folder + "/" + String(format: "old-%05d.bin", index)
-            let file = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0o644)
-            #expect(file >= 0)
-            close(file)
-            #expect(utimes(path, [twoDaysAgo, twoDaysAgo]) == 0)
-        }
+        for index in 0..<10_500 { Self.plantOldFile(folder + "/" + String(format: "old-%05d.bin", index)) }
         for left in [500, 0] {
             #expect(try queue.drain(["-q"]).status == 0)
             #expect(try FileManager.default.contentsOfDirectory(atPath: folder).count == left)
@@ -125,15 +127,10 @@ struct CrowdedDirectoryTests {
         let queue = TestQueue()
         let folder = queue.file("attachments")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let twoDaysAgo = timeval(tv_sec: time(nil) - 2 * 86_400, tv_usec: 0)
         var letters = ""
         for index in 0..<10_550 {
             let name = String(format: index < 10_500 ? "named-%05d.bin" : "orphan-%05d.bin", index)
-            let path = folder + "/" + name
-            let file = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0o644)
-            #expect(file >= 0)
-            close(file)
-            #expect(utimes(path, [twoDaysAgo, twoDaysAgo]) == 0)
+            Self.plantOldFile(folder + "/" + name)
             guard index < 10_500 else { continue }
             let attachment = #"{"name":"a","file":"\#(name)","size":0,"sha256":"\#(String(repeating: "0", count: 64))","type":"application/octet-stream"}"#
             letters += #"{"date":"2026-12-07T00:00:00.000Z","attempts":5,"error":"refused","record":{"v":1,"id":"l\#(index)","date":"2026-12-07T00:00:00.000Z","source":"s","kind":"file","attachments":[\#(attachment)]}}"# + "\n"
@@ -157,12 +154,7 @@ struct CrowdedDirectoryTests {
         for index in 0..<12_000 {
             try FileManager.default.createDirectory(atPath: queue.file("attachments.tmp-\(index)"), withIntermediateDirectories: false)
         }
-        let twoDaysAgo = timeval(tv_sec: time(nil) - 2 * 86_400, tv_usec: 0)
-        for index in 0..<50 {
-            let path = queue.file("format.tmp-\(100_000 + index)")
-            #expect(FileManager.default.createFile(atPath: path, contents: Data("old".utf8)))
-            #expect(utimes(path, [twoDaysAgo, twoDaysAgo]) == 0)
-        }
+        for index in 0..<50 { Self.plantOldFile(queue.file("format.tmp-\(100_000 + index)")) }
         #expect(try queue.drain(["-q"]).status == 0)
         let left = queue.names()
         #expect(!left.contains { $0.hasPrefix("format.tmp-") })
