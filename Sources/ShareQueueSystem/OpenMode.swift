@@ -15,6 +15,9 @@ package enum OpenMode {
     case appendCreate
     /// Appending to a file that must exist already.
     case append
+    /// Reading and writing a file, made if missing.
+    case readWriteCreate
+    /// A lock file: opened to be locked, its content never read or written.
     case lockFile
     case writeCreateExclusive
     case directory
@@ -24,7 +27,7 @@ package enum OpenMode {
     /// Whether opening this way may create the file.
     package var creates: Bool {
         switch self {
-        case .appendCreate, .lockFile, .writeCreateExclusive: true
+        case .appendCreate, .readWriteCreate, .lockFile, .writeCreateExclusive: true
         case .readOnly, .readWrite, .append, .directory, .ownDirectory: false
         }
     }
@@ -35,7 +38,7 @@ package enum OpenMode {
     package var existing: OpenMode? {
         switch self {
         case .appendCreate: .append
-        case .lockFile: .readWrite
+        case .readWriteCreate, .lockFile: .readWrite
         case .readOnly, .readWrite, .append, .writeCreateExclusive, .directory, .ownDirectory: nil
         }
     }
@@ -47,7 +50,7 @@ package enum OpenMode {
         case .readWrite: return O_RDWR | common | O_NONBLOCK
         case .appendCreate: return O_RDWR | O_APPEND | O_CREAT | common | O_NONBLOCK
         case .append: return O_RDWR | O_APPEND | common | O_NONBLOCK
-        case .lockFile: return O_RDWR | O_CREAT | common | O_NONBLOCK
+        case .readWriteCreate, .lockFile: return O_RDWR | O_CREAT | common | O_NONBLOCK
         case .writeCreateExclusive: return O_WRONLY | O_CREAT | O_EXCL | common
         case .directory: return O_RDONLY | O_DIRECTORY | O_CLOEXEC
         case .ownDirectory: return O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW

@@ -35,7 +35,7 @@ final class Checkpoint {
         path = directory.checkpointPath
         do {
             // A mode that creates always gives a file.
-            guard let opened = try directory.openDrainsOwn(QueueLayout.checkpoint, .lockFile, onEvent: onEvent) else { throw SystemError.exists }
+            guard let opened = try directory.openDrainsOwn(QueueLayout.checkpoint, .readWriteCreate, onEvent: onEvent) else { throw SystemError.exists }
             file = opened
         } catch {
             throw ReadFailure.error("cannot open the checkpoint", path: path, error)

@@ -58,7 +58,13 @@ final class QueueFolder: Sendable {
         // Twice at most: the name can vanish between the link and the open only if another process removed it.
         for _ in 0..<2 {
             do { return try descriptor.open(name, existing) } catch where error.isNotFound {}
-            _ = try createWhole(name)
+            guard let made = try createWhole(name) else { continue }
+            // A lock file's content is never read, and the queue directory's lock is what keeps writers apart
+            // (see `ProducersLock`): the file just made serves even if a member of the group has already
+            // removed its name, as she could a moment after any open. She could otherwise remove it between
+            // each link and open, and stop every process that needs the file.
+            if mode == .lockFile { return made }
+            made.close()
         }
         return try descriptor.open(name, existing)
     }
@@ -67,25 +73,26 @@ final class QueueFolder: Sendable {
     /// mode those of the sharing rule), then links it to `name`, never over a file there, and removes
     /// the temporary name: Maildir's way, so that no process killed at any step leaves a file at
     /// `name` with the mode its umask gave, which other users could not open.
-    /// - Returns: whether this process's file got the name: false if another's was there first,
-    ///   which is then the one to use.
-    func createWhole(_ name: String) throws(SystemError) -> Bool {
+    /// - Returns: this process's file, still open for writing, if it got the name; nil if another's
+    ///   was there first, which is then the one to use.
+    func createWhole(_ name: String) throws(SystemError) -> FileDescriptor? {
         let temporary = QueueLayout.creationTemporary(name, processID: Host.processID)
         _ = try clearTemporary(temporary)
         let file = try descriptor.open(temporary, .writeCreateExclusive, permissions: filePermissions(of: name))
         do throws(SystemError) {
             CrashPoint.reached(.createTemporary)
             sharing.adopt(file, permissions: filePermissions(of: name))
-            file.close()
             CrashPoint.reached(.createShared)
             do { try descriptor.link(temporary, to: name) } catch where error.isAlreadyExists {
+                file.close()
                 try? descriptor.remove(temporary)
-                return false
+                return nil
             }
             CrashPoint.reached(.createLinked)
             try descriptor.remove(temporary)
-            return true
+            return file
         } catch {
+            file.close()
             try? descriptor.remove(temporary)
             throw error
         }

@@ -44,6 +44,27 @@ struct ReplacedLockFileTests {
 /// at any moment: the producers' lock must not be a file she can take away.
 @Suite("A member who removes the producers' lock file", .serialized, .runTimeLimit(minutes: 4))
 struct RemovedLockFileTests {
+    /// Removes the files at `paths` over and over, as fast as the system lets, from a thread of the
+    /// test's own until ``stop()``: a member of the group needs no more than write access to the
+    /// directory for it, and a loop in C is as fast. A tool that made a file and opened it by name
+    /// after is caught in between within a few hundred runs.
+    final class Remover: @unchecked Sendable {
+        private let stopped = Locked(false)
+        private let finished = DispatchSemaphore(value: 0)
+
+        init(_ paths: [String]) {
+            Thread { [self] in
+                while !stopped.value { for path in paths { unlink(path) } }
+                finished.signal()
+            }.start()
+        }
+
+        func stop() {
+            stopped.value = true
+            finished.wait()
+        }
+    }
+
     @Test("Two honest producers of two users append while a member removes append.lock over and over: every acknowledged record is delivered",
           .enabled(if: TestUsers.canRun, TestUsers.skipReason))
     func removedLockLosesNothing() throws {
@@ -52,35 +73,54 @@ struct RemovedLockFileTests {
         let queue = try TestUsers.sharedQueue(in: scratch)
         try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: scratch.path)
         let tools = TestUsers.tools
-        let member = TestUsers.secondProducer
         // The host's empty pending file removed first: each producer then appends to its own, or copies the other's.
         let script = """
         cd '\(scratch.path)'
         as() { u=$1; m=$2; shift 2; setpriv --reuid=$u --regid=nogroup --init-groups /bin/sh -c "umask $m; exec \\"\\$@\\"" sh "$@"; }
         as \(TestUsers.host) 077 '\(tools)/host-drain' --dir '\(queue)' -q > /dev/null || exit 1
         rm -f '\(queue)/pending.log'
-        as \(member) 022 /bin/sh -c 'cd "$1"; while [ ! -e "$2" ]; do rm -f append.lock; done' sh '\(queue)' '\(scratch.file("done"))' &
         for user in \(TestUsers.producer):077 \(TestUsers.thirdProducer):002; do
           as ${user%:*} ${user#*:} /bin/sh -c 'i=0; while [ $i -lt 300 ]; do i=$((i+1)); "$1" --dir "$2" --lock-timeout 5 "$3-$i" || echo "status $?" >&2; done' sh '\(tools)/share-append' '\(queue)' ${user%:*} > acked.${user%:*} 2> failed.${user%:*} &
           producers="$producers $!"
         done
         wait $producers
-        : > done
-        wait
         """
+        let remover = Remover([queue + "/append.lock"])
         let run = try ShareQueueTests.run("/bin/sh", ["-c", script], in: scratch)
+        remover.stop()
         #expect(run.status == 0, "\(run.stderr)")
         // Producers that truly take turns have no reason to fail.
         for user in [TestUsers.producer, TestUsers.thirdProducer] {
-            #expect(try String(contentsOfFile: scratch.file("failed.\(user)"), encoding: .utf8) == "")
+            let failures = try String(contentsOfFile: scratch.file("failed.\(user)"), encoding: .utf8)
+            #expect(failures == "", "\(user): \(failures)")
         }
         let acknowledged = try [TestUsers.producer, TestUsers.thirdProducer].flatMap { user in
             try String(contentsOfFile: scratch.file("acked.\(user)"), encoding: .utf8).split(separator: "\n").map(String.init)
         }
-                let drain = try TestUsers.run(as: TestUsers.host, "host-drain", ["--dir", queue, "--wait", "5"], in: scratch)
+        let drain = try TestUsers.run(as: TestUsers.host, "host-drain", ["--dir", queue, "--wait", "5"], in: scratch)
         #expect(drain.status == 0, "\(drain.stderr)")
         let delivered = Set(try ids(in: drain.stdout))
         let lost = acknowledged.filter { !delivered.contains($0) }
         #expect(lost.isEmpty, "\(lost.count) of \(acknowledged.count) acknowledged records lost")
+    }
+
+    @Test("Drains and producers run while both lock files are removed over and over: each one's own lock file is its lock, and none fails")
+    func removedLockFilesStopNoOne() throws {
+        let queue = TestQueue()
+        let remover = Remover([queue.file("append.lock"), queue.file("drain.lock")])
+        var acknowledged: [String] = []
+        var delivered: [String] = []
+        var failures: [String] = []
+        // The first append makes the queue, with both lock files.
+        for round in 0..<100 {
+            let append = try queue.append(["--no-sync", "record \(round)"])
+            if append.status == 0 { acknowledged += append.lines } else { failures.append("append: \(append.status) \(append.stderr)") }
+            let drain = try queue.drain(["--wait", "5"])
+            if drain.status == 0 { delivered += try ids(in: drain.stdout) } else { failures.append("drain: \(drain.status) \(drain.stderr)") }
+        }
+        remover.stop()
+        #expect(failures.isEmpty, "\(failures.count) failed: \(failures.first ?? "")")
+        #expect(delivered == acknowledged)
+        #expect(acknowledged.count == 100)
     }
 }
