@@ -84,11 +84,15 @@ struct Quarantine {
     /// bytes as they are stored here (Base64 in JSON lines), from the files' sizes alone.
     /// - Parameter readingFile: false to count the kept segments alone, as ``count(readingFile:)``.
     func bytes(readingFile: Bool = true) throws(ShareQueueError) -> Int64 {
-        let kept = (try? directory.folder.entries(where: QueueLayout.isKeptSegment)) ?? []
         var total: Int64 = 0
-        for name in (readingFile ? [QueueLayout.quarantine] : []) + kept {
-            if let file = try directory.status(of: name), file.isRegularFile { total += file.size }
+        if readingFile, let file = try directory.status(of: QueueLayout.quarantine), file.isRegularFile { total += file.size }
+        // Each kept segment as it is listed: a member of a shared queue's group could plant any number of such names.
+        var failure: ShareQueueError?
+        try? directory.folder.descriptor.forEachEntry { name in
+            guard failure == nil, QueueLayout.isKeptSegment(name) else { return }
+            do throws(ShareQueueError) { if let file = try directory.status(of: name), file.isRegularFile { total += file.size } } catch { failure = error }
         }
+        if let failure { throw failure }
         return total
     }
 

@@ -51,8 +51,9 @@ struct CrowdedDirectoryTests {
         #expect(among.seconds < 3 * alone.seconds + 1, "among 20,000 names: \(among.seconds) s; alone: \(alone.seconds) s")
     }
 
-    @Test("Names planted by the hundred thousand, in the queue directory and in its attachments folder, cost --status and a drain no memory of their own", arguments: ["", "attachments"])
-    func plantedNamesCostNoMemory(_ folder: String) throws {
+    @Test("Names planted by the hundred thousand, in the queue directory and in its attachments folder, cost --status and a drain no memory of their own",
+          arguments: [("", ""), ("attachments", ""), ("", "quarantine-")])
+    func plantedNamesCostNoMemory(_ folder: String, prefix: String) throws {
         let scratch = TemporaryDirectory()
         let bare = TestQueue(in: scratch, name: "bare")
         let crowded = TestQueue(in: scratch, name: "crowded")
@@ -60,9 +61,10 @@ struct CrowdedDirectoryTests {
         let appended = try crowded.append(["among the names"])
         let planted = crowded.file(folder)
         try FileManager.default.createDirectory(atPath: planted, withIntermediateDirectories: true)
-        // Long names, none of them the queue's: 100,000 of them are about 23 MB as a list of strings.
+        // Long names, none of them the queue's but as the prefix makes them (a kept segment's, which
+        // --status sums): 100,000 of them are about 23 MB as a list of strings.
         for index in 0..<100_000 {
-            let file = open(planted + "/" + String(format: "%08d", index) + String(repeating: "n", count: 192), O_CREAT | O_WRONLY | O_CLOEXEC, 0o644)
+            let file = open(planted + "/" + prefix + String(format: "%08d", index) + String(repeating: "n", count: 192), O_CREAT | O_WRONLY | O_CLOEXEC, 0o644)
             #expect(file >= 0)
             close(file)
         }
