@@ -238,21 +238,13 @@ struct DeadLetters {
         Int64(options.batchBytes) + Int64(Frame.maximumPayloadSize) + 2 * Int64(options.batchSize) * Int64(maximumErrorLength + 256)
     }
 
-    /// The first 128 bits of a stored record's SHA-256: 16 bytes a letter, and
-    /// no two records alike by chance, so that a match can stand for equal bytes.
+    /// A stored record's digest: 16 bytes a letter.
     struct StoredDigest: Hashable {
-        let high: UInt64
-        let low: UInt64
+        let digest: Digest128
 
         /// The digest of the record as its letter holds it (`onOneLine`), so that a
         /// record stored over several lines matches its own letter.
-        init(_ storedJSON: [UInt8]) {
-            var hasher = SHA256()
-            hasher.update(DeadLetters.onOneLine(storedJSON))
-            let words = hasher.finishWords().map(UInt64.init)
-            high = words[0] << 32 | words[1]
-            low = words[2] << 32 | words[3]
-        }
+        init(_ storedJSON: [UInt8]) { digest = Digest128(DeadLetters.onOneLine(storedJSON)) }
     }
 
     // MARK: Refusal counts

@@ -8,12 +8,12 @@ extension DrainRun {
     /// instants the last appended.
     mutating func findNewestOfEachKey() throws {
         // Known by where it ends, not by its id, which any producer can give two records.
-        var newest: [ByteKey: (instant: DateInstant, end: DrainPosition, files: [String])] = [:]
+        var newest: [Digest128: (instant: DateInstant, end: DrainPosition, files: [String])] = [:]
         let store = attachments, options = options, checked = checkedFiles, onEvent = drainer.onEvent, directory = directory
         // One reading of the clock for the whole look, so that every record is judged alike.
         let now = DateInstant(millisecondsSince1970: Host.millisecondsSince1970())
         try QueueInspector(directory: directory).forEachPending(includingUnsealed: false) { drained in
-            guard let key = drained.key.map(ByteKey.init) else { return }
+            guard let key = drained.key.map({ Digest128($0.utf8) }) else { return }
             // Only a record that will itself be delivered may supersede others; one whose attachments
             // a drain does not read (see `AttachmentStore.unread`) is not, and its files are not read.
             var files: [String] = []

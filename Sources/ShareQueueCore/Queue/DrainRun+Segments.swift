@@ -118,12 +118,12 @@ extension DrainRun {
             return damaged(reason)
         case .built(let drained):
             record = drained.record
-            if let key = record.key, let newest = newestOfKey[ByteKey(key)], newest != end { return try supersede(drained, damaged) }
+            if !newestOfKey.isEmpty, let key = record.key, let newest = newestOfKey[Digest128(key.utf8)], newest != end { return try supersede(drained, damaged) }
             guard drained.hasAttachments else { return .record(drained) }
         case .summarized(let drained):
             // The sink passes the stored JSON on: all of it was checked, but only what the drain itself needs was built.
             // Keys are spelled out only when coalescing, which alone looks them up.
-            if !newestOfKey.isEmpty, let key = drained.key, let newest = newestOfKey[ByteKey(key)], newest != end {
+            if !newestOfKey.isEmpty, let key = drained.key, let newest = newestOfKey[Digest128(key.utf8)], newest != end {
                 return try supersede(drained, damaged)
             }
             guard drained.hasAttachments else { return .record(drained) }

@@ -21,8 +21,9 @@ struct DrainRun {
     var committedPosition: DrainPosition
     /// The SHA-256 digests of the records the dead-letter file holds, read when this drain first sets one aside.
     var knownDeadLetters: Set<DeadLetters.StoredDigest>?
-    /// Where the newest record of each key ends, with `coalesceKeys`; keys as bytes.
-    var newestOfKey: [ByteKey: DrainPosition] = [:]
+    /// Where the newest record of each key ends, with `coalesceKeys`; keys by the digest of their bytes,
+    /// since the drain holds one for every key in the queue, and no rule bounds a key's length there.
+    var newestOfKey: [Digest128: DrainPosition] = [:]
     /// The attachment files those newest records name: a superseded record that shares one leaves it in place.
     var filesOfNewest: Set<ByteKey> = []
     /// How many records past `from` name each attachment file, counted when this drain first

@@ -215,4 +215,26 @@ struct NewestTests {
         #expect(FileManager.default.contents(atPath: path) == Data(bytes))
         #expect(try queue.status()["quarantined"] as? Int == 0)
     }
+
+    @Test("--coalesce remembers each key in 16 bytes, however long a producer made it: 200 keys of 100 KB cost no more memory than 200 short ones")
+    func longKeysCostNoMemory() throws {
+        let scratch = TemporaryDirectory()
+        var peaks: [Int64] = []
+        for keyLength in [8, 100_000] {
+            let queue = TestQueue(in: scratch, name: "keys-\(keyLength)")
+            // Records of one size either way: the long key's bytes are the short key's text.
+            for index in 0..<200 {
+                let key = String(format: "%06d", index) + String(repeating: "k", count: keyLength - 6)
+                let text = String(repeating: "t", count: 100_000 - keyLength + 8)
+                try queue.appendStored([Record.encode(id: RecordID.random(), date: "2026-11-29T10:00:00.000Z", source: "test", kind: .text,
+                                                      text: text, jsonBytes: nil, key: key, meta: nil)])
+            }
+            let drain = try queue.measuredDrain(["--coalesce", "-q"])
+            #expect(drain.status == 0, "\(drain.stderr)")
+            #expect(try ids(in: drain.stdout).count == 200)
+            peaks.append(drain.peakMemory)
+        }
+        // The keys alone are 20 MB as text.
+        #expect(peaks[1] < peaks[0] + (8 << 20) * Int64(sanitizerAllowance), "\(peaks[1]) bytes with long keys, \(peaks[0]) with short ones")
+    }
 }
