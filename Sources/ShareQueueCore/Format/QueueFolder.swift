@@ -59,10 +59,9 @@ final class QueueFolder: Sendable {
         for _ in 0..<2 {
             do { return try descriptor.open(name, existing) } catch where error.isNotFound {}
             guard let made = try createWhole(name) else { continue }
-            // A lock file's content is never read, and the queue directory's lock is what keeps writers apart
-            // (see `ProducersLock`): the file just made serves even if a member of the group has already
-            // removed its name, as she could a moment after any open. She could otherwise remove it between
-            // each link and open, and stop every process that needs the file.
+            // A lock file's content is never read, and a member of the group who may remove its name can do so
+            // a moment after any open as well as just before it: the file just made locks as well as one opened
+            // by name. Opened by name, a member removing it between each link and open stopped every process.
             if mode == .lockFile { return made }
             made.close()
         }

@@ -438,7 +438,8 @@ public struct QueueDirectory: Sendable {
         for name in [QueueLayout.appendLock, QueueLayout.drainLock, QueueLayout.checkpoint] {
             let status: FileStatus?
             do { status = try folder.status(of: name) } catch { throw ShareQueueError("cannot look at the queue's files", path: path(of: name), error) }
-            guard let status, let foreign = foreignFile(name, status),
+            // Its maker's temporary name dropped first: a tool making it now has linked it and not yet removed that.
+            guard let status, let foreign = foreignFile(name, folder.dropCreationLinks(name, status)),
                   foreign == .notOneRegularFile || !inUse || name == QueueLayout.checkpoint else { continue }
             // The queue owner's or root's checkpoint is theirs to keep from the group: a producer that may not write it leaves it.
             if case .othersUnusable(let owner) = foreign, owner == folder.sharing.directoryOwner || owner == 0 { continue }

@@ -79,15 +79,23 @@ struct RemovedLockFileTests {
         as() { u=$1; m=$2; shift 2; setpriv --reuid=$u --regid=nogroup --init-groups /bin/sh -c "umask $m; exec \\"\\$@\\"" sh "$@"; }
         as \(TestUsers.host) 077 '\(tools)/host-drain' --dir '\(queue)' -q > /dev/null || exit 1
         rm -f '\(queue)/pending.log'
+        as \(TestUsers.secondProducer) 022 /bin/sh -c 'cd "$1"; while [ ! -e "$2" ]; do rm -f append.lock; done' sh '\(queue)' '\(scratch.file("done"))' &
         for user in \(TestUsers.producer):077 \(TestUsers.thirdProducer):002; do
           as ${user%:*} ${user#*:} /bin/sh -c 'i=0; while [ $i -lt 300 ]; do i=$((i+1)); "$1" --dir "$2" --lock-timeout 5 "$3-$i" || echo "status $?" >&2; done' sh '\(tools)/share-append' '\(queue)' ${user%:*} > acked.${user%:*} 2> failed.${user%:*} &
           producers="$producers $!"
         done
         wait $producers
+        : > done
+        wait
         """
+        // The member's loop shows that she may; the test's own, as fast as one in C, catches producers
+        // between making the file and opening it.
         let remover = Remover([queue + "/append.lock"])
-        let run = try ShareQueueTests.run("/bin/sh", ["-c", script], in: scratch)
-        remover.stop()
+        let run: ProcessResult
+        do {
+            defer { remover.stop() }
+            run = try ShareQueueTests.run("/bin/sh", ["-c", script], in: scratch)
+        }
         #expect(run.status == 0, "\(run.stderr)")
         // Producers that truly take turns have no reason to fail.
         for user in [TestUsers.producer, TestUsers.thirdProducer] {
@@ -107,20 +115,47 @@ struct RemovedLockFileTests {
     @Test("Drains and producers run while both lock files are removed over and over: each one's own lock file is its lock, and none fails")
     func removedLockFilesStopNoOne() throws {
         let queue = TestQueue()
-        let remover = Remover([queue.file("append.lock"), queue.file("drain.lock")])
         var acknowledged: [String] = []
         var delivered: [String] = []
         var failures: [String] = []
-        // The first append makes the queue, with both lock files.
-        for round in 0..<100 {
-            let append = try queue.append(["--no-sync", "record \(round)"])
-            if append.status == 0 { acknowledged += append.lines } else { failures.append("append: \(append.status) \(append.stderr)") }
-            let drain = try queue.drain(["--wait", "5"])
-            if drain.status == 0 { delivered += try ids(in: drain.stdout) } else { failures.append("drain: \(drain.status) \(drain.stderr)") }
+        do {
+            let remover = Remover([queue.file("append.lock"), queue.file("drain.lock")])
+            defer { remover.stop() }
+            // The first append makes the queue, with both lock files.
+            for round in 0..<100 {
+                let append = try queue.append(["--no-sync", "record \(round)"])
+                if append.status == 0 { acknowledged += append.lines } else { failures.append("append: \(append.status) \(append.stderr)") }
+                let drain = try queue.drain(["--wait", "5"])
+                if drain.status == 0 { delivered += try ids(in: drain.stdout) } else { failures.append("drain: \(drain.status) \(drain.stderr)") }
+            }
         }
-        remover.stop()
         #expect(failures.isEmpty, "\(failures.count) failed: \(failures.first ?? "")")
         #expect(delivered == acknowledged)
         #expect(acknowledged.count == 100)
+    }
+}
+
+/// Tools that start on a new queue at once each make its files, and one may find another's file
+/// linked into place and still with its maker's temporary name.
+@Suite("A lock file being made while another tool starts", .runTimeLimit(minutes: 2))
+struct LockFileBeingMadeTests {
+    @Test("A new queue's lock file found linked into place but still with its maker's temporary name is taken as the queue's, not moved aside from under its maker")
+    func lockFileWithItsMakersName() throws {
+        let queue = TestQueue()
+        try FileManager.default.createDirectory(atPath: queue.path, withIntermediateDirectories: true)
+        // Stopped after the link and before its temporary name is removed: the file has two names.
+        let maker = try StoppedLockHolderTests.stoppedTool("share-append", at: "create-linked", ["--dir", queue.path, "first"], in: queue.scratch)
+        defer { maker.kill(); _ = maker.wait() }
+        #expect(queue.names().contains { $0.hasPrefix("append.lock.tmp-") }, "\(queue.names())")
+        let second = try queue.append(["second"])
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(!queue.names().contains { $0.hasPrefix("rejected-") }, "\(queue.names())")
+        kill(maker.pid, SIGCONT)
+        let first = maker.wait()
+        #expect(first.status == 0, "\(first.stderr)")
+        let drain = try queue.drain()
+        #expect(drain.status == 0, "\(drain.stderr)")
+        #expect(Set(try ids(in: drain.stdout)) == Set(first.lines + second.lines))
+        #expect(first.lines.count == 1 && second.lines.count == 1)
     }
 }
