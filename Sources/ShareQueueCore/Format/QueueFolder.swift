@@ -235,15 +235,9 @@ final class QueueFolder: Sendable {
     /// Gives the file `name` the second name `newName`; fails with EEXIST if `newName` exists.
     func link(_ name: String, to newName: String) throws(SystemError) { try descriptor.link(name, to: newName) }
 
-    /// The names in the folder that `keep` accepts, without "." and "..": only they are held.
-    func entries(where keep: (String) -> Bool) throws(SystemError) -> [String] {
-        var kept: [String] = []
-        try descriptor.forEachEntry { name in if keep(name) { kept.append(name) } }
-        return kept
-    }
-
-    /// At most `limit` of the names in the folder that `keep` accepts, chosen at random when there are more.
-    func entries(where keep: (String) -> Bool, limit: Int) throws(SystemError) -> [String] {
+    /// The names in the folder that `keep` accepts, without "." and "..": only they are held. At most
+    /// `limit` of them, chosen at random when there are more.
+    func entries(where keep: (String) -> Bool, limit: Int = .max) throws(SystemError) -> [String] {
         var kept = BoundedSample<String>(limit: limit)
         try descriptor.forEachEntry { name in if keep(name) { kept.offer(name) } }
         return kept.items
