@@ -25,7 +25,7 @@ public enum HostDrainTool {
             OptionSpec(names: ["--sparse-attachments"], value: nil, help: "Read attachment copies that are mostly holes, which a file system that compresses (ZFS) may make of zeros; without it a record with one goes to the dead-letter file unread, since no producer here writes one."),
             OptionSpec(names: ["--max-attempts"], value: "N", help: "After a command refuses a record N times, move it to the dead-letter file (default 5)."),
             OptionSpec(names: ["--requeue-dead"], value: nil, help: "Put the dead letters back at the end of the queue, and exit."),
-            OptionSpec(names: ["--batch"], value: "N", help: "Deliver at most N records at a time (default 1000 with --exec, else 5000); the checkpoint moves after each batch."),
+            OptionSpec(names: ["--batch"], value: "N", help: "Deliver at most N records at a time (default 5000; 1000 with --exec without --long-running); the checkpoint moves after each batch."),
             OptionSpec(names: ["--max"], value: "N", help: "Deliver at most N records in this run."),
             OptionSpec(names: ["--wait"], value: "SECONDS", help: "Wait up to SECONDS for a lock another process holds (another drain's; the producers' lock, at least 1s, for the rename that seals) instead of exiting with 75."),
             OptionSpec(names: ["--status"], value: nil, help: "Show what is waiting (pending records and bytes, the oldest, quarantined, dead letters, attachments) without draining; it takes only --dir or --group, --store, and --json or --prometheus."),
@@ -123,6 +123,8 @@ public enum HostDrainTool {
             if arguments.has("--long-running") {
                 longRunning = LongRunningCommandSink(command: command, timeout: execTimeout > 0 ? execTimeout : nil)
                 sink = longRunning!
+                // A batch costs the command no start, only a wait for its last answer: fewer, bigger batches wait less.
+                if !arguments.has("--batch") { options.batchSize = 5000 }
             } else {
                 sink = CommandSink(command: command, timeout: execTimeout > 0 ? execTimeout : nil)
             }

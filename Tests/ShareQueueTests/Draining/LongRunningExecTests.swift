@@ -94,6 +94,21 @@ struct LongRunningExecTests {
         #expect(!ExecTimeoutTests.isRunning(pid))
     }
 
+    @Test("Without --batch a long-running command takes batches of 5000, as standard output and the store do; a command of --exec alone, 1000")
+    func defaultBatches() throws {
+        let setup = try Setup()
+        let more = try setup.queue.appendLines((0..<5975).map { "more \($0)" })
+        let drain = try setup.queue.drain(["--long-running", "--exec", setup.command("take-all")])
+        #expect(drain.status == 0, "\(drain.stderr)")
+        #expect(drain.stderr.contains("delivered 6000 records in 2 batches"), "\(drain.stderr)")
+        #expect(try setup.delivered() == setup.appended + more)
+
+        _ = try setup.queue.appendLines((0..<2000).map { "later \($0)" })
+        let perBatch = try setup.queue.drain(["--exec", "cat > /dev/null"])
+        #expect(perBatch.status == 0, "\(perBatch.stderr)")
+        #expect(perBatch.stderr.contains("delivered 2000 records in 2 batches"), "\(perBatch.stderr)")
+    }
+
     @Test("An answer of refused is bisected with the same command: the 23 honest records are delivered in one run, each refused record counts one attempt")
     func refusedAnswerIsBisected() throws {
         let setup = try Setup()

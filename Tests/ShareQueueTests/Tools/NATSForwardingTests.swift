@@ -72,7 +72,7 @@ struct NATSForwardingTests {
         return appended.lines
     }
 
-    @Test("10,000 records drained through forward-nats: the stream holds exactly 10,000 messages, one per id; with --long-running one forwarder takes all 10 batches",
+    @Test("10,000 records drained through forward-nats: the stream holds exactly 10,000 messages, one per id; with --long-running one forwarder takes both batches of 5000",
           arguments: [false, true])
     func tenThousandRecords(_ longRunning: Bool) throws {
         let bin = try bin()
