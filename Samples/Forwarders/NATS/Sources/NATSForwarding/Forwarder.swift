@@ -25,11 +25,11 @@ public enum Forwarder {
                 return
             }
             if let first, !first.isEmpty {
-                try first.withUnsafeBufferPointer { (line) throws(ForwardingFailure) in try publisher.publish(line, id: try RecordID.of(line)) }
+                try first.withUnsafeBufferPointer { (line) throws(ForwardingFailure) in try publisher.publish(line) }
             }
             try input.forEach { (line) throws(ForwardingFailure) in
                 guard !line.isEmpty else { return }
-                try publisher.publish(line, id: try RecordID.of(line))
+                try publisher.publish(line)
             }
             // Cut short, the batch is not all here: what was sent stays deduplicated, the rest comes again.
             if input.endedMidLine { throw ForwardingFailure(.tryAgain, "standard input ended in the middle of a record") }
@@ -51,10 +51,10 @@ public enum Forwarder {
             publisher.startBatch()
             var refusal: ForwardingFailure? = nil
             for _ in 0..<count {
-                let read = try input.withNextLine { (line) throws(ForwardingFailure) in
+                let read: Void? = try input.withNextLine { (line) throws(ForwardingFailure) in
                     // The batch is refused already: the rest is read, to keep to the framing, and not sent.
                     guard refusal == nil else { return }
-                    do throws(ForwardingFailure) { try publisher.publish(line, id: try RecordID.of(line)) } catch where error.kind == .refused { refusal = error }
+                    do throws(ForwardingFailure) { try publisher.publish(line) } catch where error.kind == .refused { refusal = error }
                 }
                 if read == nil { throw ForwardingFailure(.tryAgain, "standard input ended in the middle of a batch") }
             }

@@ -10,25 +10,34 @@ struct JSONMemberScanner {
         self.bytes = bytes
     }
 
-    /// The decoded UTF-8 of the string member `name` of the object in `json`, or nil when the
-    /// object has no such member, the member is not a string, or `json` is not an object.
-    /// A name given twice has its last value, as host-drain and every reader of the format take it:
-    /// a record cannot pass for another by naming the other's id first.
-    static func stringMember(_ name: String, in json: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+    /// Puts the decoded UTF-8 of the string member `name` of the object in `json` in `value`,
+    /// in place of what it held; false when the object has no such member, the member is not a
+    /// string, or `json` is not an object. A name given twice has its last value, as host-drain
+    /// and every reader of the format take it: a record cannot pass for another by naming the
+    /// other's id first. `value` is the caller's, kept from record to record, so that reading
+    /// an id allocates nothing.
+    static func stringMember(_ name: StaticString, in json: UnsafeBufferPointer<UInt8>, into value: inout [UInt8]) -> Bool {
         var scanner = JSONMemberScanner(json)
-        return scanner.findMember(name.utf8)
+        let name = UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
+        guard let found = scanner.findMember(name) else { return false }
+        value.removeAll(keepingCapacity: true)
+        switch found {
+        case .stored(let range): value.append(contentsOf: json[range])
+        case .decoded(let decoded): value.append(contentsOf: decoded)
+        }
+        return true
     }
 
-    private mutating func findMember(_ name: String.UTF8View) -> [UInt8]? {
+    private mutating func findMember(_ name: UnsafeBufferPointer<UInt8>) -> StringBytes? {
         guard take(UInt8(ascii: "{")) else { return nil }
         if take(UInt8(ascii: "}")) { return nil }
-        var found: [UInt8]? = nil
+        var found: StringBytes? = nil
         repeat {
             guard take(UInt8(ascii: "\"")), let key = readStringBytes(), take(UInt8(ascii: ":")) else { return nil }
             let isName = matches(key, name)
             if isName && take(UInt8(ascii: "\"")) {
                 guard let value = readStringBytes() else { return nil }
-                found = decoded(value)
+                found = value
             } else {
                 if isName { found = nil }
                 guard skipValue() else { return nil }
@@ -71,17 +80,10 @@ struct JSONMemberScanner {
         return nil
     }
 
-    private func matches(_ string: StringBytes, _ name: String.UTF8View) -> Bool {
+    private func matches(_ string: StringBytes, _ name: UnsafeBufferPointer<UInt8>) -> Bool {
         switch string {
-        case .stored(let range): bytes[range].elementsEqual(name)
+        case .stored(let range): UnsafeBufferPointer(rebasing: bytes[range]).elementsEqual(name)
         case .decoded(let decoded): decoded.elementsEqual(name)
-        }
-    }
-
-    private func decoded(_ string: StringBytes) -> [UInt8] {
-        switch string {
-        case .stored(let range): Array(bytes[range])
-        case .decoded(let decoded): decoded
         }
     }
 

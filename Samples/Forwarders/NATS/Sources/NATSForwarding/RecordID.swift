@@ -1,25 +1,35 @@
 /// A record's id, read from its JSON line, as the value of the `Nats-Msg-Id` header.
 enum RecordID {
-    /// The id of the record `line` holds, checked to be a header value that stands for it alone.
+    /// Puts the id of the record `line` holds in `id`, ended by a NUL for the C client, checked
+    /// to be a header value that stands for it alone. `id` is the caller's, kept from record to
+    /// record, so that an id costs no allocation.
     /// - Throws: ``ForwardingFailure`` of kind `.refused` for a line that is not a record, or an
     ///   id that a header cannot carry unchanged.
-    static func of(_ line: UnsafeBufferPointer<UInt8>) throws(ForwardingFailure) -> String {
-        guard let bytes = JSONMemberScanner.stringMember("id", in: line), let id = String(validating: bytes, as: UTF8.self) else {
+    static func read(_ line: UnsafeBufferPointer<UInt8>, into id: inout [UInt8]) throws(ForwardingFailure) {
+        guard JSONMemberScanner.stringMember("id", in: line, into: &id), isUTF8(id) else {
             let start = String(decoding: line.prefix(80), as: UTF8.self)
             throw ForwardingFailure(.refused, "not a record with a string id: \(start)")
         }
         guard canBeHeaderValue(id) else {
-            throw ForwardingFailure(.refused, "the record id \(quoted(id)) cannot be a Nats-Msg-Id header: it has a control character, or a space at an end")
+            throw ForwardingFailure(.refused, "the record id \(quoted(String(decoding: id, as: UTF8.self))) cannot be a Nats-Msg-Id header: it has a control character, or a space at an end")
         }
-        return id
+        id.append(0)
+    }
+
+    /// Whether `bytes` are UTF-8: at once for ASCII, as ids usually are.
+    private static func isUTF8(_ bytes: [UInt8]) -> Bool {
+        bytes.allSatisfy { $0 < 0x80 } || String(validating: bytes, as: UTF8.self) != nil
     }
 
     /// Header values end at a line break and lose the spaces at their ends, so such an id would be
     /// cut or would collide with another; NUL would end it as a C string.
-    static func canBeHeaderValue(_ id: String) -> Bool {
-        let bytes = id.utf8
-        let isControl = { (byte: UInt8) in byte < 0x20 || byte == 0x7F }
-        return !bytes.isEmpty && !bytes.contains(where: isControl) && bytes.first != 0x20 && bytes.last != 0x20
+    static func canBeHeaderValue(_ id: [UInt8]) -> Bool {
+        !id.isEmpty && !id.contains(where: { $0 < 0x20 || $0 == 0x7F }) && id.first != 0x20 && id.last != 0x20
+    }
+
+    /// The id in `id`, as ``read(_:into:)`` left it, for a message.
+    static func text(_ id: [UInt8]) -> String {
+        String(decoding: id.last == 0 ? id.dropLast() : id[...], as: UTF8.self)
     }
 
     /// `id` in double quotes, with control characters shown as escapes.

@@ -7,6 +7,8 @@ public final class RecordPublisher {
     let tally: AcknowledgementTally
     /// Records handed to the client so far.
     public private(set) var published = 0
+    /// The id of the record being published, NUL-ended; kept from record to record.
+    private var id: [UInt8] = []
 
     /// A publisher over `connection`, whose acknowledgements `tally` counts.
     public init(_ connection: JetStreamConnection, tally: AcknowledgementTally) {
@@ -21,21 +23,25 @@ public final class RecordPublisher {
         tally.reset()
     }
 
-    /// Publishes `record` with the header `Nats-Msg-Id: id`.
-    /// - Throws: ``ForwardingFailure``: `.refused` for a record larger than the server takes,
-    ///   `.tryAgain` when the connection is gone or too many answers are late.
-    public func publish(_ record: UnsafeBufferPointer<UInt8>, id: String) throws(ForwardingFailure) {
+    /// Publishes `record` with the header `Nats-Msg-Id` set to its id.
+    /// - Throws: ``ForwardingFailure``: `.refused` for a line that is not a record with an id a
+    ///   header can carry, or a record larger than the server takes; `.tryAgain` when the
+    ///   connection is gone or too many answers are late.
+    public func publish(_ record: UnsafeBufferPointer<UInt8>) throws(ForwardingFailure) {
+        try RecordID.read(record, into: &id)
         var options = jsPubOptions()
         jsPubOptions_Init(&options)
-        let status = id.withCString { id in
-            options.MsgId = id
-            return js_PublishAsync(connection.context, connection.options.subject, record.baseAddress, Int32(record.count), &options)
+        let status = id.withUnsafeBufferPointer { id in
+            id.withMemoryRebound(to: CChar.self) { id in
+                options.MsgId = id.baseAddress
+                return js_PublishAsync(connection.context, connection.options.subject, record.baseAddress, Int32(record.count), &options)
+            }
         }
         if status == NATS_MAX_PAYLOAD {
             let limit = natsConnection_GetMaxPayload(connection.connection)
-            throw ForwardingFailure(.refused, "the record \(RecordID.quoted(id)) is \(record.count) bytes; the server takes at most \(limit)")
+            throw ForwardingFailure(.refused, "the record \(RecordID.quoted(RecordID.text(id))) is \(record.count) bytes; the server takes at most \(limit)")
         }
-        try check(status, "cannot publish the record \(RecordID.quoted(id)) to \(connection.options.subject)")
+        try check(status, "cannot publish the record \(RecordID.quoted(RecordID.text(id))) to \(connection.options.subject)")
         published += 1
     }
 
