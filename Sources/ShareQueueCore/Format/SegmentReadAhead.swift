@@ -34,8 +34,10 @@ final class SegmentReadAhead: @unchecked Sendable {
         }
     }
 
-    /// How many bytes of events, counted as ``Piece/add(_:)`` counts them, may wait, read, for the drain.
-    static let aheadBytes = 1 << 20
+    /// How many bytes of events, counted as ``Piece/add(_:)`` counts them, may wait, read, for the drain:
+    /// more than a batch of JSON Lines takes (5000 records, about 1 MiB), so that reading goes on
+    /// while the drain's thread syncs the batch before.
+    static let aheadBytes = 2 << 20
     /// The least a segment must hold past where reading starts for reading ahead to be worth a thread.
     static let worthwhileBytes: Int64 = 1 << 20
     /// A piece ends at this many events or bytes.
