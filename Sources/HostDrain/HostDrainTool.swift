@@ -115,6 +115,10 @@ public enum HostDrainTool {
             return
         }
 
+        // A command started once a batch costs a process a batch: 1000. Every other sink costs a sync
+        // (a file), a transaction (SQLite) or a wait for its last answer (a long-running command) a
+        // batch: bigger batches, fewer of those.
+        if !arguments.has("--batch") { options.batchSize = arguments.has("--exec") && !arguments.has("--long-running") ? 1000 : 5000 }
         var sink: any DrainSink
         // A long-running command is ended on every way out of this function, its input closed first.
         var longRunning: LongRunningCommandSink? = nil
@@ -123,8 +127,6 @@ public enum HostDrainTool {
             if arguments.has("--long-running") {
                 longRunning = LongRunningCommandSink(command: command, timeout: execTimeout > 0 ? execTimeout : nil)
                 sink = longRunning!
-                // A batch costs the command no start, only a wait for its last answer: fewer, bigger batches wait less.
-                if !arguments.has("--batch") { options.batchSize = 5000 }
             } else {
                 sink = CommandSink(command: command, timeout: execTimeout > 0 ? execTimeout : nil)
             }
@@ -136,12 +138,8 @@ public enum HostDrainTool {
         } else if let path = arguments.value("--store") {
             let store = try StoreSink(path: path, queue: directory)
             options.attachmentsDestination = store.attachmentsFolder
-            // SQLite ingests far faster in bigger transactions.
-            if !arguments.has("--batch") { options.batchSize = 5000 }
             sink = store
         } else {
-            // Each batch written to a file is synced: bigger batches, fewer flushes.
-            if !arguments.has("--batch") { options.batchSize = 5000 }
             sink = StandardOutputSink(format: format)
         }
         let quiet = arguments.has("--quiet")
